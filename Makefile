@@ -1,0 +1,41 @@
+# Stratus developer commands. `make dev` and `make test` set everything up on a fresh clone.
+SHELL := /bin/bash
+VENV := .venv
+SAM_VENV := .venv-sam
+PYTHON313 := PYENV_VERSION=3.13.0 python3.13
+STAMP := $(VENV)/.installed
+SAM_STAMP := $(SAM_VENV)/.installed
+PORT ?= 8000
+export SAM_CLI_TELEMETRY := 0
+export AWS_DEFAULT_REGION ?= us-east-1
+
+.PHONY: dev test lint build bench clean
+
+$(STAMP): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
+	@test -x $(VENV)/bin/python || $(PYTHON313) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+	@touch $(STAMP)
+
+$(SAM_STAMP):
+	@test -x $(SAM_VENV)/bin/python || $(PYTHON313) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install -q --disable-pip-version-check aws-sam-cli==1.170.0
+	@touch $(SAM_STAMP)
+
+dev: $(STAMP) ## run the whole stack on http://127.0.0.1:$(PORT)
+	PORT=$(PORT) $(VENV)/bin/python -m local.devserver
+
+test: $(STAMP) ## run the test suite
+	$(VENV)/bin/python -m pytest
+
+lint: $(STAMP) ## cfn-lint the template
+	$(VENV)/bin/cfn-lint template.yaml
+
+build: $(SAM_STAMP) ## sam build (no container; needs python3.13, e.g. from pyenv)
+	PYENV_VERSION=3.13.0 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM_VENV)/bin/sam build
+
+bench: $(STAMP) ## cold-start and warm request timings
+	$(VENV)/bin/python -m local.bench
+
+clean:
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .stratus

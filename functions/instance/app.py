@@ -1,0 +1,94 @@
+"""Instance metadata function: /api/v1|v2/instance*, /api/v1/custom_emojis, NodeInfo."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from stratus.http.app import JSONResponse, create_app
+from stratus.http.cache import NODEINFO_DISCOVERY, NODEINFO_DOCUMENT, PUBLIC_5_MIN, cache
+from stratus.observability import http_handler
+from stratus.services import instance
+
+router = APIRouter()
+
+
+@router.get("/api/v2/instance")
+@router.get("/api/v2/instance/", include_in_schema=False)
+def instance_v2(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.instance_v2()
+
+
+@router.get("/api/v1/instance")
+@router.get("/api/v1/instance/", include_in_schema=False)
+def instance_v1(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.instance_v1()
+
+
+@router.get("/api/v1/instance/peers")
+def instance_peers(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.peers()
+
+
+@router.get("/api/v1/instance/activity")
+def instance_activity(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.activity()
+
+
+@router.get("/api/v1/instance/rules")
+def instance_rules(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.rules()
+
+
+@router.get("/api/v1/instance/extended_description")
+def instance_extended_description(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.extended_description()
+
+
+@router.get("/api/v1/instance/translation_languages")
+def instance_translation_languages(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return {}
+
+
+@router.get("/api/v1/instance/domain_blocks")
+def instance_domain_blocks(request: Request, response: Response):
+    blocks = instance.domain_blocks(signed_in=False)
+    cache(response, PUBLIC_5_MIN)
+    return blocks
+
+
+@router.get("/api/v1/custom_emojis")
+def custom_emojis(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.custom_emojis()
+
+
+@router.get("/.well-known/nodeinfo")
+def nodeinfo_discovery(response: Response):
+    cache(response, NODEINFO_DISCOVERY)
+    return instance.nodeinfo_links()
+
+
+@router.get("/nodeinfo/2.0")
+def nodeinfo_document():
+    return JSONResponse(
+        instance.nodeinfo(),
+        media_type='application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"',
+        headers={"Cache-Control": NODEINFO_DOCUMENT},
+    )
+
+
+@router.get("/packs/media/images/preview.png")
+def default_thumbnail():
+    return Response(instance.default_thumbnail(), media_type="image/png",
+                    headers={"Cache-Control": "max-age=31536000, public, immutable"})
+
+
+app = create_app([router], name="instance")
+handler = http_handler(app)

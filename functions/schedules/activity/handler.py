@@ -1,0 +1,17 @@
+"""EventBridge schedule target: recompute active-user windows and weekly logins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.observability import job_handler, logger
+from stratus.services import stats
+
+
+def _run(_event: dict[str, Any], _context: Any) -> dict[str, int]:
+    result = stats.refresh_activity()
+    logger.info("activity refreshed", extra=result)
+    return result
+
+
+handler = job_handler(_run)

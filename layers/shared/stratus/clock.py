@@ -1,0 +1,36 @@
+"""Time in one place: UTC now, Mastodon's timestamp format, day and week buckets."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """ISO 8601 with milliseconds and Z, as Mastodon renders datetimes."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def day_key(moment: datetime | date) -> str:
+    return moment.strftime("%Y%m%d")
+
+
+def monday(moment: datetime | date) -> date:
+    day = moment.date() if isinstance(moment, datetime) else moment
+    return day - timedelta(days=day.weekday())
+
+
+def week_key(moment: datetime | date) -> str:
+    return day_key(monday(moment))
+
+
+def week_epoch(week: str) -> int:
+    return int(datetime.strptime(week, "%Y%m%d").replace(tzinfo=UTC).timestamp())

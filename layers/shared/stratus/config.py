@@ -1,0 +1,77 @@
+"""Settings from the environment, read lazily.
+
+Each function receives only the variables it needs (template.yaml); a missing variable only fails
+when code that needs it runs. `reset()` clears the cache (tests change the environment).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+
+
+class Settings:
+    def _get(self, name: str, default: str | None = None) -> str:
+        value = os.environ.get(name, default)
+        if value is None:
+            raise RuntimeError(f"environment variable {name} is not set")
+        return value
+
+    @cached_property
+    def main_table(self) -> str:
+        return self._get("MAIN_TABLE")
+
+    @cached_property
+    def media_bucket(self) -> str:
+        return self._get("MEDIA_BUCKET")
+
+    @cached_property
+    def counters_queue_url(self) -> str:
+        return self._get("COUNTERS_QUEUE_URL")
+
+    @cached_property
+    def domain(self) -> str:
+        """The instance's domain (Mastodon's LOCAL_DOMAIN), e.g. `social.example` or `localhost:8000`."""
+        return self._get("INSTANCE_DOMAIN")
+
+    @cached_property
+    def scheme(self) -> str:
+        return self._get("INSTANCE_SCHEME", "https")
+
+    @cached_property
+    def base_url(self) -> str:
+        return f"{self.scheme}://{self.domain}"
+
+    @cached_property
+    def streaming_url(self) -> str:
+        configured = os.environ.get("STREAMING_URL", "")
+        if configured:
+            return configured.rstrip("/")
+        return ("wss" if self.scheme == "https" else "ws") + f"://{self.domain}"
+
+    @cached_property
+    def media_base_url(self) -> str:
+        return self._get("MEDIA_BASE_URL").rstrip("/")
+
+    @cached_property
+    def default_language(self) -> str:
+        return self._get("DEFAULT_LANGUAGE", "en")
+
+    @cached_property
+    def mail_from(self) -> str:
+        return self._get("MAIL_FROM", f"notifications@{self.domain.split(':')[0]}")
+
+
+_settings: Settings | None = None
+
+
+def settings() -> Settings:
+    global _settings
+    if _settings is None:
+        _settings = Settings()
+    return _settings
+
+
+def reset() -> None:
+    global _settings
+    _settings = None

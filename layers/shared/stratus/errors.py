@@ -1,0 +1,88 @@
+"""API errors rendered as Mastodon renders them: `{"error": "..."}` with the right status.
+
+OAuth endpoints add `error_description` (RFC 6749); validation failures may add `details`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    status = 400
+    default_message = "Bad request"
+
+    def __init__(self, message: str | None = None, *, headers: dict[str, str] | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        self.message = message or self.default_message
+        self.headers = headers or {}
+        self.extra = extra or {}
+        super().__init__(self.message)
+
+    def body(self) -> dict[str, Any]:
+        return {"error": self.message, **self.extra}
+
+
+class BadRequest(ApiError):
+    status = 400
+
+
+class Unauthorized(ApiError):
+    status = 401
+    default_message = "The access token is invalid"
+
+
+class Forbidden(ApiError):
+    status = 403
+    default_message = "This action is not allowed"
+
+
+class NotFound(ApiError):
+    status = 404
+    default_message = "Record not found"
+
+
+class Gone(ApiError):
+    status = 410
+    default_message = "Gone"
+
+
+class Unprocessable(ApiError):
+    status = 422
+    default_message = "Validation failed"
+
+
+class TooManyRequests(ApiError):
+    status = 429
+    default_message = "Too many requests"
+
+
+class ServiceUnavailable(ApiError):
+    status = 503
+    default_message = "Service unavailable"
+
+
+class OAuthError(ApiError):
+    """RFC 6749 error: `error` is the code, `error_description` the human text."""
+
+    def __init__(self, code: str, description: str, status: int = 400,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(code, headers=headers, extra={"error_description": description})
+        self.status = status
+
+
+class ValidationFailed(Unprocessable):
+    """Mastodon's model validation error: `Validation failed: Name is too long` + `details`."""
+
+    def __init__(self, details: dict[str, list[tuple[str, str]]]) -> None:
+        # details: field -> [(ERR_CODE, description)]
+        parts = []
+        for field, errors in details.items():
+            label = field.replace("_", " ").capitalize()
+            parts.extend(f"{label} {description}" for _, description in errors)
+        super().__init__(
+            "Validation failed: " + ", ".join(parts),
+            extra={"details": {field: [{"error": code, "description": description}
+                                       for code, description in errors]
+                               for field, errors in details.items()}},
+        )

@@ -1,0 +1,77 @@
+"""`create_app()`: the FastAPI application every HTTP function builds.
+
+It renders errors as Mastodon does (`{"error": ...}`; OAuth adds `error_description`), answers
+unknown routes with a JSON 404, turns validation failures into 422 (never a 500 for bad input),
+sets `Cache-Control: private, no-store` unless a route chose a public policy, adds
+`Vary: Authorization`, and logs every request with the Lambda request id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse as StarletteJSONResponse
+
+from ..errors import ApiError
+from ..observability import logger
+from .cache import PRIVATE
+
+
+class JSONResponse(StarletteJSONResponse):
+    media_type = "application/json; charset=utf-8"
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _error(status: int, body: dict[str, Any], headers: dict[str, str] | None = None):
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def create_app(routers: Iterable[APIRouter], *, name: str = "stratus") -> FastAPI:
+    app = FastAPI(title=name, docs_url=None, redoc_url=None, openapi_url=None,
+                  default_response_class=JSONResponse)
+    for router in routers:
+        app.include_router(router)
+
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, exc: ApiError):
+        return _error(exc.status, exc.body(), exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, exc: RequestValidationError):
+        from .forms import describe_errors
+
+        return _error(422, {"error": describe_errors(exc.errors())})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException):
+        if exc.status_code in (404, 405):
+            return _error(404, {"error": "Not found"})
+        return _error(exc.status_code, {"error": str(exc.detail)})
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception):
+        logger.exception("unhandled error")
+        return _error(500, {"error": "Internal server error"})
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next):
+        response = await call_next(request)
+        if "cache-control" not in response.headers:
+            response.headers["Cache-Control"] = PRIVATE
+        vary = response.headers.get("vary")
+        if not vary:
+            response.headers["Vary"] = "Authorization"
+        elif "authorization" not in vary.lower():
+            response.headers["Vary"] = vary + ", Authorization"
+        logger.info("request", extra={"method": request.method, "path": request.url.path,
+                                      "status": response.status_code})
+        return response
+
+    return app

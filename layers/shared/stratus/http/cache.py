@@ -1,0 +1,22 @@
+"""Mastodon's Cache-Control policies (ApplicationController / Api::BaseController)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PRIVATE = "private, no-store"
+# cache_even_if_authenticated!: instance metadata, custom emojis
+PUBLIC_5_MIN = "max-age=300, public, stale-while-revalidate=30, stale-if-error=86400"
+# cache_if_unauthenticated!: public reads when no user is signed in
+PUBLIC_15_S = "max-age=15, public, stale-while-revalidate=30, stale-if-error=86400"
+NODEINFO_DISCOVERY = "max-age=259200, public"
+NODEINFO_DOCUMENT = "max-age=1800, public"
+
+
+def cache(response: Any, policy: str) -> None:
+    response.headers["Cache-Control"] = policy
+
+
+def cache_if_unauthenticated(response: Any, request: Any) -> None:
+    if not request.headers.get("authorization"):
+        response.headers["Cache-Control"] = PUBLIC_15_S

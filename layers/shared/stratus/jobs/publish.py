@@ -1,0 +1,20 @@
+"""Sending job messages to SQS in batches of ten."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..repo.client import client
+
+
+def send(queue_url: str, messages: list[dict[str, Any]]) -> None:
+    sqs = client("sqs")
+    for start in range(0, len(messages), 10):
+        batch = messages[start:start + 10]
+        entries = [{"Id": str(i), "MessageBody": json.dumps(m, separators=(",", ":"))}
+                   for i, m in enumerate(batch)]
+        response = sqs.send_message_batch(QueueUrl=queue_url, Entries=entries)
+        if response.get("Failed"):
+            failed = ", ".join(f["Id"] + ": " + f.get("Message", "") for f in response["Failed"])
+            raise RuntimeError(f"could not enqueue {len(response['Failed'])} jobs: {failed}")

@@ -1,0 +1,54 @@
+"""Every limit the code enforces, in one place.
+
+The instance endpoints publish these values in `configuration`; validators import them from here,
+so what a client is told is what the server checks.
+"""
+
+# Accounts (Mastodon's Account model and its validators)
+MAX_DISPLAY_NAME_LENGTH = 30
+MAX_NOTE_LENGTH = 500
+MAX_PROFILE_FIELDS = 4
+PROFILE_FIELD_NAME_LIMIT = 255
+PROFILE_FIELD_VALUE_LIMIT = 255
+MAX_AVATAR_DESCRIPTION_LENGTH = 1500
+MAX_HEADER_DESCRIPTION_LENGTH = 1500
+MAX_FEATURED_TAGS = 10
+MAX_PINNED_STATUSES = 5
+MAX_USERNAME_LENGTH = 30
+MAX_PRIVATE_NOTE_LENGTH = 2000
+
+# Statuses
+MAX_STATUS_CHARACTERS = 500
+MAX_MEDIA_ATTACHMENTS = 4
+CHARACTERS_RESERVED_PER_URL = 23
+STATUS_SUPPORTED_MIME_TYPES = ("text/plain", "text/markdown")
+
+# Media attachments
+MEDIA_SUPPORTED_MIME_TYPES = (
+    "image/jpeg", "image/png", "image/gif", "image/webp",
+)
+MEDIA_DESCRIPTION_LIMIT = 1500
+IMAGE_SIZE_LIMIT = 16 * 1024 * 1024
+IMAGE_MATRIX_LIMIT = 33_177_600  # 7680 x 4320
+VIDEO_SIZE_LIMIT = 99 * 1024 * 1024
+VIDEO_FRAME_RATE_LIMIT = 120
+VIDEO_MATRIX_LIMIT = 8_294_400  # 3840 x 2160
+
+# Polls
+POLL_MAX_OPTIONS = 4
+POLL_MAX_CHARACTERS_PER_OPTION = 50
+POLL_MIN_EXPIRATION = 300
+POLL_MAX_EXPIRATION = 2_629_746
+
+# Custom emoji (Mastodon's CustomEmoji::LIMIT and shortcode rule)
+CUSTOM_EMOJI_SIZE_LIMIT = 256 * 1024
+CUSTOM_EMOJI_MIME_TYPES = ("image/png", "image/gif", "image/webp")
+CUSTOM_EMOJI_SHORTCODE_PATTERN = r"^[a-zA-Z0-9_]{2,}$"
+
+# Pagination defaults
+DEFAULT_PAGE_LIMIT = 20
+MAX_PAGE_LIMIT = 40
+
+# Instance
+MAX_RULES = 100
+MAX_RULE_LENGTH = 300

@@ -1,0 +1,31 @@
+"""Outgoing e-mail through Amazon SES (raw RFC 5322 messages).
+
+In the local stack SES is the emulator's; the dev server copies every sent message into
+`.stratus/mail/` as an .eml file.
+"""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import formataddr, make_msgid
+
+from .config import settings
+from .repo.client import client
+
+
+def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailMessage:
+    s = settings()
+    message = EmailMessage()
+    message["From"] = formataddr((s.domain, s.mail_from))
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = make_msgid(domain=s.mail_from.split("@")[-1])
+    message.set_content(text)
+    if html:
+        message.add_alternative(html, subtype="html")
+    return message
+
+
+def send(message: EmailMessage) -> str:
+    response = client("ses").send_raw_email(RawMessage={"Data": message.as_bytes()})
+    return response["MessageId"]

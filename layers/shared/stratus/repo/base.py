@@ -1,0 +1,251 @@
+"""The small repository base: item (de)serialisation, reads, queries and transactions.
+
+Transactions map DynamoDB's CancellationReasons back to the API error the caller attached to
+each operation (`Op.on_conflict`), so e.g. a taken username surfaces as Mastodon's 422.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ..config import settings
+from ..errors import ApiError
+from .client import dynamodb
+
+_serializer = None
+_deserializer = None
+
+
+def _types():
+    global _serializer, _deserializer
+    if _serializer is None:
+        from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+        _serializer, _deserializer = TypeSerializer(), TypeDeserializer()
+    return _serializer, _deserializer
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, set):
+        return {_plain(v) for v in value}
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    return value
+
+
+def _dynamo(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(str(value))
+    if isinstance(value, dict):
+        return {k: _dynamo(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dynamo(v) for v in value]
+    return value
+
+
+def serialize(item: dict[str, Any]) -> dict[str, Any]:
+    ser, _ = _types()
+    return {k: ser.serialize(_dynamo(v)) for k, v in item.items() if v is not None}
+
+
+def deserialize(raw: dict[str, Any]) -> dict[str, Any]:
+    _, de = _types()
+    return {k: _plain(de.deserialize(v)) for k, v in raw.items()}
+
+
+def values(mapping: dict[str, Any]) -> dict[str, Any]:
+    ser, _ = _types()
+    return {k: ser.serialize(_dynamo(v)) for k, v in mapping.items()}
+
+
+def table() -> str:
+    return settings().main_table
+
+
+def now_epoch() -> int:
+    return int(time.time())
+
+
+def live(item: dict[str, Any] | None) -> dict[str, Any] | None:
+    """TTL deletes are late: treat an expired item as absent."""
+    if item is None:
+        return None
+    expires = item.get("ttl")
+    if expires is not None and int(expires) <= now_epoch():
+        return None
+    return item
+
+
+def get(key: dict[str, str], *, consistent: bool = False, table_name: str | None = None
+        ) -> dict[str, Any] | None:
+    response = dynamodb().get_item(TableName=table_name or table(), Key=serialize(key),
+                                   ConsistentRead=consistent)
+    raw = response.get("Item")
+    return live(deserialize(raw)) if raw else None
+
+
+def put(item: dict[str, Any], *, condition: str | None = None,
+        names: dict[str, str] | None = None, table_name: str | None = None) -> bool:
+    """Put an item; with a condition, returns False instead of raising when it fails."""
+    kwargs: dict[str, Any] = {"TableName": table_name or table(), "Item": serialize(item)}
+    if condition:
+        kwargs["ConditionExpression"] = condition
+    if names:
+        kwargs["ExpressionAttributeNames"] = names
+    try:
+        dynamodb().put_item(**kwargs)
+    except dynamodb().exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
+def delete(key: dict[str, str], *, table_name: str | None = None) -> None:
+    dynamodb().delete_item(TableName=table_name or table(), Key=serialize(key))
+
+
+def update(key: dict[str, str], expression: str, *, names: dict[str, str] | None = None,
+           vals: dict[str, Any] | None = None, condition: str | None = None,
+           table_name: str | None = None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {
+        "TableName": table_name or table(), "Key": serialize(key),
+        "UpdateExpression": expression, "ReturnValues": "ALL_NEW",
+    }
+    if names:
+        kwargs["ExpressionAttributeNames"] = names
+    if vals:
+        kwargs["ExpressionAttributeValues"] = values(vals)
+    if condition:
+        kwargs["ConditionExpression"] = condition
+    return deserialize(dynamodb().update_item(**kwargs)["Attributes"])
+
+
+def query(pk: str, *, sk_between: tuple[str, str] | None = None, sk_prefix: str | None = None,
+          index: str | None = None, descending: bool = False, limit: int | None = None,
+          projection: str | None = None, table_name: str | None = None,
+          count_only: bool = False) -> Iterator[dict[str, Any]]:
+    """Yield live items of one partition in sort order, following pages as needed."""
+    pk_attr, sk_attr = ("PK", "SK") if index is None else (f"{index}PK", f"{index}SK")
+    names = {"#pk": pk_attr}
+    vals: dict[str, Any] = {":pk": pk}
+    condition = "#pk = :pk"
+    if sk_between is not None:
+        names["#sk"] = sk_attr
+        vals[":lo"], vals[":hi"] = sk_between
+        condition += " AND #sk BETWEEN :lo AND :hi"
+    elif sk_prefix is not None:
+        names["#sk"] = sk_attr
+        vals[":prefix"] = sk_prefix
+        condition += " AND begins_with(#sk, :prefix)"
+    kwargs: dict[str, Any] = {
+        "TableName": table_name or table(), "KeyConditionExpression": condition,
+        "ExpressionAttributeNames": names, "ExpressionAttributeValues": values(vals),
+        "ScanIndexForward": not descending,
+    }
+    if index is not None:
+        kwargs["IndexName"] = index
+    if projection:
+        kwargs["ProjectionExpression"] = projection
+    yielded = 0
+    while True:
+        if limit is not None:
+            kwargs["Limit"] = max(limit - yielded, 1)
+        page = dynamodb().query(**kwargs)
+        for raw in page.get("Items", []):
+            item = live(deserialize(raw))
+            if item is None:
+                continue
+            yield item
+            yielded += 1
+            if limit is not None and yielded >= limit:
+                return
+        if "LastEvaluatedKey" not in page:
+            return
+        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None
+              ) -> list[dict[str, Any]]:
+    """Fetch many items in as few round trips as DynamoDB allows (100 keys per call)."""
+    name = table_name or table()
+    found: list[dict[str, Any]] = []
+    unique = list({(k["PK"], k["SK"]): k for k in keys}.values())
+    for start in range(0, len(unique), 100):
+        request = {name: {"Keys": [serialize(k) for k in unique[start:start + 100]]}}
+        while request:
+            response = dynamodb().batch_get_item(RequestItems=request)
+            for raw in response.get("Responses", {}).get(name, []):
+                item = live(deserialize(raw))
+                if item is not None:
+                    found.append(item)
+            request = response.get("UnprocessedKeys") or {}
+    return found
+
+
+@dataclass
+class Op:
+    """One operation of a transaction: kind is Put, Update, Delete or ConditionCheck."""
+
+    kind: str
+    key: dict[str, str] | None = None
+    item: dict[str, Any] | None = None
+    expression: str | None = None
+    condition: str | None = None
+    names: dict[str, str] = field(default_factory=dict)
+    vals: dict[str, Any] = field(default_factory=dict)
+    on_conflict: ApiError | None = None
+    table_name: str | None = None
+
+    def render(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"TableName": self.table_name or table()}
+        if self.kind == "Put":
+            body["Item"] = serialize(self.item or {})
+        else:
+            body["Key"] = serialize(self.key or {})
+        if self.kind == "Update":
+            body["UpdateExpression"] = self.expression
+        if self.condition:
+            body["ConditionExpression"] = self.condition
+        if self.names:
+            body["ExpressionAttributeNames"] = self.names
+        if self.vals:
+            body["ExpressionAttributeValues"] = values(self.vals)
+        return {self.kind: body}
+
+
+def put_new(item: dict[str, Any], on_conflict: ApiError | None = None) -> Op:
+    return Op("Put", item=item, condition="attribute_not_exists(PK)", on_conflict=on_conflict)
+
+
+class TransactionConflict(Exception):
+    """A condition failed in a transaction and no API error was attached to that operation."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(", ".join(reasons))
+        self.reasons = reasons
+
+
+def transact(ops: Sequence[Op], *, token: str | None = None) -> None:
+    kwargs: dict[str, Any] = {"TransactItems": [op.render() for op in ops]}
+    if token:
+        kwargs["ClientRequestToken"] = token
+    client = dynamodb()
+    try:
+        client.transact_write_items(**kwargs)
+    except client.exceptions.TransactionCanceledException as exc:
+        reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
+        for op, reason in zip(ops, reasons):
+            if reason == "ConditionalCheckFailed" and op.on_conflict is not None:
+                raise op.on_conflict from exc
+        if "ConditionalCheckFailed" in reasons:
+            raise TransactionConflict(reasons) from exc
+        raise

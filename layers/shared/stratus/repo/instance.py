@@ -1,0 +1,121 @@
+"""Instance-wide items: settings, rules, custom emoji, stats, weekly activity, peers, blocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import base, keys
+
+
+# --- settings --------------------------------------------------------------------------
+def get_settings() -> dict[str, Any]:
+    return base.get(keys.instance_settings()) or {}
+
+
+def set_setting(name: str, value: Any, updated_at: str) -> None:
+    base.update(keys.instance_settings(),
+                "SET #v = :v, #u = :u, #t = :t",
+                names={"#v": name, "#u": f"{name}_updated_at", "#t": "type"},
+                vals={":v": value, ":u": updated_at, ":t": "settings"})
+
+
+# --- rules -----------------------------------------------------------------------------
+def list_rules() -> list[dict[str, Any]]:
+    return list(base.query(keys.INSTANCE_PK, sk_prefix=keys.RULE_PREFIX))
+
+
+def replace_rules(rules: list[dict[str, Any]]) -> None:
+    """Replace the whole rule list in one transaction (at most MAX_RULES + existing items)."""
+    existing = list_rules()
+    ops: list[base.Op] = [base.Op("Delete", key=keys.rule(r["id"])) for r in existing
+                          if r["id"] not in {n["id"] for n in rules}]
+    for rule in rules:
+        ops.append(base.Op("Put", item={**keys.rule(rule["id"]), "type": "rule", **rule}))
+    for start in range(0, len(ops), 100):
+        base.transact(ops[start:start + 100])
+
+
+# --- custom emoji ----------------------------------------------------------------------
+def list_emojis() -> list[dict[str, Any]]:
+    return list(base.query(keys.INSTANCE_PK, sk_prefix=keys.EMOJI_PREFIX))
+
+
+def get_emoji(shortcode: str) -> dict[str, Any] | None:
+    return base.get(keys.emoji(shortcode))
+
+
+def put_emoji(emoji: dict[str, Any]) -> None:
+    base.put({**keys.emoji(emoji["shortcode"]), "type": "custom_emoji", **emoji})
+
+
+# --- stats -----------------------------------------------------------------------------
+def get_stats() -> dict[str, Any]:
+    return base.get(keys.instance_stats()) or {}
+
+
+def set_activity_stats(active_month: int, active_halfyear: int, computed_at: str) -> None:
+    base.update(keys.instance_stats(), "SET active_month = :m, active_halfyear = :h, "
+                "activity_computed_at = :c, #t = :t",
+                names={"#t": "type"},
+                vals={":m": active_month, ":h": active_halfyear, ":c": computed_at,
+                      ":t": "instance_stats"})
+
+
+def counter_ops(event_id: str, stats: dict[str, int], week: str | None,
+                week_counts: dict[str, int]) -> list[base.Op]:
+    """Counter deltas guarded by a dedupe sentinel: a redelivered event changes nothing."""
+    ops = [base.put_new({**keys.dedupe("counters", event_id), "type": "dedupe",
+                         "ttl": base.now_epoch() + 7 * 86400})]
+    if stats:
+        names = {f"#s{i}": name for i, name in enumerate(stats)}
+        vals = {f":s{i}": delta for i, delta in enumerate(stats.values())}
+        expression = "ADD " + ", ".join(f"#s{i} :s{i}" for i in range(len(stats)))
+        ops.append(base.Op("Update", key=keys.instance_stats(), expression=expression,
+                           names=names, vals=vals))
+    if week and week_counts:
+        names = {f"#w{i}": name for i, name in enumerate(week_counts)}
+        vals = {f":w{i}": delta for i, delta in enumerate(week_counts.values())}
+        expression = "ADD " + ", ".join(f"#w{i} :w{i}" for i in range(len(week_counts)))
+        ops.append(base.Op("Update", key=keys.activity_week(week), expression=expression,
+                           names=names, vals=vals))
+    return ops
+
+
+def apply_counters(event_id: str, stats: dict[str, int], week: str | None,
+                   week_counts: dict[str, int]) -> bool:
+    """Apply once per event id; returns False when the event was already counted."""
+    try:
+        base.transact(counter_ops(event_id, stats, week, week_counts))
+    except base.TransactionConflict:
+        return False
+    return True
+
+
+def set_week_logins(week: str, logins: int) -> None:
+    base.update(keys.activity_week(week), "SET logins = :l", vals={":l": logins})
+
+
+def weeks(first_monday: str, last_monday: str) -> list[dict[str, Any]]:
+    return list(base.query(keys.ACTIVITY_PK, sk_between=(keys.WEEK_PREFIX + first_monday,
+                                                         keys.WEEK_PREFIX + last_monday)))
+
+
+# --- sign-in activity ------------------------------------------------------------------
+def record_active(day: str, account_id: str, ttl: int) -> bool:
+    return base.put({**keys.active_day(day, account_id), "type": "activity",
+                     "account_id": account_id, "day": day, "ttl": ttl},
+                    condition="attribute_not_exists(PK)")
+
+
+def active_accounts(day: str) -> set[str]:
+    return {keys.unpad(item["SK"]) for item in
+            base.query(keys.active_day_pk(day))}
+
+
+# --- federation peers and domain blocks -------------------------------------------------
+def list_peers() -> list[str]:
+    return [item["SK"] for item in base.query(keys.PEERS_PK, projection="SK")]
+
+
+def list_domain_blocks() -> list[dict[str, Any]]:
+    return list(base.query(keys.INSTANCE_PK, sk_prefix=keys.DOMAIN_BLOCK_PREFIX))

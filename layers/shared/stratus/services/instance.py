@@ -1,0 +1,113 @@
+"""Public instance metadata: Instance v1/v2, NodeInfo, rules, peers, activity, blocks, emoji."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from .. import clock
+from ..convert import instance as convert
+from ..errors import NotFound, Unauthorized
+from ..repo import instance as repo
+from ..text.sanitize import clean
+from . import settings as settings_service
+
+ACTIVITY_WEEKS = 12
+
+
+def _registrations_message(s: dict[str, Any]) -> str | None:
+    if s["registrations_mode"] == "open" or not s["closed_registrations_message"]:
+        return None
+    return clean(s["closed_registrations_message"], rich=True)
+
+
+def instance_v2() -> dict[str, Any]:
+    s = settings_service.current()
+    return convert.instance_v2(s, repo.get_stats(), settings_service.rules(),
+                               registrations_message=_registrations_message(s))
+
+
+def instance_v1() -> dict[str, Any]:
+    s = settings_service.current()
+    return convert.instance_v1(s, repo.get_stats(), settings_service.rules())
+
+
+def rules() -> list[dict[str, Any]]:
+    return [convert.rule(r) for r in settings_service.rules()]
+
+
+def nodeinfo() -> dict[str, Any]:
+    return convert.nodeinfo(settings_service.current(), repo.get_stats())
+
+
+def extended_description() -> dict[str, Any]:
+    s = settings_service.current()
+    updated = s.get("extended_description_updated_at") or clock.iso(clock.now())
+    return {"updated_at": updated, "content": clean(s["extended_description"], rich=True)}
+
+
+def peers() -> list[str]:
+    if not settings_service.current()["peers_api_enabled"]:
+        raise NotFound("Not found")
+    return repo.list_peers()
+
+
+def activity() -> list[dict[str, str]]:
+    """The last 12 weeks, newest first, as Mastodon renders them (every value a string)."""
+    if not settings_service.current()["activity_api_enabled"]:
+        raise NotFound("Not found")
+    this_week = clock.monday(clock.now())
+    mondays = [this_week - timedelta(weeks=n) for n in range(ACTIVITY_WEEKS)]
+    stored = {item["SK"].split("#", 1)[1]: item
+              for item in repo.weeks(clock.day_key(mondays[-1]), clock.day_key(mondays[0]))}
+    result = []
+    for monday in mondays:
+        item = stored.get(clock.day_key(monday), {})
+        result.append({
+            "week": str(clock.week_epoch(clock.day_key(monday))),
+            "statuses": str(max(int(item.get("statuses", 0)), 0)),
+            "logins": str(max(int(item.get("logins", 0)), 0)),
+            "registrations": str(max(int(item.get("registrations", 0)), 0)),
+        })
+    return result
+
+
+def domain_blocks(*, signed_in: bool) -> list[dict[str, Any]]:
+    s = settings_service.current()
+    mode = s["show_domain_blocks"]
+    if mode == "disabled":
+        raise NotFound("Not found")
+    if mode == "users" and not signed_in:
+        raise Unauthorized("This API requires an authenticated user")
+    rationale = s["show_domain_blocks_rationale"]
+    with_comment = rationale == "all" or (rationale == "users" and signed_in)
+    blocks = [b for b in repo.list_domain_blocks() if b.get("severity") in ("silence", "suspend")]
+    blocks.sort(key=lambda b: b["domain"])
+    return [convert.domain_block(b, with_comment=with_comment) for b in blocks]
+
+
+def custom_emojis() -> list[dict[str, Any]]:
+    items = [e for e in repo.list_emojis() if not e.get("disabled")]
+    items.sort(key=lambda e: e["shortcode"].lower())
+    return [convert.custom_emoji(e) for e in items]
+
+
+def nodeinfo_links() -> dict[str, Any]:
+    return convert.nodeinfo_links()
+
+
+def default_thumbnail() -> bytes:
+    """The instance thumbnail until an operator uploads one: a 600x315 PNG in Stratus blue."""
+    import struct
+    import zlib
+
+    width, height = 600, 315
+    row = b"\x00" + bytes((0x2B, 0x5F, 0x9E)) * width
+    raw = zlib.compress(row * height, 9)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")

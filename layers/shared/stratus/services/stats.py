@@ -1,0 +1,89 @@
+"""Instance statistics: exact counters kept from the stream, activity windows by schedule.
+
+NodeInfo `usage` and the instance `stats`/`usage` blocks read one item; nothing here scans.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from .. import clock
+from ..jobs.messages import ItemChanged
+from ..repo import instance as repo
+
+ACTIVE_MONTH_DAYS = 28  # Mastodon: 4 weeks
+ACTIVE_HALFYEAR_DAYS = 168  # Mastodon: 24 weeks
+ACTIVITY_TTL_DAYS = ACTIVE_HALFYEAR_DAYS + 7
+LOGIN_WEEKS = 12
+
+_recent: set[tuple[str, str]] = set()
+
+
+def _counts(item_type: str, image: dict[str, Any]) -> bool:
+    if not image:
+        return False
+    if item_type == "status":
+        return bool(image.get("local")) and not image.get("reblog_of_id") \
+            and not image.get("deleted_at")
+    return True
+
+
+def _week(image: dict[str, Any]) -> str:
+    created = image.get("created_at")
+    moment = clock.parse_iso(created) if created else clock.now()
+    return clock.week_key(moment)
+
+
+def deltas(change: ItemChanged) -> tuple[dict[str, int], str | None, dict[str, int]]:
+    """Counter deltas for one item change: (instance stats, week, weekly activity)."""
+    before = _counts(change.item_type, change.old)
+    after = _counts(change.item_type, change.new)
+    if before == after:
+        return {}, None, {}
+    sign = 1 if after else -1
+    image = change.new if after else change.old
+    if change.item_type == "user":
+        stat, weekly = "user_count", "registrations"
+    else:
+        stat, weekly = "local_posts", "statuses"
+    # Weekly activity counts what happened that week; removals do not rewrite history.
+    return {stat: sign}, _week(image), ({weekly: 1} if sign > 0 else {})
+
+
+def apply_change(change: ItemChanged) -> bool:
+    stats, week, week_counts = deltas(change)
+    if not stats and not week_counts:
+        return False
+    return repo.apply_counters(change.event_id, stats, week, week_counts)
+
+
+def record_sign_in(account_id: str, at: datetime | None = None) -> None:
+    """Note that an account used the API today (once per account per day and process)."""
+    moment = at or clock.now()
+    day = clock.day_key(moment)
+    if (account_id, day) in _recent:
+        return
+    ttl = int((moment + timedelta(days=ACTIVITY_TTL_DAYS)).timestamp())
+    repo.record_active(day, account_id, ttl)
+    if len(_recent) > 10_000:
+        _recent.clear()
+    _recent.add((account_id, day))
+
+
+def refresh_activity(at: datetime | None = None) -> dict[str, int]:
+    """Recompute active-user windows and weekly logins from the per-day activity items."""
+    moment = at or clock.now()
+    today = moment.date()
+    days = [today - timedelta(days=n) for n in range(ACTIVE_HALFYEAR_DAYS)]
+    per_day = {day: repo.active_accounts(clock.day_key(day)) for day in days}
+    month: set[str] = set().union(*(per_day[d] for d in days[:ACTIVE_MONTH_DAYS]))
+    halfyear: set[str] = set().union(*per_day.values())
+    this_monday = clock.monday(today)
+    for n in range(LOGIN_WEEKS):
+        monday = this_monday - timedelta(weeks=n)
+        week_days = [monday + timedelta(days=i) for i in range(7)]
+        logins = set().union(*(per_day.get(d, set()) for d in week_days))
+        repo.set_week_logins(clock.day_key(monday), len(logins))
+    repo.set_activity_stats(len(month), len(halfyear), clock.iso(moment))
+    return {"active_month": len(month), "active_halfyear": len(halfyear)}

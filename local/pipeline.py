@@ -1,0 +1,266 @@
+"""The event sources Lambda would run: Main table stream → dispatch, SQS → workers (partial
+batch failures, DLQ redrive), EventBridge schedules and one-off Scheduler schedules → targets.
+
+`pump()` does one round of everything and says how much work it found: the local stack calls it
+in a loop, the tests' `drain()` calls it until the system is quiet.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from stratus.observability import logger
+from stratus.repo.client import client
+
+from . import cfn
+from .lambda_runtime import invoke
+
+_RATE = re.compile(r"^rate\((\d+)\s+(minute|minutes|hour|hours|day|days)\)$")
+_UNITS = {"minute": 60, "minutes": 60, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400}
+
+
+def rate_seconds(expression: str) -> int:
+    match = _RATE.match(expression.strip())
+    if not match:
+        raise ValueError(f"the local stack runs rate(...) schedules only, not {expression!r}")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+@dataclass
+class StreamSource:
+    function: str
+    stream_arn: str
+    batch_size: int
+    max_retries: int
+    on_failure_queue: str | None
+    iterators: dict[str, str | None] = field(default_factory=dict)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    attempts: int = 0
+
+
+@dataclass
+class QueueSource:
+    function: str
+    queue: str  # logical id
+    url: str
+    arn: str
+    batch_size: int
+
+
+@dataclass
+class ScheduleSource:
+    function: str
+    every: int
+    next_at: float
+    name: str
+
+
+class Pipeline:
+    def __init__(self, stack: Any, *, retry_delay: int = 1, run_schedules_now: bool = True
+                 ) -> None:
+        self.stack = stack
+        self.retry_delay = retry_delay
+        self.streams: list[StreamSource] = []
+        self.queues: list[QueueSource] = []
+        self.schedules: list[ScheduleSource] = []
+        self.fired_once: set[str] = set()
+        self.lock = threading.Lock()
+        resolver = stack.resolver
+        now = time.monotonic()
+        for fn in stack.functions.values():
+            for props in fn.streams:
+                destination = props.get("DestinationConfig", {}).get("OnFailure", {})
+                dlq = None
+                if destination.get("Destination"):
+                    arn = resolver.resolve(destination["Destination"])
+                    dlq = next((q for q in stack.queue_urls
+                                if resolver.attributes.get((q, "Arn")) == arn), None)
+                self.streams.append(StreamSource(
+                    fn.logical_id, resolver.resolve(props["Stream"]),
+                    int(props.get("BatchSize", 100)), int(props.get("MaximumRetryAttempts", 3)),
+                    dlq))
+            for props in fn.queues:
+                arn = resolver.resolve(props["Queue"])
+                logical = next(q for q in stack.queue_urls
+                               if resolver.attributes.get((q, "Arn")) == arn)
+                self.queues.append(QueueSource(fn.logical_id, logical,
+                                               stack.queue_urls[logical], arn,
+                                               int(props.get("BatchSize", 10))))
+            for props in fn.schedules:
+                expression = props.get("Schedule") or props.get("ScheduleExpression")
+                every = rate_seconds(expression)
+                self.schedules.append(ScheduleSource(
+                    fn.logical_id, every, now if run_schedules_now else now + every,
+                    f"{fn.logical_id}:{expression}"))
+
+    # -- DynamoDB stream -> function ---------------------------------------------------------
+    def _stream_records(self, source: StreamSource) -> list[dict[str, Any]]:
+        streams = client("dynamodbstreams")
+        if not source.iterators:
+            shards = streams.describe_stream(StreamArn=source.stream_arn)["StreamDescription"]
+            for shard in shards.get("Shards", []):
+                source.iterators[shard["ShardId"]] = streams.get_shard_iterator(
+                    StreamArn=source.stream_arn, ShardId=shard["ShardId"],
+                    ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        records = []
+        for shard, iterator in list(source.iterators.items()):
+            if iterator is None:
+                continue
+            page = streams.get_records(ShardIterator=iterator, Limit=1000)
+            source.iterators[shard] = page.get("NextShardIterator")
+            for record in page.get("Records", []):
+                record = dict(record)
+                record["eventSourceARN"] = source.stream_arn
+                dyn = dict(record.get("dynamodb", {}))
+                created = dyn.get("ApproximateCreationDateTime")
+                if isinstance(created, datetime):
+                    dyn["ApproximateCreationDateTime"] = created.timestamp()
+                record["dynamodb"] = dyn
+                records.append(record)
+        return records
+
+    def pump_stream(self, source: StreamSource) -> int:
+        source.pending.extend(self._stream_records(source))
+        if not source.pending:
+            return 0
+        batch = source.pending[:source.batch_size]
+        try:
+            result = invoke(self.stack, source.function, {"Records": batch}) or {}
+            failures = result.get("batchItemFailures") or []
+        except Exception:  # noqa: BLE001 - a failed invocation retries the whole batch
+            logger.exception("stream handler failed", extra={"function": source.function})
+            failures = [{"itemIdentifier": batch[0]["dynamodb"]["SequenceNumber"]}]
+        if not failures:
+            del source.pending[:len(batch)]
+            source.attempts = 0
+            return len(batch)
+        failed_seq = failures[0]["itemIdentifier"]
+        index = next((i for i, r in enumerate(batch)
+                      if r["dynamodb"]["SequenceNumber"] == failed_seq), 0)
+        del source.pending[:index]
+        source.attempts += 1
+        if source.attempts > source.max_retries:
+            giving_up = source.pending[:len(batch) - index]
+            del source.pending[:len(giving_up)]
+            source.attempts = 0
+            if source.on_failure_queue:
+                client("sqs").send_message(
+                    QueueUrl=self.stack.queue_urls[source.on_failure_queue],
+                    MessageBody=json.dumps({"requestContext": {"condition": "RetryAttemptsExhausted",
+                                                               "functionArn": source.function},
+                                            "DDBStreamBatchInfo": {
+                                                "streamArn": source.stream_arn,
+                                                "batchSize": len(giving_up),
+                                                "startSequenceNumber": giving_up[0]["dynamodb"]["SequenceNumber"],
+                                                "endSequenceNumber": giving_up[-1]["dynamodb"]["SequenceNumber"]}}))
+        return max(index, 1)
+
+    # -- SQS -> function ----------------------------------------------------------------------
+    def pump_queue(self, source: QueueSource) -> int:
+        sqs = client("sqs")
+        received = sqs.receive_message(QueueUrl=source.url, MaxNumberOfMessages=source.batch_size,
+                                       WaitTimeSeconds=0, AttributeNames=["All"],
+                                       MessageAttributeNames=["All"]).get("Messages", [])
+        if not received:
+            return 0
+        records = [{
+            "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
+            "attributes": m.get("Attributes", {}), "messageAttributes": m.get("MessageAttributes", {}),
+            "md5OfBody": m.get("MD5OfBody", ""), "eventSource": "aws:sqs",
+            "eventSourceARN": source.arn, "awsRegion": cfn.REGION,
+        } for m in received]
+        try:
+            result = invoke(self.stack, source.function, {"Records": records}) or {}
+            failed = {f["itemIdentifier"] for f in result.get("batchItemFailures") or []}
+        except Exception:  # noqa: BLE001 - Lambda retries the whole batch
+            logger.exception("queue handler failed", extra={"function": source.function})
+            failed = {r["messageId"] for r in records}
+        for record in records:
+            if record["messageId"] in failed:
+                # Lambda would leave it invisible until VisibilityTimeout; retry sooner locally.
+                sqs.change_message_visibility(QueueUrl=source.url,
+                                              ReceiptHandle=record["receiptHandle"],
+                                              VisibilityTimeout=self.retry_delay)
+            else:
+                sqs.delete_message(QueueUrl=source.url, ReceiptHandle=record["receiptHandle"])
+        return len(records)
+
+    # -- schedules ----------------------------------------------------------------------------
+    def pump_schedules(self, now: float | None = None) -> int:
+        now = time.monotonic() if now is None else now
+        fired = 0
+        for schedule in self.schedules:
+            if now >= schedule.next_at:
+                schedule.next_at = now + schedule.every
+                event = {"version": "0", "id": "local", "detail-type": "Scheduled Event",
+                         "source": "aws.events", "account": cfn.ACCOUNT,
+                         "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         "region": cfn.REGION, "resources": [schedule.name], "detail": {}}
+                try:
+                    invoke(self.stack, schedule.function, event)
+                except Exception:  # noqa: BLE001
+                    logger.exception("schedule target failed", extra={"schedule": schedule.name})
+                fired += 1
+        return fired
+
+    def pump_one_off(self) -> int:
+        """EventBridge Scheduler `at(...)` schedules created at run time (moto never fires them)."""
+        scheduler = client("scheduler")
+        fired = 0
+        now = datetime.now(UTC).replace(tzinfo=None)
+        for summary in scheduler.list_schedules().get("Schedules", []):
+            key = f"{summary.get('GroupName', 'default')}/{summary['Name']}"
+            if key in self.fired_once:
+                continue
+            schedule = scheduler.get_schedule(Name=summary["Name"],
+                                              GroupName=summary.get("GroupName", "default"))
+            match = re.match(r"^at\((.+)\)$", schedule.get("ScheduleExpression", ""))
+            if not match or datetime.fromisoformat(match.group(1)) > now:
+                continue
+            target = schedule["Target"]
+            payload = target.get("Input") or "{}"
+            if ":sqs:" in target["Arn"]:
+                name = target["Arn"].rsplit(":", 1)[-1]
+                url = client("sqs").get_queue_url(QueueName=name)["QueueUrl"]
+                client("sqs").send_message(QueueUrl=url, MessageBody=payload)
+            else:
+                fn = self.stack.function_for_arn(target["Arn"])
+                if fn is not None:
+                    try:
+                        invoke(self.stack, fn.logical_id, json.loads(payload))
+                    except Exception:  # noqa: BLE001
+                        logger.exception("one-off schedule target failed", extra={"key": key})
+            self.fired_once.add(key)
+            if schedule.get("ActionAfterCompletion") == "DELETE":
+                scheduler.delete_schedule(Name=summary["Name"],
+                                          GroupName=summary.get("GroupName", "default"))
+            fired += 1
+        return fired
+
+    def pump(self, *, schedules: bool = True) -> int:
+        with self.lock:
+            work = 0
+            for stream in self.streams:
+                work += self.pump_stream(stream)
+            for queue in self.queues:
+                work += self.pump_queue(queue)
+            if schedules:
+                work += self.pump_schedules()
+                work += self.pump_one_off()
+            return work
+
+    def drain(self, *, max_rounds: int = 200, schedules: bool = False) -> int:
+        """Run until nothing is left to do (tests); returns the total work done."""
+        total = 0
+        for _ in range(max_rounds):
+            done = self.pump(schedules=schedules)
+            total += done
+            if done == 0:
+                return total
+        raise RuntimeError("the pipeline did not become quiet")

@@ -1,0 +1,76 @@
+"""Bring the stack up against an AWS emulator: environment, resources, pipeline, mailbox.
+
+Shared by the dev server (moto server on loopback) and the tests (in-process moto)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import cfn
+from .gateway import Gateway
+from .mailbox import Mailbox
+from .pipeline import Pipeline
+from .stack import Stack, apply_env, build
+
+STATE_DIR = cfn.ROOT / ".stratus"
+
+AWS_DEFAULTS = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_DEFAULT_REGION": cfn.REGION,
+    "AWS_REGION": cfn.REGION,
+    # botocore >= 1.44 sends DynamoDB Streams calls to an account endpoint moto does not route.
+    "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+}
+
+
+def local_overrides(base_url: str, domain: str) -> dict[str, str]:
+    return {
+        "INSTANCE_DOMAIN": domain,
+        "INSTANCE_SCHEME": base_url.split("://")[0],
+        "MEDIA_BASE_URL": f"{base_url}/system",
+        "STREAMING_URL": ("wss" if base_url.startswith("https") else "ws") + f"://{domain}",
+        "POWERTOOLS_SERVICE_NAME": "stratus-local",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+        "STRATUS_LOCAL": "1",
+    }
+
+
+@dataclass
+class Runtime:
+    stack: Stack
+    gateway: Gateway
+    pipeline: Pipeline
+    mailbox: Mailbox
+    env: dict[str, str]
+
+
+def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
+          run_schedules_now: bool = True, extra_env: dict[str, str] | None = None) -> Runtime:
+    for key, value in AWS_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    from stratus import config
+    from stratus.repo import client
+
+    config.reset()
+    client.reset()
+    stack = build({"InstanceDomain": domain})
+    env = apply_env(stack, {**local_overrides(base_url, domain), **(extra_env or {})})
+    sender_domain = config.settings().mail_from.split("@")[-1]
+    client.client("ses").verify_domain_identity(Domain=sender_domain)
+    media = stack.bucket_names.get("MediaBucket")
+    return Runtime(stack, Gateway(stack, media_bucket=media),
+                   Pipeline(stack, retry_delay=retry_delay, run_schedules_now=run_schedules_now),
+                   Mailbox(mail_dir), env)
+
+
+def describe(runtime: Runtime, endpoint_url: str) -> dict[str, Any]:
+    """What stratusctl needs to reach this stack (written to .stratus/endpoint.json)."""
+    return {"endpoint_url": endpoint_url, "env": {
+        k: v for k, v in runtime.env.items()
+        if k.endswith(("_TABLE", "_BUCKET", "_QUEUE_URL")) or k.startswith(("INSTANCE_", "MEDIA_"))
+    } | {"MEDIA_BUCKET": runtime.stack.bucket_names.get("MediaBucket", "")}}

@@ -1,0 +1,155 @@
+"""Create the template's stateful resources in the AWS emulator and resolve every function's
+environment against them. Used by `make dev` (moto server) and by the tests (in-process moto)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import cfn
+
+STACK = "stratus-local"
+# Imported handlers, kept for the life of the process like a warm Lambda environment.
+_HANDLERS: dict[str, Any] = {}
+
+
+def _table_args(name: str, props: dict[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": props["AttributeDefinitions"],
+        "KeySchema": props["KeySchema"],
+        "BillingMode": props.get("BillingMode", "PAY_PER_REQUEST"),
+    }
+    if props.get("GlobalSecondaryIndexes"):
+        args["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+    if props.get("StreamSpecification"):
+        args["StreamSpecification"] = {"StreamEnabled": True, **props["StreamSpecification"]}
+    return args
+
+
+@dataclass
+class Stack:
+    template: dict[str, Any]
+    resolver: cfn.Resolver
+    functions: dict[str, cfn.Function]
+    queue_urls: dict[str, str] = field(default_factory=dict)  # logical -> url
+    table_names: dict[str, str] = field(default_factory=dict)
+    bucket_names: dict[str, str] = field(default_factory=dict)
+    stream_arns: dict[str, str] = field(default_factory=dict)  # table logical -> stream arn
+    redrive: dict[str, tuple[str, int]] = field(default_factory=dict)  # queue -> (dlq, max)
+
+    def env(self, overrides: dict[str, str] | None = None) -> dict[str, str]:
+        """The union of every function's resolved environment (names must not conflict)."""
+        merged: dict[str, str] = {}
+        for fn in self.functions.values():
+            for key, raw in fn.environment.items():
+                if key == "POWERTOOLS_SERVICE_NAME":
+                    continue
+                value = str(self.resolver.resolve(raw))
+                if key in merged and merged[key] != value:
+                    raise RuntimeError(f"functions disagree on {key}: {merged[key]!r} / {value!r}")
+                merged[key] = value
+        merged.update(overrides or {})
+        return merged
+
+    def function_for_arn(self, arn: str) -> cfn.Function | None:
+        name = arn.rsplit(":", 1)[-1]
+        return self.functions.get(name)
+
+    def handler(self, logical_id: str) -> Any:
+        """Import the function's real handler from its CodeUri, as Lambda would."""
+        if logical_id not in _HANDLERS:
+            fn = self.functions[logical_id]
+            module_name, attribute = fn.handler.rsplit(".", 1)
+            path = fn.code_dir / (module_name.replace(".", "/") + ".py")
+            unique = f"stratus_fn_{logical_id}"
+            spec = importlib.util.spec_from_file_location(unique, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[unique] = module
+            spec.loader.exec_module(module)
+            _HANDLERS[logical_id] = getattr(module, attribute)
+        return _HANDLERS[logical_id]
+
+
+def build(parameters: dict[str, str], *, create: bool = True, template: dict | None = None
+          ) -> Stack:
+    """Create tables, queues and buckets from template.yaml (boto3 must point at an emulator)."""
+    from stratus.repo.client import client
+
+    template = template or cfn.load_template()
+    resolver = cfn.Resolver(template, parameters)
+    resources = template.get("Resources", {})
+    stack = Stack(template, resolver, {f.logical_id: f for f in cfn.functions(template)})
+    for logical in stack.functions:
+        resolver.attributes[(logical, "Arn")] = (
+            f"arn:aws:lambda:{cfn.REGION}:{cfn.ACCOUNT}:function:{logical}")
+        resolver.physical[logical] = logical
+
+    ddb, sqs, s3 = client("dynamodb"), client("sqs"), client("s3")
+    for logical, resource in resources.items():
+        kind, props = resource.get("Type"), resource.get("Properties", {})
+        if kind == "AWS::DynamoDB::Table":
+            name = f"{STACK}-{logical}"
+            resolver.physical[logical] = name
+            stack.table_names[logical] = name
+            resolver.attributes[(logical, "Arn")] = (
+                f"arn:aws:dynamodb:{cfn.REGION}:{cfn.ACCOUNT}:table/{name}")
+            if create:
+                ddb.create_table(**_table_args(name, props))
+                ttl = props.get("TimeToLiveSpecification")
+                if ttl and ttl.get("Enabled"):
+                    ddb.update_time_to_live(TableName=name, TimeToLiveSpecification={
+                        "AttributeName": ttl["AttributeName"], "Enabled": True})
+            if props.get("StreamSpecification"):
+                arn = ddb.describe_table(TableName=name)["Table"].get("LatestStreamArn", "")
+                stack.stream_arns[logical] = arn
+                resolver.attributes[(logical, "StreamArn")] = arn
+        elif kind == "AWS::SQS::Queue":
+            name = f"{STACK}-{logical}"
+            url = (sqs.create_queue(QueueName=name, Attributes={
+                "VisibilityTimeout": str(props.get("VisibilityTimeout", 30)),
+                "MessageRetentionPeriod": str(props.get("MessageRetentionPeriod", 345600)),
+            }) if create else sqs.get_queue_url(QueueName=name))["QueueUrl"]
+            resolver.physical[logical] = url
+            stack.queue_urls[logical] = url
+            resolver.attributes[(logical, "QueueName")] = name
+            resolver.attributes[(logical, "Arn")] = f"arn:aws:sqs:{cfn.REGION}:{cfn.ACCOUNT}:{name}"
+        elif kind == "AWS::S3::Bucket":
+            name = f"{STACK}-{logical}".lower()
+            if create:
+                s3.create_bucket(Bucket=name)
+            resolver.physical[logical] = name
+            stack.bucket_names[logical] = name
+            resolver.attributes[(logical, "Arn")] = f"arn:aws:s3:::{name}"
+            resolver.attributes[(logical, "RegionalDomainName")] = f"{name}.s3.amazonaws.com"
+    # Redrive policies refer to DLQ ARNs, which exist only once every queue does.
+    for logical, resource in resources.items():
+        props = resource.get("Properties", {})
+        policy = props.get("RedrivePolicy") if resource.get("Type") == "AWS::SQS::Queue" else None
+        if not policy:
+            continue
+        dlq_arn = resolver.resolve(policy["deadLetterTargetArn"])
+        dlq_logical = next(q for q in stack.queue_urls
+                           if resolver.attributes[(q, "Arn")] == dlq_arn)
+        stack.redrive[logical] = (dlq_logical, int(policy["maxReceiveCount"]))
+        if create:
+            import json
+
+            sqs.set_queue_attributes(QueueUrl=stack.queue_urls[logical], Attributes={
+                "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn,
+                                             "maxReceiveCount": str(policy["maxReceiveCount"])})})
+    return stack
+
+
+def apply_env(stack: Stack, overrides: dict[str, str]) -> dict[str, str]:
+    env = stack.env(overrides)
+    os.environ.update(env)
+    from stratus import config
+    from stratus.repo import client
+
+    config.reset()
+    client.reset()
+    return env
