@@ -14,9 +14,16 @@ import socket
 import sys
 import threading
 import time
+import warnings
 
-from . import cfn
-from .runtime import AWS_DEFAULTS, STATE_DIR, describe, start
+# Before anything imports Powertools: one service name for the whole local process.
+os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "stratus-local")
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+warnings.filterwarnings("ignore", message="No application metrics to publish")
+warnings.filterwarnings("ignore", message="There is no current event loop")
+
+from .runtime import AWS_DEFAULTS, STATE_DIR, describe, start  # noqa: E402
 
 
 def _free_port() -> int:
@@ -54,6 +61,9 @@ def main() -> None:
     moto_port = _free_port()
     os.environ["MOTO_PORT"] = str(moto_port)
     emulator = ThreadedMotoServer(ip_address="127.0.0.1", port=moto_port, verbose=False)
+    from werkzeug.serving import WSGIRequestHandler
+
+    WSGIRequestHandler.log_request = lambda *args, **kwargs: None  # the emulator's access log
     emulator.start()
     endpoint = f"http://127.0.0.1:{moto_port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
@@ -76,6 +86,8 @@ def main() -> None:
           f"started in {time.perf_counter() - started:.1f}s). Ctrl-C stops it.", flush=True)
     try:
         server.run()
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises the Ctrl-C it already handled
     finally:
         stop.set()
         loop.join(timeout=5)
@@ -85,5 +97,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.WARNING)
     sys.exit(main())

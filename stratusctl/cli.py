@@ -1,0 +1,137 @@
+"""stratusctl: the operator's tool for what has no API (like Mastodon's tootctl).
+
+Run from the project root while `make dev` runs and it reaches the local stack by itself
+(.stratus/endpoint.json). Against AWS pass `--stack NAME` (or set STRATUS_STACK): it reads the
+stack's outputs with your normal AWS credentials.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+OUTPUT_ENV = {"MainTableName": "MAIN_TABLE", "MediaBucketName": "MEDIA_BUCKET",
+              "MediaUrl": "MEDIA_BASE_URL"}
+
+
+class CliError(Exception):
+    pass
+
+
+def _find_endpoint_file() -> Path | None:
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        candidate = folder / ".stratus" / "endpoint.json"
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def connect(stack: str | None) -> str:
+    """Point the stratus package at the local stack or at a deployed one; returns a label."""
+    if stack:
+        import boto3
+
+        described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
+        outputs = {o["OutputKey"]: o["OutputValue"] for o in described.get("Outputs", [])}
+        for output, env in OUTPUT_ENV.items():
+            if output in outputs:
+                os.environ[env] = outputs[output]
+        params = {p["ParameterKey"]: p["ParameterValue"] for p in described.get("Parameters", [])}
+        os.environ.setdefault("INSTANCE_DOMAIN", params.get("InstanceDomain", ""))
+        return f"stack {stack}"
+    endpoint_file = _find_endpoint_file()
+    if endpoint_file is None:
+        raise CliError("no local stack found: run `make dev` in the project first, "
+                       "or pass --stack NAME to use a deployed stack")
+    info = json.loads(endpoint_file.read_text())
+    from local.runtime import AWS_DEFAULTS
+
+    for key, value in AWS_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    os.environ["AWS_ENDPOINT_URL"] = info["endpoint_url"]
+    os.environ.update(info["env"])
+    return f"local stack ({info['endpoint_url']})"
+
+
+def _print(value: Any) -> None:
+    if isinstance(value, (dict, list)):
+        print(json.dumps(value, indent=2, ensure_ascii=False))
+    elif isinstance(value, bool):
+        print("true" if value else "false")
+    else:
+        print(value)
+
+
+def cmd_settings(args: argparse.Namespace) -> None:
+    from stratus.services import settings
+
+    if args.action == "list":
+        values = settings.current()
+        _print({name: values[name] for name in settings.SETTINGS} | {"rules": settings.rules()})
+    elif args.action == "get":
+        _print(settings.get_value(args.key))
+    else:
+        _print(settings.set_value(args.key, args.value))
+
+
+def cmd_emoji(args: argparse.Namespace) -> None:
+    from stratus.services import emojis
+
+    if args.action == "list":
+        for emoji in emojis.list_emojis():
+            print(f":{emoji['shortcode']}:\t{emoji.get('category') or ''}")
+        return
+    data = Path(args.file).read_bytes()
+    emoji = emojis.import_emoji(args.shortcode, data, category=args.category,
+                                overwrite=args.overwrite)
+    print(f"imported :{emoji['shortcode']}: ({emoji['content_type']}, {emoji['size']} bytes)")
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="stratusctl", description=__doc__.split("\n\n")[0])
+    root.add_argument("--stack", default=os.environ.get("STRATUS_STACK"),
+                      help="a deployed CloudFormation stack (default: the local stack)")
+    groups = root.add_subparsers(dest="group", required=True)
+
+    s = groups.add_parser("settings", help="read and change instance settings")
+    s_actions = s.add_subparsers(dest="action", required=True)
+    s_actions.add_parser("list", help="show every setting")
+    get = s_actions.add_parser("get", help="show one setting")
+    get.add_argument("key")
+    set_ = s_actions.add_parser("set", help="change one setting")
+    set_.add_argument("key")
+    set_.add_argument("value", help="the new value (rules: a JSON list or one rule per line)")
+    s.set_defaults(run=cmd_settings)
+
+    e = groups.add_parser("emoji", help="custom emoji")
+    e_actions = e.add_subparsers(dest="action", required=True)
+    imp = e_actions.add_parser("import", help="add a custom emoji from an image file")
+    imp.add_argument("file")
+    imp.add_argument("--shortcode", required=True)
+    imp.add_argument("--category")
+    imp.add_argument("--overwrite", action="store_true", help="replace an existing emoji")
+    e_actions.add_parser("list", help="list custom emoji")
+    e.set_defaults(run=cmd_emoji)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from stratus.errors import ApiError
+
+    try:
+        connect(args.stack)
+        args.run(args)
+    except (CliError, ApiError) as exc:
+        print(f"stratusctl: {getattr(exc, 'message', exc)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
