@@ -16,6 +16,8 @@ import threading
 import time
 import warnings
 
+logger = logging.getLogger("stratus.local")
+
 # Before anything imports Powertools: one service name for the whole local process.
 os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "stratus-local")
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
@@ -33,8 +35,7 @@ def _free_port() -> int:
 
 
 def _loop(runtime, stop: threading.Event) -> None:
-    from stratus.observability import logger
-
+    
     while not stop.is_set():
         try:
             work = runtime.pipeline.pump()
@@ -97,4 +98,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    _handler = logging.StreamHandler()
+    _handler.setFormatter(logging.Formatter("local: %(message)s"))
+    logger.addHandler(_handler)
+    logger.setLevel(logging.INFO)
     sys.exit(main())

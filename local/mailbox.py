@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from email import message_from_bytes
 from email.policy import default as default_policy
 from pathlib import Path
 
 from . import cfn
+
+logger = logging.getLogger("stratus.local")
 
 
 def _sent_messages() -> list:
@@ -35,9 +38,8 @@ class Mailbox:
             path = self.folder / f"{message.id}.eml"
             path.write_bytes(data)
             written.append(path)
-            from stratus.observability import logger
-
-            logger.info("mail saved", extra={"to": parsed.get("To"), "subject": parsed.get("Subject"),
-                                             "file": str(path)})
+            
+            logger.warning("mail to %s (%s) saved as %s", parsed.get("To"),
+                           parsed.get("Subject"), path)
         self.seen = len(messages)
         return written

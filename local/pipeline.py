@@ -7,6 +7,7 @@ in a loop, the tests' `drain()` calls it until the system is quiet.
 
 from __future__ import annotations
 
+import logging
 import json
 import re
 import threading
@@ -15,11 +16,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from stratus.observability import logger
 from stratus.repo.client import client
 
 from . import cfn
 from .lambda_runtime import invoke
+
+logger = logging.getLogger("stratus.local")
 
 _RATE = re.compile(r"^rate\((\d+)\s+(minute|minutes|hour|hours|day|days)\)$")
 _UNITS = {"minute": 60, "minutes": 60, "hour": 3600, "hours": 3600, "day": 86400, "days": 86400}

@@ -15,7 +15,8 @@ from .mailbox import Mailbox
 from .pipeline import Pipeline
 from .stack import Stack, apply_env, build
 
-STATE_DIR = cfn.ROOT / ".stratus"
+# All local runtime state (mail, the endpoint file stratusctl reads); git-ignored.
+STATE_DIR = Path(os.environ.get("STRATUS_STATE_DIR") or cfn.ROOT / ".stratus")
 
 AWS_DEFAULTS = {
     "AWS_ACCESS_KEY_ID": "local",
@@ -59,7 +60,10 @@ def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
     config.reset()
     client.reset()
     stack = build({"InstanceDomain": domain})
-    env = apply_env(stack, {**local_overrides(base_url, domain), **(extra_env or {})})
+    # The bucket is named for the operator CLI, which writes media no function writes yet.
+    operator = {"MEDIA_BUCKET": stack.bucket_names.get("MediaBucket", "")}
+    env = apply_env(stack, {**local_overrides(base_url, domain), **operator,
+                            **(extra_env or {})})
     sender_domain = config.settings().mail_from.split("@")[-1]
     client.client("ses").verify_domain_identity(Domain=sender_domain)
     media = stack.bucket_names.get("MediaBucket")
@@ -73,4 +77,4 @@ def describe(runtime: Runtime, endpoint_url: str) -> dict[str, Any]:
     return {"endpoint_url": endpoint_url, "env": {
         k: v for k, v in runtime.env.items()
         if k.endswith(("_TABLE", "_BUCKET", "_QUEUE_URL")) or k.startswith(("INSTANCE_", "MEDIA_"))
-    } | {"MEDIA_BUCKET": runtime.stack.bucket_names.get("MediaBucket", "")}}
+    }}

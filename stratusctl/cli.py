@@ -23,6 +23,9 @@ class CliError(Exception):
 
 
 def _find_endpoint_file() -> Path | None:
+    if os.environ.get("STRATUS_STATE_DIR"):
+        candidate = Path(os.environ["STRATUS_STATE_DIR"]) / "endpoint.json"
+        return candidate if candidate.exists() else None
     here = Path.cwd()
     for folder in (here, *here.parents):
         candidate = folder / ".stratus" / "endpoint.json"

@@ -23,6 +23,7 @@ for _key, _value in AWS_DEFAULTS.items():
 os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "stratus-test")
 
 
 @pytest.fixture

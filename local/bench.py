@@ -1,0 +1,135 @@
+"""`make bench`: cold start (Lambda INIT: imports + app build) and first request per function,
+median of 5 fresh processes, plus warm per-request handler time and DynamoDB round trips for
+the metadata endpoints. Runs against the embedded AWS emulator; numbers go to docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+# Before Powertools is imported anywhere: quiet logs, no metrics or traces.
+os.environ.update(POWERTOOLS_SERVICE_NAME="bench", POWERTOOLS_METRICS_DISABLED="true",
+                  POWERTOOLS_TRACE_DISABLED="true", POWERTOOLS_LOG_LEVEL="WARNING")
+
+from . import cfn  # noqa: E402
+from .runtime import AWS_DEFAULTS  # noqa: E402
+
+RUNS = 5
+WARM_REQUESTS = 50
+METADATA_PATHS = ["/api/v1/instance", "/api/v2/instance", "/api/v1/instance/rules",
+                  "/api/v1/custom_emojis", "/nodeinfo/2.0", "/api/v1/instance/activity"]
+
+CHILD = r"""
+import json, sys, time, importlib.util
+from local.lambda_runtime import LambdaContext
+from local import cfn
+fn = next(f for f in cfn.functions(cfn.load_template()) if f.logical_id == sys.argv[3])
+context = LambdaContext(fn)
+t0 = time.perf_counter()
+spec = importlib.util.spec_from_file_location("fn", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+handler = getattr(module, sys.argv[2])
+t1 = time.perf_counter()
+handler(json.loads(sys.argv[4]), context)
+t2 = time.perf_counter()
+print(json.dumps({"init_ms": (t1 - t0) * 1000, "first_ms": (t2 - t1) * 1000}))
+import os; os._exit(0)
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def first_event(fn: cfn.Function, stack) -> dict:
+    from .gateway import build_event
+
+    if fn.routes:
+        route = next((r for r in fn.routes if r.path.startswith("/api/v2")), fn.routes[0])
+        path = route.path.replace("{proxy+}", "rules")
+        return build_event("GET", path, "", [("host", "localhost:8000")], b"", "127.0.0.1",
+                           f"GET {route.path}", {})
+    if fn.queues:  # one job that changes nothing
+        body = json.dumps({"job": "count", "event_id": "bench", "event_name": "MODIFY",
+                           "item_type": "user", "new": {"type": "user"}, "old": {"type": "user"}})
+        return {"Records": [{"messageId": "1", "receiptHandle": "r", "body": body,
+                             "attributes": {}, "messageAttributes": {}, "md5OfBody": "",
+                             "eventSource": "aws:sqs", "eventSourceARN": "arn", "awsRegion": cfn.REGION}]}
+    if fn.streams:  # one change of an item type nothing listens to
+        return {"Records": [{"eventID": "1", "eventName": "INSERT", "dynamodb": {
+            "Keys": {"PK": {"S": "X"}, "SK": {"S": "X"}}, "SequenceNumber": "1",
+            "NewImage": {"PK": {"S": "X"}, "SK": {"S": "X"}, "type": {"S": "bench"}}}}]}
+    return {"version": "0", "detail-type": "Scheduled Event", "source": "aws.events",
+            "detail": {}}
+
+
+def main() -> None:
+    for key, value in AWS_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    from moto.server import ThreadedMotoServer
+
+    port = _free_port()
+    os.environ["MOTO_PORT"] = str(port)
+    emulator = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    from werkzeug.serving import WSGIRequestHandler
+
+    WSGIRequestHandler.log_request = lambda *args, **kwargs: None
+    emulator.start()
+    os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{port}"
+    from .runtime import STATE_DIR, start
+
+    runtime = start("localhost:8000", "http://localhost:8000", mail_dir=STATE_DIR / "bench-mail",
+                    extra_env={"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_SERVICE_NAME": "bench"})
+    env = {**os.environ, "PYTHONPATH": f"{cfn.ROOT / 'layers/shared'}:{cfn.ROOT}"}
+
+    print(f"Cold start per function (median of {RUNS} fresh processes; init = imports + app "
+          f"build, i.e. Lambda INIT; first = first invocation)")
+    print(f"{'function':22} {'init ms':>9} {'first ms':>9}")
+    for fn in runtime.stack.functions.values():
+        module, attribute = fn.handler.rsplit(".", 1)
+        path = str(fn.code_dir / f"{module}.py")
+        event = json.dumps(first_event(fn, runtime.stack))
+        samples = []
+        for _ in range(RUNS):
+            out = subprocess.run([sys.executable, "-c", CHILD, path, attribute, fn.logical_id,
+                                  event], env=env, capture_output=True, text=True, check=True)
+            samples.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(f"{fn.logical_id:22} {statistics.median(s['init_ms'] for s in samples):9.0f} "
+              f"{statistics.median(s['first_ms'] for s in samples):9.1f}")
+
+    from stratus.repo.client import dynamodb
+
+    calls = {"n": 0}
+    dynamodb().meta.events.register("before-call.dynamodb",
+                                    lambda **_: calls.__setitem__("n", calls["n"] + 1))
+    print(f"\nWarm requests through the local API Gateway (median of {WARM_REQUESTS})")
+    print(f"{'path':32} {'handler ms':>10} {'DynamoDB calls':>15}")
+    gateway = runtime.gateway
+    for path in METADATA_PATHS:
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+                 "query_string": b"", "headers": [(b"host", b"localhost:8000")],
+                 "client": ("127.0.0.1", 1)}
+        gateway.handle(scope, b"")  # warm
+        durations = []
+        calls["n"] = 0
+        for _ in range(WARM_REQUESTS):
+            started = time.perf_counter()
+            status, _, _ = gateway.handle(scope, b"")
+            durations.append((time.perf_counter() - started) * 1000)
+            assert status == 200, (path, status)
+        print(f"{path:32} {statistics.median(durations):10.2f} "
+              f"{calls['n'] / WARM_REQUESTS:15.1f}")
+    emulator.stop()
+
+
+if __name__ == "__main__":
+    main()

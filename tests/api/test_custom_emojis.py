@@ -1,0 +1,54 @@
+"""Custom emoji: import rules, the public list, media served from the bucket."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratus.errors import Unprocessable
+from stratus.limits import CUSTOM_EMOJI_SIZE_LIMIT
+from stratus.services import emojis
+from stratus.services.instance import default_thumbnail
+
+PNG = default_thumbnail()
+
+
+def test_list_is_public_cached_and_schema_valid(client, entity):
+    emojis.import_emoji("zeta", PNG, category="Letters")
+    emojis.import_emoji("Alpha", PNG)
+    response = client.get("/api/v1/custom_emojis")
+    assert response.status_code == 200
+    assert response.headers["cache-control"].startswith("max-age=300, public")
+    body = response.json()
+    assert [e["shortcode"] for e in body] == ["Alpha", "zeta"]
+    for item in body:
+        entity("CustomEmoji", item)
+        assert item["url"].startswith("http://localhost:8000/system/custom_emojis/images/")
+        assert item["static_url"] == item["url"]
+        assert item["visible_in_picker"] is True
+    assert body[0]["category"] is None and body[1]["category"] == "Letters"
+    image = client.get(body[0]["url"].removeprefix("http://localhost:8000"))
+    assert image.status_code == 200 and image.content == PNG
+    assert image.headers["content-type"] == "image/png"
+
+
+@pytest.mark.parametrize("shortcode, data, message", [
+    ("a", PNG, "Shortcode"),
+    ("bad-code", PNG, "Shortcode"),
+    ("fine", b"<svg></svg>", "PNG, GIF or WebP"),
+    ("fine", b"GIF89a" + b"\0" * CUSTOM_EMOJI_SIZE_LIMIT, "smaller than"),
+])
+def test_import_refuses_bad_input(runtime, shortcode, data, message):
+    with pytest.raises(Unprocessable, match=message):
+        emojis.import_emoji(shortcode, data)
+
+
+def test_duplicate_shortcode_needs_overwrite(runtime):
+    emojis.import_emoji("blob", PNG)
+    with pytest.raises(Unprocessable, match="already been taken"):
+        emojis.import_emoji("blob", PNG)
+    emojis.import_emoji("blob", PNG, category="New", overwrite=True)
+    assert [e["category"] for e in emojis.list_emojis()] == ["New"]
+
+
+def test_missing_media_is_404(client):
+    assert client.get("/system/nothing/here.png").status_code == 404

@@ -1,0 +1,107 @@
+"""`make dev` for real: the dev server as its own process, stratusctl against it, curl-like reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dev_stack(tmp_path_factory):
+    state = tmp_path_factory.mktemp("state")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MOTO_"))}
+    env.update(PORT=str(port), STRATUS_STATE_DIR=str(state))
+    log = open(state / "dev.log", "w")
+    process = subprocess.Popen([sys.executable, "-m", "local.devserver"], cwd=ROOT, env=env,
+                               stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    base = f"http://127.0.0.1:{port}"
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(base + "/api/v1/instance", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        process.kill()
+        pytest.fail("dev server did not start: " + (state / "dev.log").read_text())
+    yield {"base": base, "env": env, "state": state, "process": process}
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=15) == 0
+    assert not (state / "endpoint.json").exists()
+
+
+def get(url: str):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+def ctl(stack, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratusctl.cli", *args], cwd=ROOT,
+                          env=stack["env"], capture_output=True, text=True, timeout=60)
+
+
+def test_serves_the_metadata_endpoints(dev_stack):
+    for path in ("/api/v1/instance", "/api/v1/instance/", "/api/v2/instance",
+                 "/api/v1/instance/rules", "/api/v1/custom_emojis", "/.well-known/nodeinfo",
+                 "/nodeinfo/2.0", "/api/v1/instance/peers", "/api/v1/instance/activity"):
+        status, headers, _ = get(dev_stack["base"] + path)
+        assert status == 200, path
+        assert headers["content-type"].startswith("application/json"), path
+
+
+def test_stratusctl_settings_flip_open_registrations(dev_stack):
+    nodeinfo = dev_stack["base"] + "/nodeinfo/2.0"
+    assert json.loads(get(nodeinfo)[2])["openRegistrations"] is True
+    result = ctl(dev_stack, "settings", "set", "registrations_mode", "approved")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(get(nodeinfo)[2])["openRegistrations"] is False
+    assert ctl(dev_stack, "settings", "get", "registrations_mode").stdout.strip() == "approved"
+    bad = ctl(dev_stack, "settings", "set", "registrations_mode", "whenever")
+    assert bad.returncode == 1 and "must be one of" in bad.stderr
+    ctl(dev_stack, "settings", "set", "rules", "Be kind\nNo spam")
+    rules = json.loads(get(dev_stack["base"] + "/api/v1/instance/rules")[2])
+    assert [r["text"] for r in rules] == ["Be kind", "No spam"]
+
+
+def test_stratusctl_emoji_import_serves_the_image(dev_stack, tmp_path):
+    from stratus.services.instance import default_thumbnail
+
+    image = tmp_path / "blob.png"
+    image.write_bytes(default_thumbnail())
+    result = ctl(dev_stack, "emoji", "import", str(image), "--shortcode", "blobcat",
+                 "--category", "Blobs")
+    assert result.returncode == 0, result.stderr
+    emojis = json.loads(get(dev_stack["base"] + "/api/v1/custom_emojis")[2])
+    assert [(e["shortcode"], e["category"]) for e in emojis] == [("blobcat", "Blobs")]
+    status, headers, body = get(emojis[0]["url"].replace("localhost", "127.0.0.1"))
+    assert status == 200 and headers["content-type"] == "image/png"
+    assert body == image.read_bytes()
+    again = ctl(dev_stack, "emoji", "import", str(image), "--shortcode", "blobcat")
+    assert again.returncode == 1 and "already been taken" in again.stderr
+
+
+def test_without_a_stack_stratusctl_says_what_to_do(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env["STRATUS_STATE_DIR"] = str(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "stratusctl.cli", "settings", "list"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "make dev" in result.stderr

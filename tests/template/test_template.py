@@ -1,0 +1,89 @@
+"""template.yaml is the source of truth: check the promises it makes to the code and to ops."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from local import cfn
+
+TEMPLATE = cfn.load_template()
+RESOURCES = TEMPLATE["Resources"]
+FUNCTIONS = cfn.functions(TEMPLATE)
+
+
+def test_runtime_and_architecture():
+    globals_ = TEMPLATE["Globals"]["Function"]
+    assert globals_["Runtime"] == "python3.13" and globals_["Architectures"] == ["arm64"]
+    assert TEMPLATE["Transform"] == "AWS::Serverless-2016-10-31"
+
+
+def test_main_table_is_the_outbox():
+    props = RESOURCES["MainTable"]["Properties"]
+    assert props["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert [g["IndexName"] for g in props["GlobalSecondaryIndexes"]] == ["GSI1", "GSI2", "GSI3"]
+    for table in ("FeedTable", "ConnectionsTable", "IdempotencyTable"):
+        assert RESOURCES[table]["Type"] == "AWS::DynamoDB::Table"
+
+
+def test_every_queue_has_a_dead_letter_queue_with_an_alarm():
+    queues = {k for k, v in RESOURCES.items() if v["Type"] == "AWS::SQS::Queue"}
+    dlqs = {q for q in queues if q.endswith("DLQ")}
+    for queue in queues - dlqs:
+        target = RESOURCES[queue]["Properties"]["RedrivePolicy"]["deadLetterTargetArn"]
+        assert target["Fn::GetAtt"][0] in dlqs
+    alarmed = {v["Properties"]["Dimensions"][0]["Value"]["Fn::GetAtt"][0]
+               for v in RESOURCES.values() if v["Type"] == "AWS::CloudWatch::Alarm"}
+    assert alarmed == dlqs
+
+
+def test_handlers_exist_and_only_import_what_the_layer_ships():
+    layer_requirements = (cfn.ROOT / "layers/shared/requirements.txt").read_text().lower()
+    allowed = {"stratus", "fastapi", "starlette", "pydantic", "mangum", "aws_lambda_powertools",
+               "boto3", "botocore", "__future__"}
+    for fn in FUNCTIONS:
+        module, attribute = fn.handler.rsplit(".", 1)
+        path = Path(fn.code_dir) / f"{module}.py"
+        assert path.exists(), fn.logical_id
+        tree = ast.parse(path.read_text())
+        assert any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == attribute
+                                                      for t in n.targets) for n in tree.body)
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                assert top in allowed or top in __import__("sys").stdlib_module_names, \
+                    f"{fn.logical_id} imports {name}"
+    assert "fastapi" in layer_requirements and "mangum" in layer_requirements
+
+
+def test_function_environments_do_not_conflict(runtime):
+    # The local stack runs every function in one process with the union of their variables.
+    assert runtime.stack.env()["MAIN_TABLE"] == "stratus-local-MainTable"
+
+
+def test_only_the_repo_layer_imports_boto3():
+    package = cfn.ROOT / "layers/shared/stratus"
+    offenders = []
+    for path in package.rglob("*.py"):
+        if path.parent.name == "repo":
+            continue
+        source = path.read_text()
+        if "import boto3" in source or "from boto3" in source or "import botocore" in source:
+            offenders.append(str(path.relative_to(package)))
+    assert offenders == []
+
+
+def test_key_strings_are_built_only_in_keys_module():
+    package = cfn.ROOT / "layers/shared/stratus"
+    for path in package.rglob("*.py"):
+        if path.name == "keys.py":
+            continue
+        for marker in ('"ACCT#', '"STATUS#', '"INSTANCE"', '"EMOJI#', '"RULE#', '"DEDUPE#'):
+            assert marker not in path.read_text(), f"{path.name} builds a key: {marker}"

@@ -1,0 +1,113 @@
+"""create_app() conventions, pagination links, ids and keys."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from starlette.testclient import TestClient
+
+from stratus import ids
+from stratus.errors import Forbidden, NotFound, OAuthError, ValidationFailed
+from stratus.http.app import create_app
+from stratus.http.cache import cache_if_unauthenticated
+from stratus.http.pagination import link_header, page_params
+from stratus.repo import keys
+
+
+def make_client():
+    router = APIRouter()
+
+    @router.get("/missing")
+    def missing():
+        raise NotFound()
+
+    @router.get("/forbidden")
+    def forbidden():
+        raise Forbidden("This action is outside the authorized scopes")
+
+    @router.post("/oauth")
+    def oauth():
+        raise OAuthError("invalid_grant", "The provided authorization grant is invalid", 400)
+
+    @router.post("/invalid")
+    def invalid():
+        raise ValidationFailed({"username": [("ERR_TAKEN", "is already taken")]})
+
+    @router.get("/boom")
+    def boom():
+        raise RuntimeError("kaput")
+
+    @router.get("/public")
+    def public(request: Request, response: Response):
+        cache_if_unauthenticated(response, request)
+        return {"ok": True}
+
+    return TestClient(create_app([router]), raise_server_exceptions=False)
+
+
+def test_error_bodies_are_mastodon_shaped():
+    client = make_client()
+    assert client.get("/missing").json() == {"error": "Record not found"}
+    response = client.get("/forbidden")
+    assert response.status_code == 403
+    assert response.json() == {"error": "This action is outside the authorized scopes"}
+    response = client.post("/oauth")
+    assert response.json() == {"error": "invalid_grant",
+                               "error_description": "The provided authorization grant is invalid"}
+    response = client.post("/invalid")
+    assert response.status_code == 422
+    assert response.json() == {"error": "Validation failed: Username is already taken",
+                               "details": {"username": [{"error": "ERR_TAKEN",
+                                                         "description": "is already taken"}]}}
+    response = client.get("/boom")
+    assert response.status_code == 500 and response.json() == {"error": "Internal server error"}
+
+
+def test_unknown_route_and_method_are_json_404():
+    client = make_client()
+    assert client.get("/nothing").json() == {"error": "Not found"}
+    response = client.delete("/missing")
+    assert response.status_code == 404 and response.json() == {"error": "Not found"}
+
+
+def test_cache_headers():
+    client = make_client()
+    response = client.get("/missing")
+    assert response.headers["cache-control"] == "private, no-store"
+    assert response.headers["vary"] == "Authorization"
+    assert client.get("/public").headers["cache-control"].startswith("max-age=15, public")
+    authed = client.get("/public", headers={"Authorization": "Bearer x"})
+    assert authed.headers["cache-control"] == "private, no-store"
+
+
+def test_link_header_is_absolute_and_keeps_other_params(monkeypatch):
+    monkeypatch.setenv("INSTANCE_DOMAIN", "social.example")
+    monkeypatch.setenv("INSTANCE_SCHEME", "https")
+    from stratus import config
+
+    config.reset()
+    header = link_header("/api/v1/favourites",
+                         [("limit", "2"), ("max_id", "50"), ("only_media", "true")],
+                         next_max_id="40", prev_min_id="49")
+    assert header == ('<https://social.example/api/v1/favourites?limit=2&only_media=true&max_id=40>; '
+                      'rel="next", <https://social.example/api/v1/favourites?limit=2&only_media=true'
+                      '&min_id=49>; rel="prev"')
+    config.reset()
+
+
+def test_page_params_clamp_and_ignore_garbage():
+    page = page_params({"limit": "500", "max_id": "123", "since_id": "abc"})
+    assert page.limit == 40 and page.max_id == "123" and page.since_id is None
+    assert page_params({"limit": "-3"}).limit == 1
+    assert page_params({"limit": "x"}).limit == 20
+
+
+def test_snowflake_layout_and_order():
+    first = ids.new_id(at_ms=1_700_000_000_000)
+    second = ids.new_id(at_ms=1_700_000_000_000)
+    later = ids.new_id(at_ms=1_700_000_000_001)
+    assert ids.timestamp_ms(first) == 1_700_000_000_000
+    assert first != second
+    assert int(later) > int(first) and int(later) > int(second)
+    assert ids.id_at(1_700_000_000_000) <= first <= ids.id_at(1_700_000_000_000, upper=True)
+    assert keys.pad(first) == first.zfill(20) and keys.unpad(keys.pad(first)) == first
+    assert keys.pad("9") < keys.pad("10")
