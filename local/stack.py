@@ -4,7 +4,9 @@ environment against them. Used by `make dev` (moto server) and by the tests (in-
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import secrets as pysecrets
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,6 +119,19 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
             stack.queue_urls[logical] = url
             resolver.attributes[(logical, "QueueName")] = name
             resolver.attributes[(logical, "Arn")] = f"arn:aws:sqs:{cfn.REGION}:{cfn.ACCOUNT}:{name}"
+        elif kind == "AWS::SecretsManager::Secret":
+            name = f"{STACK}-{logical}"
+            sm = client("secretsmanager")
+            if create:
+                generate = props.get("GenerateSecretString", {})
+                value = json.loads(generate.get("SecretStringTemplate", "{}"))
+                if generate.get("GenerateStringKey"):
+                    value[generate["GenerateStringKey"]] = pysecrets.token_urlsafe(
+                        int(generate.get("PasswordLength", 32)))[:int(generate.get("PasswordLength", 32))]
+                arn = sm.create_secret(Name=name, SecretString=json.dumps(value))["ARN"]
+            else:
+                arn = sm.describe_secret(SecretId=name)["ARN"]
+            resolver.physical[logical] = arn
         elif kind == "AWS::S3::Bucket":
             name = f"{STACK}-{logical}".lower()
             if create:
@@ -136,8 +151,6 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
                            if resolver.attributes[(q, "Arn")] == dlq_arn)
         stack.redrive[logical] = (dlq_logical, int(policy["maxReceiveCount"]))
         if create:
-            import json
-
             sqs.set_queue_attributes(QueueUrl=stack.queue_urls[logical], Attributes={
                 "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn,
                                              "maxReceiveCount": str(policy["maxReceiveCount"])})})

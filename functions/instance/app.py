@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 
+from stratus.auth.deps import Viewer, optional
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import NODEINFO_DISCOVERY, NODEINFO_DOCUMENT, PUBLIC_5_MIN, cache
 from stratus.observability import http_handler
@@ -57,8 +58,9 @@ def instance_translation_languages(response: Response):
 
 
 @router.get("/api/v1/instance/domain_blocks")
-def instance_domain_blocks(request: Request, response: Response):
-    blocks = instance.domain_blocks(signed_in=False)
+def instance_domain_blocks(request: Request, response: Response,
+                           viewer: Viewer | None = Depends(optional())):
+    blocks = instance.domain_blocks(signed_in=viewer is not None and viewer.account is not None)
     cache(response, PUBLIC_5_MIN)
     return blocks
 

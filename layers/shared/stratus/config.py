@@ -30,6 +30,10 @@ class Settings:
         return self._get("COUNTERS_QUEUE_URL")
 
     @cached_property
+    def instance_secret_arn(self) -> str:
+        return self._get("INSTANCE_SECRET_ARN")
+
+    @cached_property
     def domain(self) -> str:
         """The instance's domain (Mastodon's LOCAL_DOMAIN), e.g. `social.example` or `localhost:8000`."""
         return self._get("INSTANCE_DOMAIN")
@@ -59,7 +63,7 @@ class Settings:
 
     @cached_property
     def mail_from(self) -> str:
-        return self._get("MAIL_FROM", f"notifications@{self.domain.split(':')[0]}")
+        return os.environ.get("MAIL_FROM") or f"notifications@{self.domain.split(':')[0]}"
 
 
 _settings: Settings | None = None

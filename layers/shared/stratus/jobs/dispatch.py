@@ -32,6 +32,12 @@ def route(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     raw_type = (images.get("NewImage") or images.get("OldImage") or {}).get("type", {})
     item_type = raw_type.get("S")
     jobs: list[tuple[str, dict[str, Any]]] = []
+    if item_type == "user":
+        new, old = images.get("NewImage") or {}, images.get("OldImage") or {}
+        nonce = new.get("confirmation_nonce", {}).get("S")
+        if nonce and nonce != old.get("confirmation_nonce", {}).get("S"):
+            jobs.append(("mail", {"job": "confirmation_mail", "event_id": record["eventID"],
+                                  "account_id": new["account_id"]["S"], "nonce": nonce}))
     if item_type in COUNTED_TYPES:
         wanted = COUNTED_TYPES[item_type]
         message = ItemChanged(event_id=record["eventID"], event_name=record["eventName"],

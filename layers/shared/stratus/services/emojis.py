@@ -11,20 +11,9 @@ from ..errors import Unprocessable
 from ..limits import CUSTOM_EMOJI_MIME_TYPES, CUSTOM_EMOJI_SHORTCODE_PATTERN, CUSTOM_EMOJI_SIZE_LIMIT
 from ..repo import instance as repo
 from ..repo import media
+from .media_types import EXTENSIONS, sniff_image
 
 _SHORTCODE = re.compile(CUSTOM_EMOJI_SHORTCODE_PATTERN)
-_EXTENSIONS = {"image/png": "png", "image/gif": "gif", "image/webp": "webp"}
-
-
-def sniff(data: bytes) -> str | None:
-    """The image type from the file's magic bytes (never trust a file name)."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def import_emoji(shortcode: str, data: bytes, *, category: str | None = None,
@@ -32,7 +21,7 @@ def import_emoji(shortcode: str, data: bytes, *, category: str | None = None,
     if not _SHORTCODE.match(shortcode):
         raise Unprocessable("Validation failed: Shortcode must be at least 2 characters and "
                             "contain only letters, numbers and underscores")
-    content_type = sniff(data)
+    content_type = sniff_image(data)
     if content_type not in CUSTOM_EMOJI_MIME_TYPES:
         raise Unprocessable("Validation failed: Image must be a PNG, GIF or WebP file")
     if len(data) > CUSTOM_EMOJI_SIZE_LIMIT:
@@ -41,7 +30,7 @@ def import_emoji(shortcode: str, data: bytes, *, category: str | None = None,
     if not overwrite and repo.get_emoji(shortcode) is not None:
         raise Unprocessable("Validation failed: Shortcode has already been taken")
     digest = hashlib.sha256(data).hexdigest()[:16]
-    key = f"custom_emojis/images/{shortcode}/{digest}.{_EXTENSIONS[content_type]}"
+    key = f"custom_emojis/images/{shortcode}/{digest}.{EXTENSIONS[content_type]}"
     media.put_object(key, data, content_type)
     item = {"shortcode": shortcode, "image_key": key, "static_key": key,
             "content_type": content_type, "size": len(data), "category": category or None,

@@ -23,8 +23,11 @@ def _registrations_message(s: dict[str, Any]) -> str | None:
 
 def instance_v2() -> dict[str, Any]:
     s = settings_service.current()
+    from . import secrets
+
     return convert.instance_v2(s, repo.get_stats(), settings_service.rules(),
-                               registrations_message=_registrations_message(s))
+                               registrations_message=_registrations_message(s),
+                               vapid_public_key=secrets.vapid_public_key())
 
 
 def instance_v1() -> dict[str, Any]:
@@ -98,11 +101,15 @@ def nodeinfo_links() -> dict[str, Any]:
 
 def default_thumbnail() -> bytes:
     """The instance thumbnail until an operator uploads one: a 600x315 PNG in Stratus blue."""
+    return solid_png(600, 315, (0x2B, 0x5F, 0x9E))
+
+
+def solid_png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A one-colour PNG (default thumbnail, avatar and header images)."""
     import struct
     import zlib
 
-    width, height = 600, 315
-    row = b"\x00" + bytes((0x2B, 0x5F, 0x9E)) * width
+    row = b"\x00" + bytes(rgb) * width
     raw = zlib.compress(row * height, 9)
 
     def chunk(kind: bytes, data: bytes) -> bytes:

@@ -1,0 +1,58 @@
+"""Admin function: staff endpoints. Each route needs an admin scope and a role permission."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from stratus.auth.deps import Viewer, require_permission
+from stratus.domain.roles import Permission
+from stratus.http.app import create_app
+from stratus.http.forms import request_params
+from stratus.http.pagination import page_params, set_link
+from stratus.observability import http_handler
+from stratus.services import admin
+
+router = APIRouter()
+read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")
+write_accounts = require_permission(Permission.MANAGE_USERS, "admin:write:accounts")
+
+
+def _listing(request: Request, response: Response, filters: dict, params: dict):
+    page = page_params(params, default=100, maximum=200)
+    accounts = admin.list_accounts(filters, page)
+    set_link(response, request, [a["id"] for a in accounts])
+    return accounts
+
+
+@router.get("/api/v1/admin/accounts")
+async def admin_accounts_v1(request: Request, response: Response,
+                            viewer: Viewer = Depends(read_accounts)):
+    params = await request_params(request)
+    return _listing(request, response, admin.v1_filters(params), params)
+
+
+@router.get("/api/v2/admin/accounts")
+async def admin_accounts_v2(request: Request, response: Response,
+                            viewer: Viewer = Depends(read_accounts)):
+    params = await request_params(request)
+    return _listing(request, response, admin.v2_filters(params), params)
+
+
+@router.get("/api/v1/admin/accounts/{account_id}")
+def admin_account(account_id: str, viewer: Viewer = Depends(read_accounts)):
+    return admin.get_account(account_id)
+
+
+@router.post("/api/v1/admin/accounts/{account_id}/approve")
+def admin_account_approve(account_id: str, viewer: Viewer = Depends(write_accounts)):
+    return admin.approve(viewer, account_id)
+
+
+@router.post("/api/v1/admin/accounts/{account_id}/reject")
+def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_accounts)):
+    admin.reject(viewer, account_id)
+    return {}
+
+
+app = create_app([router], name="admin")
+handler = http_handler(app)

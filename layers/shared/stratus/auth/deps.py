@@ -1,0 +1,131 @@
+"""Who is calling: token → account, scope checks, and Mastodon's user-state rules.
+
+Every route declares its scopes with `require(...)` (or `optional(...)` for public reads that
+accept a token). Order of checks is Mastodon's: invalid token 401 → missing scope 403 → no user
+on an app token 422 → unconfirmed / pending / disabled 403.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.requests import Request
+
+from ..domain import roles
+from ..errors import Forbidden, Unauthorized, Unprocessable
+from . import scopes as scope_rules
+
+INVALID_TOKEN = "The access token is invalid"
+OUT_OF_SCOPE = "This action is outside the authorized scopes"
+NEEDS_USER = "This method requires an authenticated user"
+UNCONFIRMED = "Your login is missing a confirmed e-mail address"
+PENDING = "Your login is currently pending approval"
+DISABLED = "Your login is currently disabled"
+NOT_ALLOWED = "This action is not allowed"
+
+
+@dataclass
+class Viewer:
+    token: dict[str, Any]
+    account: dict[str, Any] | None = None
+    user: dict[str, Any] | None = None
+    stats: dict[str, Any] | None = None
+    role: roles.Role = field(default=roles.EVERYONE)
+
+    @property
+    def account_id(self) -> str | None:
+        return self.account["id"] if self.account else None
+
+    @property
+    def scopes(self) -> list[str]:
+        return list(self.token.get("scopes", []))
+
+    def can(self, permission: int) -> bool:
+        return self.role.can(permission)
+
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header[:7].lower() == "bearer ":
+        return header[7:].strip() or None
+    return request.query_params.get("access_token") or None
+
+
+def authenticate(request: Request) -> Viewer | None:
+    """The viewer behind the request's token; None without a token; 401 for a bad one."""
+    cached = request.scope.get("stratus.viewer")
+    if cached is not None:
+        return cached
+    raw = bearer(request)
+    if raw is None:
+        return None
+    from ..services import identity
+
+    viewer = identity.viewer_for_token(raw)
+    if viewer is None:
+        raise Unauthorized(INVALID_TOKEN)
+    request.scope["stratus.viewer"] = viewer
+    return viewer
+
+
+def check_scopes(viewer: Viewer, accepted: tuple[str, ...]) -> None:
+    if accepted and not any(scope_rules.covers(viewer.scopes, s) for s in accepted):
+        raise Forbidden(OUT_OF_SCOPE)
+
+
+def check_user(viewer: Viewer, *, allow_unconfirmed: bool = False) -> None:
+    if viewer.account is None or viewer.user is None:
+        raise Unprocessable(NEEDS_USER)
+    user = viewer.user
+    if not user.get("confirmed_at") and not allow_unconfirmed:
+        raise Forbidden(UNCONFIRMED)
+    if not user.get("approved", True) and not allow_unconfirmed:
+        raise Forbidden(PENDING)
+    if user.get("disabled") or viewer.account.get("suspended_at"):
+        raise Forbidden(DISABLED)
+
+
+def require(*accepted: str, user: bool = True, allow_unconfirmed: bool = False):
+    """Dependency: a valid token carrying one of `accepted` scopes (and a usable user)."""
+
+    def dependency(request: Request) -> Viewer:
+        viewer = authenticate(request)
+        if viewer is None:
+            raise Unauthorized(INVALID_TOKEN)
+        check_scopes(viewer, accepted)
+        if user:
+            check_user(viewer, allow_unconfirmed=allow_unconfirmed)
+            from ..services import stats
+
+            stats.record_sign_in(viewer.account_id)
+        return viewer
+
+    return dependency
+
+
+def optional(*accepted: str):
+    """Dependency for public reads: no token is fine; a token must be valid and in scope."""
+
+    def dependency(request: Request) -> Viewer | None:
+        viewer = authenticate(request)
+        if viewer is not None:
+            check_scopes(viewer, accepted)
+            if viewer.account is not None and viewer.user is not None:
+                check_user(viewer)
+        return viewer
+
+    return dependency
+
+
+def require_permission(permission: int, *accepted: str):
+    """Dependency for staff endpoints: an admin scope and a role with `permission`."""
+    base = require(*accepted)
+
+    def dependency(request: Request) -> Viewer:
+        viewer = base(request)
+        if not viewer.can(permission):
+            raise Forbidden(NOT_ALLOWED)
+        return viewer
+
+    return dependency

@@ -1,0 +1,128 @@
+"""Accounts: profile, stats, the local user, uniqueness sentinels, the staff index, notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import base, keys
+
+PROFILE, STATS, USER, ADMIN = "PROFILE", "STATS", "USER", "ADMIN"
+
+
+def profile_item(profile: dict[str, Any]) -> dict[str, Any]:
+    return {**keys.account_profile(profile["id"]), "type": "account", **profile}
+
+
+def admin_item(account_id: str, origin: str, status: str, fields: dict[str, Any]
+               ) -> dict[str, Any]:
+    return {**keys.account_admin(account_id), "type": "admin_index", "account_id": account_id,
+            "origin": origin, "status": status,
+            **keys.admin_index_keys(account_id, origin, status), **fields}
+
+
+def get_bundle(account_id: str, parts: tuple[str, ...] = (PROFILE, STATS, USER)
+               ) -> dict[str, dict[str, Any]]:
+    """Several items of one account in one BatchGetItem, by SK."""
+    items = base.batch_get([{"PK": keys.account_pk(account_id), "SK": p} for p in parts])
+    return {item["SK"]: item for item in items}
+
+
+def get_many(account_ids: list[str], parts: tuple[str, ...] = (PROFILE, STATS)
+             ) -> dict[str, dict[str, dict[str, Any]]]:
+    """Items of many accounts in as few round trips as possible: {account_id: {SK: item}}."""
+    wanted = [{"PK": keys.account_pk(a), "SK": p} for a in account_ids for p in parts]
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for item in base.batch_get(wanted):
+        found.setdefault(keys.unpad(item["PK"].split("#", 1)[1]), {})[item["SK"]] = item
+    return found
+
+
+def get_profile(account_id: str) -> dict[str, Any] | None:
+    return base.get(keys.account_profile(account_id))
+
+
+def get_user(account_id: str) -> dict[str, Any] | None:
+    return base.get(keys.account_user(account_id), consistent=True)
+
+
+def id_by_handle(username: str, domain: str | None = None) -> str | None:
+    item = base.get(keys.handle(username, domain))
+    return item["account_id"] if item else None
+
+
+def id_by_email(address: str) -> str | None:
+    item = base.get(keys.email(address))
+    return item["account_id"] if item else None
+
+
+def id_by_confirmation(token_hash: str) -> str | None:
+    item = base.get(keys.confirmation(token_hash), consistent=True)
+    return item["account_id"] if item else None
+
+
+def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, Any],
+               confirmation_hash: str | None, *, username_taken: Exception,
+               email_taken: Exception) -> list[base.Op]:
+    """Everything a local account is, written together; sentinels make the handle and e-mail unique."""
+    account_id = profile["id"]
+    ops = [
+        base.put_new(profile_item(profile)),
+        base.put_new({**keys.account_stats(account_id), "type": "account_stats",
+                      "followers_count": 0, "following_count": 0, "statuses_count": 0}),
+        base.put_new({**keys.account_user(account_id), "type": "user", **user}),
+        base.put_new(admin),
+        base.put_new({**keys.handle(profile["username"]), "type": "handle",
+                      "account_id": account_id}, on_conflict=username_taken),
+        base.put_new({**keys.email(user["email"]), "type": "email", "account_id": account_id},
+                     on_conflict=email_taken),
+    ]
+    if confirmation_hash:
+        ops.append(base.put_new({**keys.confirmation(confirmation_hash), "type": "confirmation",
+                                 "account_id": account_id}))
+    return ops
+
+
+def set_ops(key: dict[str, str], changes: dict[str, Any], remove: tuple[str, ...] = (),
+            condition: str | None = "attribute_exists(PK)") -> base.Op:
+    names, vals, parts = {}, {}, []
+    for i, (name, value) in enumerate(changes.items()):
+        names[f"#a{i}"] = name
+        if value is None:
+            remove = (*remove, name)
+            continue
+        vals[f":v{i}"] = value
+        parts.append(f"#a{i} = :v{i}")
+    expression = ("SET " + ", ".join(parts)) if parts else ""
+    removals = [n for n in remove]
+    if removals:
+        offset = len(names)
+        for j, name in enumerate(removals):
+            names[f"#r{offset + j}"] = name
+        expression += " REMOVE " + ", ".join(f"#r{offset + j}" for j in range(len(removals)))
+    return base.Op("Update", key=key, expression=expression.strip(), names=names, vals=vals,
+                   condition=condition)
+
+
+def get_note(account_id: str, target_id: str) -> str:
+    item = base.get(keys.account_note(account_id, target_id))
+    return item["comment"] if item else ""
+
+
+def set_note(account_id: str, target_id: str, comment: str) -> None:
+    if comment:
+        base.put({**keys.account_note(account_id, target_id), "type": "account_note",
+                  "comment": comment})
+    else:
+        base.delete(keys.account_note(account_id, target_id))
+
+
+def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, descending: bool,
+               limit: int | None = None):
+    index, partition = keys.admin_index_partition(origin, status)
+    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,
+                      limit=limit)
+
+
+def account_item_keys(account_id: str) -> list[dict[str, str]]:
+    return [keys.account_profile(account_id), keys.account_stats(account_id),
+            keys.account_user(account_id), keys.account_admin(account_id)]

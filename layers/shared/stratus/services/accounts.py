@@ -1,0 +1,444 @@
+"""Local accounts: sign-up, e-mail confirmation, sign-in checks, profiles and their reads."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .. import clock, ids, limits
+from ..auth import passwords
+from ..auth.deps import Viewer
+from ..auth.tokens import digest, generate
+from ..convert import accounts as convert
+from ..errors import Forbidden, NotFound, Unprocessable, ValidationFailed
+from ..repo import accounts as repo
+from ..repo import base, keys, media
+from ..repo import oauth as oauth_repo
+from . import identity, oauth, secrets
+from . import settings as settings_service
+from .media_types import EXTENSIONS, sniff_image
+
+USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+RESERVED_USERNAMES = frozenset({
+    "admin", "administrator", "root", "support", "help", "webmaster", "postmaster",
+    "hostmaster", "abuse", "security", "mod", "moderator", "moderators", "staff", "noreply",
+    "no_reply", "instance", "actor", "system", "about", "settings", "api", "auth", "oauth",
+})
+LOCALES = frozenset({
+    "ar", "ast", "be", "bg", "bn", "br", "ca", "ckb", "co", "cs", "cy", "da", "de", "el", "en",
+    "en-GB", "eo", "es", "es-AR", "es-MX", "et", "eu", "fa", "fi", "fo", "fr", "fr-CA", "fy",
+    "ga", "gd", "gl", "he", "hi", "hr", "hu", "hy", "id", "ig", "io", "is", "it", "ja", "ka",
+    "kab", "kk", "kn", "ko", "ku", "lt", "lv", "mk", "ml", "mr", "ms", "my", "nl", "nn", "no",
+    "oc", "pa", "pl", "pt-BR", "pt-PT", "ro", "ru", "sa", "sc", "si", "sk", "sl", "sq", "sr",
+    "sr-Latn", "sv", "ta", "te", "th", "tr", "uk", "ur", "vi", "zh-CN", "zh-HK", "zh-TW",
+})
+PRIVACY = ("public", "unlisted", "private")
+NOT_ALLOWED = "This action is not allowed"
+
+TAKEN = ("ERR_TAKEN", "is already taken")
+BLANK = ("ERR_BLANK", "can't be blank")
+
+
+# --- helpers ------------------------------------------------------------------------------
+def confirmation_token(account_id: str, nonce: str) -> str:
+    """The confirmation link's token, derived from the instance secret: the mailer worker can
+    rebuild it from the user item, and only its hash is stored."""
+    key = secrets.session_key()
+    return hmac.new(key, f"confirm:{account_id}:{nonce}".encode(), hashlib.sha256).hexdigest()
+
+
+def _origin_status(user: dict[str, Any], profile: dict[str, Any]) -> str:
+    if user.get("disabled"):
+        return "disabled"
+    if not user.get("approved", True):
+        return "pending"
+    if profile.get("suspended_at"):
+        return "suspended"
+    if profile.get("silenced_at"):
+        return "silenced"
+    return "active"
+
+
+def admin_entry(profile: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+    return repo.admin_item(profile["id"], "remote" if profile.get("domain") else "local",
+                           _origin_status(user, profile),
+                           {"username": profile["username"].lower(),
+                            "email": user.get("email", "").lower(),
+                            "role_id": user.get("role_id")})
+
+
+def _bool(value: Any) -> bool | None:
+    from ..http.forms import truthy
+
+    result = truthy(value)
+    return None if result is None else bool(result)
+
+
+# --- sign-up ------------------------------------------------------------------------------
+@dataclass
+class NewAccount:
+    username: str
+    email: str
+    password: str
+    agreement: Any = None
+    locale: str | None = None
+    reason: str | None = None
+
+
+def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: bool) -> None:
+    details: dict[str, list[tuple[str, str]]] = {}
+    username = data.username.strip() if isinstance(data.username, str) else ""
+    if not username:
+        details["username"] = [BLANK]
+    elif len(username) > limits.MAX_USERNAME_LENGTH:
+        details["username"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_USERNAME_LENGTH} characters)")]
+    elif not USERNAME.match(username):
+        details["username"] = [("ERR_INVALID", "must contain only letters, numbers and underscores")]
+    elif username.lower() in RESERVED_USERNAMES:
+        details["username"] = [("ERR_RESERVED", "is reserved")]
+    email = data.email.strip() if isinstance(data.email, str) else ""
+    if not email:
+        details["email"] = [BLANK]
+    elif len(email) > limits.MAX_EMAIL_LENGTH or not EMAIL.match(email):
+        details["email"] = [("ERR_INVALID", "is invalid")]
+    password = data.password if isinstance(data.password, str) else ""
+    if not password:
+        details["password"] = [BLANK]
+    elif len(password) < limits.MIN_PASSWORD_LENGTH:
+        details["password"] = [("ERR_TOO_SHORT", f"is too short (minimum is {limits.MIN_PASSWORD_LENGTH} characters)")]
+    elif len(password) > limits.MAX_PASSWORD_LENGTH:
+        details["password"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PASSWORD_LENGTH} characters)")]
+    if require_agreement and _bool(data.agreement) is not True:
+        details["agreement"] = [("ERR_ACCEPTED", "must be accepted")]
+    if data.locale is not None and data.locale not in LOCALES:
+        details["locale"] = [("ERR_INCLUSION", "is not included in the list")]
+    if require_reason and not (data.reason or "").strip():
+        details["reason"] = [BLANK]
+    if details:
+        raise ValidationFailed(details)
+
+
+def new_account_items(data: NewAccount, *, approved: bool, confirmed: bool,
+                      app: dict | None = None, role_id: str | None = None,
+                      ip: str | None = None) -> tuple[dict, dict, dict, str | None]:
+    now = clock.iso(clock.now())
+    account_id = ids.new_id()
+    username = data.username.strip()
+    profile = {"id": account_id, "username": username, "domain": None, "display_name": "",
+               "note": "", "fields": [], "locked": False, "bot": False, "discoverable": None,
+               "indexable": False, "created_at": now}
+    nonce = None if confirmed else generate(16)
+    user = {"account_id": account_id, "email": data.email.strip(),
+            "password_hash": passwords.hash_password(data.password),
+            "confirmed_at": now if confirmed else None, "confirmation_nonce": nonce,
+            "approved": approved, "disabled": False, "role_id": role_id,
+            "locale": data.locale or "en", "reason": (data.reason or "").strip() or None,
+            "created_by_application_id": app["id"] if app else None,
+            "created_by_client_id": app["client_id"] if app else None,
+            "sign_up_ip": ip, "created_at": now,
+            "settings": {"default_privacy": "public", "default_sensitive": False,
+                         "default_language": None}}
+    confirmation_hash = digest(confirmation_token(account_id, nonce)) if nonce else None
+    return profile, user, admin_entry(profile, user), confirmation_hash
+
+
+def create_ops(profile, user, admin, confirmation_hash) -> list[base.Op]:
+    return repo.create_ops(
+        profile, user, admin, confirmation_hash,
+        username_taken=ValidationFailed({"username": [TAKEN]}),
+        email_taken=ValidationFailed({"email": [TAKEN]}))
+
+
+def sign_up(viewer: Viewer, data: NewAccount, ip: str) -> dict[str, Any]:
+    """POST /api/v1/accounts: create the user and return its token for the calling app."""
+    mode = settings_service.current()["registrations_mode"]
+    if mode == "none":
+        raise Forbidden(NOT_ALLOWED)
+    approval = mode == "approved"
+    require_reason = approval and bool(settings_service.current()["require_invite_text"])
+    validate_new(data, require_agreement=True, require_reason=require_reason)
+    app = oauth.get_app(viewer.token["client_id"])
+    if app is None:
+        raise Forbidden(NOT_ALLOWED)
+    profile, user, admin, confirmation_hash = new_account_items(
+        data, approved=not approval, confirmed=False, app=app, ip=ip)
+    token, raw, _ = oauth.new_token(app, profile["id"], list(app["scopes"]))
+    base.transact([*create_ops(profile, user, admin, confirmation_hash),
+                   *oauth_repo.put_token_ops(token)])
+    return oauth.token_response(token, raw)
+
+
+# --- e-mail confirmation ------------------------------------------------------------------
+def confirm(raw_token: str) -> str | None:
+    """Confirm the user behind a link; returns where to send the browser (the app's redirect
+    URI for users an app created), or None to show our own page. Unknown token → 404."""
+    account_id = repo.id_by_confirmation(digest(raw_token)) if raw_token else None
+    if account_id is None:
+        raise NotFound("Record not found")
+    user = repo.get_user(account_id)
+    if user is None:
+        raise NotFound("Record not found")
+    ops = [repo.set_ops(keys.account_user(account_id),
+                        {"confirmed_at": clock.iso(clock.now()), "confirmation_nonce": None}),
+           base.Op("Delete", key=keys.confirmation(digest(raw_token)))]
+    base.transact(ops)
+    client_id = user.get("created_by_client_id")
+    app = oauth.get_app(client_id) if client_id else None
+    if app and app["redirect_uris"] and app["redirect_uris"][0] != oauth.OOB:
+        return app["redirect_uris"][0]
+    return None
+
+
+def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
+    user = viewer.user
+    if viewer.token.get("app_id") != user.get("created_by_application_id"):
+        raise Forbidden("This method is only available to the application the user "
+                        "originally signed-up with")
+    if user.get("confirmed_at"):
+        raise Forbidden("This method is only available while the e-mail is awaiting confirmation")
+    account_id = viewer.account_id
+    old_nonce = user.get("confirmation_nonce")
+    nonce = generate(16)
+    changes: dict[str, Any] = {"confirmation_nonce": nonce}
+    ops: list[base.Op] = []
+    if old_nonce:
+        ops.append(base.Op("Delete", key=keys.confirmation(
+            digest(confirmation_token(account_id, old_nonce)))))
+    if isinstance(new_email, str) and new_email.strip() and \
+            new_email.strip().lower() != user["email"].lower():
+        email = new_email.strip()
+        if not EMAIL.match(email) or len(email) > limits.MAX_EMAIL_LENGTH:
+            raise ValidationFailed({"email": [("ERR_INVALID", "is invalid")]})
+        changes["email"] = email
+        ops.append(base.Op("Delete", key=keys.email(user["email"])))
+        ops.append(base.put_new({**keys.email(email), "type": "email", "account_id": account_id},
+                                on_conflict=ValidationFailed({"email": [TAKEN]})))
+        ops.append(repo.set_ops(keys.account_admin(account_id), {"email": email.lower()}))
+    ops.append(repo.set_ops(keys.account_user(account_id), changes))
+    ops.append(base.put_new({**keys.confirmation(digest(confirmation_token(account_id, nonce))),
+                             "type": "confirmation", "account_id": account_id}))
+    base.transact(ops)
+
+
+def confirmation_mail(account_id: str, nonce: str) -> tuple[str, str, str] | None:
+    """(to, subject, body) for the current confirmation of an account, or None if it is stale."""
+    from ..config import settings
+
+    user = repo.get_user(account_id)
+    if user is None or user.get("confirmed_at") or user.get("confirmation_nonce") != nonce:
+        return None
+    profile = repo.get_profile(account_id) or {"username": ""}
+    token = confirmation_token(account_id, nonce)
+    link = f"{settings().base_url}/auth/confirmation?confirmation_token={token}"
+    title = settings_service.current()["site_title"]
+    body = (f"Hello @{profile['username']},\n\n"
+            f"To finish signing up on {title} ({settings().domain}), confirm your e-mail "
+            f"address by following this link:\n\n{link}\n\n"
+            "If you did not sign up, you can ignore this message.\n")
+    return user["email"], f"Confirm your e-mail address for {title}", body
+
+
+# --- sign-in --------------------------------------------------------------------------------
+def check_credentials(email: str, password: str) -> tuple[str | None, str | None]:
+    """(account id, None) when the pair is right and the user may sign in, else (None, reason)."""
+    account_id = repo.id_by_email(email) if isinstance(email, str) and email.strip() else None
+    user = repo.get_user(account_id) if account_id else None
+    if not passwords.verify(user.get("password_hash") if user else None, password or ""):
+        return None, "Invalid e-mail address or password."
+    if not user.get("confirmed_at"):
+        return None, "You have to confirm your e-mail address before continuing."
+    if user.get("disabled"):
+        return None, "Your account is disabled."
+    return account_id, None
+
+
+def session_profile(account_id: str | None) -> dict[str, Any] | None:
+    """The profile of a browser session's user, if that user may still sign in."""
+    if not account_id:
+        return None
+    bundle = repo.get_bundle(account_id)
+    user, profile = bundle.get(repo.USER), bundle.get(repo.PROFILE)
+    if not user or not profile or user.get("disabled") or not user.get("confirmed_at"):
+        return None
+    return profile
+
+
+def authenticate(email: str, password: str) -> str | None:
+    return check_credentials(email, password)[0]
+
+
+# --- reads ----------------------------------------------------------------------------------
+def _visible(bundle: dict[str, dict[str, Any]]) -> bool:
+    profile, user = bundle.get(repo.PROFILE), bundle.get(repo.USER)
+    if profile is None:
+        return False
+    if profile.get("domain") is None:
+        # Unconfirmed or unapproved local accounts are not shown (Mastodon hides them).
+        return user is not None and bool(user.get("confirmed_at")) and user.get("approved", True)
+    return True
+
+
+def render(bundle: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    user = bundle.get(repo.USER) or {}
+    return convert.account(bundle[repo.PROFILE], bundle.get(repo.STATS),
+                           identity.role_for(user.get("role_id")))
+
+
+def get_account(account_id: str) -> dict[str, Any]:
+    if not ids.is_id(account_id):
+        raise NotFound("Record not found")
+    bundle = repo.get_bundle(account_id)
+    if not _visible(bundle):
+        raise NotFound("Record not found")
+    return render(bundle)
+
+
+def get_accounts(account_ids: list[str]) -> list[dict[str, Any]]:
+    if len(account_ids) > limits.MAX_ACCOUNTS_PER_REQUEST:
+        raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_ACCOUNTS_PER_REQUEST})")
+    wanted = [a for a in dict.fromkeys(account_ids) if ids.is_id(a)]
+    found = repo.get_many(wanted, (repo.PROFILE, repo.STATS, repo.USER))
+    return [render(found[a]) for a in wanted if a in found and _visible(found[a])]
+
+
+def lookup(acct: str) -> dict[str, Any]:
+    from ..config import settings
+
+    handle = (acct or "").strip().removeprefix("@")
+    username, _, domain = handle.partition("@")
+    if domain and domain.lower() != settings().domain.lower():
+        raise NotFound("Record not found")  # remote accounts arrive with federation
+    account_id = repo.id_by_handle(username) if username else None
+    if account_id is None:
+        raise NotFound("Record not found")
+    return get_account(account_id)
+
+
+def account_by_username(username: str) -> dict[str, dict[str, Any]] | None:
+    account_id = repo.id_by_handle(username)
+    if account_id is None:
+        return None
+    bundle = repo.get_bundle(account_id)
+    return bundle if _visible(bundle) else None
+
+
+def verify_credentials(viewer: Viewer) -> dict[str, Any]:
+    return convert.credential_account(viewer.account, viewer.stats, viewer.user, viewer.role)
+
+
+def preferences(viewer: Viewer) -> dict[str, Any]:
+    return convert.preferences(viewer.user)
+
+
+def set_note(viewer: Viewer, target_id: str, comment: Any) -> dict[str, Any]:
+    get_account(target_id)
+    comment = comment if isinstance(comment, str) else ""
+    if len(comment) > limits.MAX_PRIVATE_NOTE_LENGTH:
+        raise ValidationFailed({"comment": [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PRIVATE_NOTE_LENGTH} characters)")]})
+    repo.set_note(viewer.account_id, target_id, comment)
+    return convert.relationship(target_id, note=comment)
+
+
+# --- profile updates --------------------------------------------------------------------------
+def _fields(raw: Any) -> list[dict[str, str]] | None:
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        entries = [raw[k] for k in sorted(raw, key=lambda k: int(k) if str(k).isdigit() else 0)]
+    elif isinstance(raw, list):
+        entries = raw
+    else:
+        raise ValidationFailed({"fields": [("ERR_INVALID", "is invalid")]})
+    fields = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise ValidationFailed({"fields": [("ERR_INVALID", "is invalid")]})
+        name, value = str(entry.get("name") or "").strip(), str(entry.get("value") or "").strip()
+        if not name and not value:
+            continue
+        fields.append({"name": name, "value": value})
+    return fields
+
+
+def _upload(kind: str, account_id: str, upload: Any) -> str:
+    data = upload.file.read() if hasattr(upload, "file") else bytes(upload)
+    limit = limits.AVATAR_SIZE_LIMIT if kind == "avatar" else limits.HEADER_SIZE_LIMIT
+    content_type = sniff_image(data)
+    if content_type not in limits.PROFILE_IMAGE_MIME_TYPES:
+        raise ValidationFailed({kind: [("ERR_INVALID", "must be a PNG, JPEG, GIF or WebP image")]})
+    if len(data) > limit:
+        raise ValidationFailed({kind: [("ERR_TOO_LARGE", f"must be smaller than {limit // (1024 * 1024)} MB")]})
+    key = (f"accounts/{kind}s/{keys.pad(account_id)}/"
+           f"{hashlib.sha256(data).hexdigest()[:16]}.{EXTENSIONS[content_type]}")
+    media.put_object(key, data, content_type)
+    return key
+
+
+def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
+    details: dict[str, list[tuple[str, str]]] = {}
+    changes: dict[str, Any] = {}
+
+    def text(name: str, limit: int) -> None:
+        if name in params and params[name] is not None:
+            value = str(params[name]) if not isinstance(params[name], (dict, list)) else None
+            if value is None:
+                details[name] = [("ERR_INVALID", "is invalid")]
+            elif len(value) > limit:
+                details[name] = [("ERR_TOO_LONG", f"is too long (maximum is {limit} characters)")]
+            else:
+                changes[name] = value.strip() if name == "display_name" else value
+
+    text("display_name", limits.MAX_DISPLAY_NAME_LENGTH)
+    text("note", limits.MAX_NOTE_LENGTH)
+    for flag in ("locked", "bot", "discoverable", "indexable", "hide_collections"):
+        if flag in params and _bool(params[flag]) is not None:
+            changes[flag] = _bool(params[flag])
+    try:
+        fields = _fields(params.get("fields_attributes"))
+    except ValidationFailed as exc:
+        raise exc
+    if fields is not None:
+        if len(fields) > limits.MAX_PROFILE_FIELDS:
+            details["fields"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PROFILE_FIELDS} fields)")]
+        elif any(len(f["name"]) > limits.PROFILE_FIELD_NAME_LIMIT
+                 or len(f["value"]) > limits.PROFILE_FIELD_VALUE_LIMIT for f in fields):
+            details["fields"] = [("ERR_TOO_LONG", "name or value is too long (maximum is "
+                                  f"{limits.PROFILE_FIELD_VALUE_LIMIT} characters)")]
+        else:
+            changes["fields"] = fields
+    user_settings = dict(viewer.user.get("settings", {}))
+    source = params.get("source") if isinstance(params.get("source"), dict) else {}
+    if "privacy" in source:
+        if source["privacy"] not in PRIVACY:
+            details["source.privacy"] = [("ERR_INCLUSION", "is not included in the list")]
+        else:
+            user_settings["default_privacy"] = source["privacy"]
+    if "sensitive" in source and _bool(source["sensitive"]) is not None:
+        user_settings["default_sensitive"] = _bool(source["sensitive"])
+    if "language" in source:
+        language = str(source["language"] or "").strip()
+        if language and not re.fullmatch(r"[a-z]{2,3}", language):
+            details["source.language"] = [("ERR_INCLUSION", "is not included in the list")]
+        else:
+            user_settings["default_language"] = language or None
+    if details:
+        raise ValidationFailed(details)
+    for kind in ("avatar", "header"):
+        upload = params.get(kind)
+        if upload is not None and hasattr(upload, "file"):
+            changes[f"{kind}_key"] = _upload(kind, viewer.account_id, upload)
+    ops = []
+    if changes:
+        ops.append(repo.set_ops(keys.account_profile(viewer.account_id), changes))
+    if user_settings != viewer.user.get("settings", {}):
+        ops.append(repo.set_ops(keys.account_user(viewer.account_id),
+                                {"settings": user_settings}))
+    if ops:
+        base.transact(ops)
+    bundle = repo.get_bundle(viewer.account_id)
+    return convert.credential_account(bundle[repo.PROFILE], bundle.get(repo.STATS),
+                                      bundle[repo.USER], viewer.role)
