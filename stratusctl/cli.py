@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 OUTPUT_ENV = {"MainTableName": "MAIN_TABLE", "MediaBucketName": "MEDIA_BUCKET",
-              "MediaUrl": "MEDIA_BASE_URL"}
+              "MediaUrl": "MEDIA_BASE_URL", "InstanceSecretArn": "INSTANCE_SECRET_ARN"}
 
 
 class CliError(Exception):
@@ -95,6 +95,25 @@ def cmd_emoji(args: argparse.Namespace) -> None:
     print(f"imported :{emoji['shortcode']}: ({emoji['content_type']}, {emoji['size']} bytes)")
 
 
+def cmd_accounts(args: argparse.Namespace) -> None:
+    from stratus.services import accounts
+
+    if args.action == "create":
+        account_id, password = accounts.operator_create(
+            args.username, args.email, args.password, role=args.role,
+            confirmed=args.confirmed, approve=args.approve)
+        print(f"created @{args.username} (id {account_id})")
+        if password:
+            print(f"New password: {password}")
+        return
+    password = accounts.operator_modify(
+        args.username, role=args.role, approve=args.approve, confirm=args.confirm,
+        disable=args.disable, enable=args.enable, reset_password=args.reset_password)
+    print(f"modified @{args.username}")
+    if password:
+        print(f"New password: {password}")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="stratusctl", description=__doc__.split("\n\n")[0])
     root.add_argument("--stack", default=os.environ.get("STRATUS_STACK"),
@@ -120,6 +139,25 @@ def parser() -> argparse.ArgumentParser:
     imp.add_argument("--overwrite", action="store_true", help="replace an existing emoji")
     e_actions.add_parser("list", help="list custom emoji")
     e.set_defaults(run=cmd_emoji)
+
+    a = groups.add_parser("accounts", help="create and change local accounts")
+    a_actions = a.add_subparsers(dest="action", required=True)
+    create = a_actions.add_parser("create", help="create a local account")
+    create.add_argument("username")
+    create.add_argument("--email", required=True)
+    create.add_argument("--password", help="default: generate one and print it")
+    create.add_argument("--role", choices=["Owner", "Admin", "Moderator"])
+    create.add_argument("--confirmed", action="store_true", help="skip e-mail confirmation")
+    create.add_argument("--approve", action="store_true", help="skip the approval queue")
+    modify = a_actions.add_parser("modify", help="change a local account")
+    modify.add_argument("username")
+    modify.add_argument("--role", help="Owner, Admin, Moderator or User (no role)")
+    modify.add_argument("--approve", action="store_true")
+    modify.add_argument("--confirm", action="store_true")
+    modify.add_argument("--disable", action="store_true")
+    modify.add_argument("--enable", action="store_true")
+    modify.add_argument("--reset-password", action="store_true")
+    a.set_defaults(run=cmd_accounts)
     return root
 
 

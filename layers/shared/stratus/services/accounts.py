@@ -442,3 +442,71 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
     bundle = repo.get_bundle(viewer.account_id)
     return convert.credential_account(bundle[repo.PROFILE], bundle.get(repo.STATS),
                                       bundle[repo.USER], viewer.role)
+
+
+# --- operator commands (stratusctl) -----------------------------------------------------------
+def role_id_for(name: str | None) -> str | None:
+    from ..domain import roles
+
+    if not name:
+        return None
+    role = roles.BY_NAME.get(name.lower())
+    if role is None:
+        raise Unprocessable(f"unknown role {name!r}; known: Owner, Admin, Moderator")
+    return role.id
+
+
+def operator_create(username: str, email: str, password: str | None, *, role: str | None,
+                    confirmed: bool, approve: bool) -> tuple[str, str | None]:
+    """Create a local account as the operator; returns (account id, generated password)."""
+    generated = None
+    if not password:
+        password = generated = generate(18)
+    data = NewAccount(username=username, email=email, password=password)
+    validate_new(data, require_agreement=False, require_reason=False)
+    approved = approve or settings_service.current()["registrations_mode"] != "approved"
+    profile, user, admin, confirmation_hash = new_account_items(
+        data, approved=approved, confirmed=confirmed, role_id=role_id_for(role))
+    base.transact(create_ops(profile, user, admin, confirmation_hash))
+    return profile["id"], generated
+
+
+def operator_modify(username: str, *, role: str | None = None, approve: bool = False,
+                    confirm: bool = False, disable: bool = False, enable: bool = False,
+                    reset_password: bool = False) -> str | None:
+    """Change a local account as the operator; returns a new password when one was reset."""
+    account_id = repo.id_by_handle(username)
+    bundle = repo.get_bundle(account_id) if account_id else {}
+    profile, user = bundle.get(repo.PROFILE), bundle.get(repo.USER)
+    if profile is None or user is None:
+        raise NotFound(f"no local account named {username!r}")
+    changes: dict[str, Any] = {}
+    new_password = None
+    if role is not None:
+        changes["role_id"] = role_id_for(role) if role.lower() != "user" else None
+    if approve:
+        changes["approved"] = True
+    if confirm and not user.get("confirmed_at"):
+        changes["confirmed_at"] = clock.iso(clock.now())
+        changes["confirmation_nonce"] = None
+    if disable and enable:
+        raise Unprocessable("--disable and --enable contradict each other")
+    if disable:
+        changes["disabled"] = True
+    if enable:
+        changes["disabled"] = False
+    if reset_password:
+        new_password = generate(18)
+        changes["password_hash"] = passwords.hash_password(new_password)
+    if not changes:
+        return None
+    updated = {**user, **changes}
+    ops = [repo.set_ops(keys.account_user(account_id), changes),
+           base.Op("Put", item=admin_entry(profile, updated))]
+    if "confirmed_at" in changes and user.get("confirmation_nonce"):
+        ops.append(base.Op("Delete", key=keys.confirmation(
+            digest(confirmation_token(account_id, user["confirmation_nonce"])))))
+    base.transact(ops)
+    if disable or reset_password:
+        oauth.revoke_all(account_id)  # Mastodon signs the user out everywhere
+    return new_password

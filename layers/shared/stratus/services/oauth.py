@@ -436,5 +436,4 @@ def deny(request: AuthorizationRequest) -> str | None:
 
     if request.redirect_uri == OOB:
         return None
-    return AccessDeniedError(state=request.state,
-                             redirect_uri=request.redirect_uri).in_uri(request.redirect_uri)
+    return AccessDeniedError(state=request.state).in_uri(request.redirect_uri)

@@ -1,0 +1,62 @@
+"""Test fixtures written through the services and repositories (never raw key strings)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from stratus.repo import base
+from stratus.repo import oauth as oauth_repo
+from stratus.services import accounts, oauth
+
+
+@dataclass
+class App:
+    client_id: str
+    client_secret: str
+    item: dict
+
+
+def make_app(client, scopes="read write follow push", redirect_uris="urn:ietf:wg:oauth:2.0:oob",
+             name="Test client") -> App:
+    response = client.post("/api/v1/apps", data={"client_name": name, "scopes": scopes,
+                                                 "redirect_uris": redirect_uris})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    return App(body["client_id"], body["client_secret"], oauth.get_app(body["client_id"]))
+
+
+def app_token(client, app: App, scope="read write") -> str:
+    response = client.post("/oauth/token", data={
+        "grant_type": "client_credentials", "client_id": app.client_id,
+        "client_secret": app.client_secret, "scope": scope})
+    assert response.status_code == 200, response.text
+    return response.json()["access_token"]
+
+
+def make_user(username="alice", email=None, password="correct horse battery", *,
+              confirmed=True, approved=True, role=None) -> str:
+    data = accounts.NewAccount(username=username, email=email or f"{username}@example.org",
+                               password=password)
+    profile, user, admin, confirmation_hash = accounts.new_account_items(
+        data, approved=approved, confirmed=confirmed, role_id=accounts.role_id_for(role))
+    base.transact(accounts.create_ops(profile, user, admin, confirmation_hash))
+    return profile["id"]
+
+
+def user_token(app: App, account_id: str, scopes=("read", "write", "follow")) -> str:
+    token, raw, _ = oauth.new_token(app.item, account_id, list(scopes))
+    oauth_repo.put_token(token)
+    return raw
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def pkce_pair() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
+    return verifier, challenge.decode()
