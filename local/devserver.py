@@ -65,6 +65,9 @@ def main() -> None:
     from werkzeug.serving import WSGIRequestHandler
 
     WSGIRequestHandler.log_request = lambda *args, **kwargs: None  # the emulator's access log
+    from .emulator import serialize_requests
+
+    serialize_requests()
     emulator.start()
     endpoint = f"http://127.0.0.1:{moto_port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint

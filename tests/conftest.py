@@ -30,6 +30,9 @@ os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "stratus-test")
 def aws():
     from moto import mock_aws
 
+    from local.emulator import serialize_requests
+
+    serialize_requests()
     with mock_aws():
         yield
 

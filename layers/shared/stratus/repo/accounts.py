@@ -84,21 +84,23 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
 
 def set_ops(key: dict[str, str], changes: dict[str, Any], remove: tuple[str, ...] = (),
             condition: str | None = "attribute_exists(PK)") -> base.Op:
-    names, vals, parts = {}, {}, []
+    """An Update that sets `changes` (a None value removes the attribute)."""
+    names: dict[str, str] = {}
+    vals: dict[str, Any] = {}
+    sets: list[str] = []
+    removals: list[str] = []
     for i, (name, value) in enumerate(changes.items()):
         names[f"#a{i}"] = name
         if value is None:
-            remove = (*remove, name)
-            continue
-        vals[f":v{i}"] = value
-        parts.append(f"#a{i} = :v{i}")
-    expression = ("SET " + ", ".join(parts)) if parts else ""
-    removals = [n for n in remove]
-    if removals:
-        offset = len(names)
-        for j, name in enumerate(removals):
-            names[f"#r{offset + j}"] = name
-        expression += " REMOVE " + ", ".join(f"#r{offset + j}" for j in range(len(removals)))
+            removals.append(f"#a{i}")
+        else:
+            vals[f":v{i}"] = value
+            sets.append(f"#a{i} = :v{i}")
+    for j, name in enumerate(remove):
+        names[f"#r{j}"] = name
+        removals.append(f"#r{j}")
+    expression = ("SET " + ", ".join(sets) if sets else "") + \
+        (" REMOVE " + ", ".join(removals) if removals else "")
     return base.Op("Update", key=key, expression=expression.strip(), names=names, vals=vals,
                    condition=condition)
 

@@ -1,0 +1,191 @@
+"""Credentials, profiles, account reads, notes, preferences, and scope/user-state rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratus.repo import base, keys
+from stratus.services.instance import solid_png
+from tests.rig import app_token, auth, make_app, make_user, user_token
+
+
+@pytest.fixture
+def app(client):
+    return make_app(client)
+
+
+@pytest.fixture
+def alice(app):
+    account_id = make_user("alice")
+    return account_id, auth(user_token(app, account_id, scopes=("read", "write")))
+
+
+def test_verify_credentials(client, alice, entity):
+    account_id, headers = alice
+    response = client.get("/api/v1/accounts/verify_credentials", headers=headers)
+    assert response.status_code == 200
+    assert response.headers["cache-control"] == "private, no-store"
+    body = response.json()
+    entity("CredentialAccount", body)
+    assert body["id"] == account_id and body["acct"] == "alice"
+    assert body["url"] == "http://localhost:8000/@alice"
+    assert body["uri"] == "http://localhost:8000/users/alice"
+    assert body["avatar"] == "http://localhost:8000/avatars/original/missing.png"
+    assert body["header"] == "http://localhost:8000/headers/original/missing.png"
+    assert body["created_at"].endswith("T00:00:00.000Z")
+    assert body["source"]["privacy"] == "public" and body["source"]["note"] == ""
+    assert body["role"]["id"] == "-99" and body["role"]["permissions"] == "65536"
+    assert body["last_status_at"] is None and body["statuses_count"] == 0
+    assert client.get(body["avatar"].removeprefix("http://localhost:8000")).status_code == 200
+
+
+def test_profile_scope_is_enough_for_verify_credentials(client, app):
+    account_id = make_user("alice")
+    token = user_token(app, account_id, scopes=("profile",))
+    assert client.get("/api/v1/accounts/verify_credentials", headers=auth(token)).status_code == 200
+    write_only = user_token(app, account_id, scopes=("write",))
+    response = client.get("/api/v1/accounts/verify_credentials", headers=auth(write_only))
+    assert response.status_code == 403
+    assert response.json() == {"error": "This action is outside the authorized scopes"}
+
+
+def test_app_token_where_a_user_is_needed_is_422(client, app):
+    token = app_token(client, app, scope="read")
+    response = client.get("/api/v1/accounts/verify_credentials", headers=auth(token))
+    assert response.status_code == 422
+    assert response.json() == {"error": "This method requires an authenticated user"}
+    assert client.get("/api/v1/accounts/verify_credentials").status_code == 401
+
+
+def test_disabled_user_is_403(client, app):
+    from stratus.services import accounts
+
+    token = user_token(app, make_user("erin"))
+    accounts.operator_modify("erin", disable=True)
+    response = client.get("/api/v1/preferences", headers=auth(token))
+    assert response.status_code == 401  # disabling revokes the user's tokens
+    token = user_token(app, accounts.repo.id_by_handle("erin"))
+    response = client.get("/api/v1/preferences", headers=auth(token))
+    assert response.status_code == 403 and response.json() == {"error": "Your login is currently disabled"}
+
+
+def test_update_credentials(client, alice, entity):
+    _, headers = alice
+    response = client.patch("/api/v1/accounts/update_credentials", headers=headers, data={
+        "display_name": "Alice A.", "note": "Hello\n<b>world</b>", "locked": "true",
+        "bot": "0", "discoverable": "1",
+        "fields_attributes[0][name]": "Site", "fields_attributes[0][value]": "https://alice.example",
+        "fields_attributes[1][name]": "Pronouns", "fields_attributes[1][value]": "she/her",
+        "source[privacy]": "unlisted", "source[sensitive]": "true", "source[language]": "de"},
+        files={"avatar": ("a.png", solid_png(8, 8, (1, 2, 3)), "image/png")})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    entity("CredentialAccount", body)
+    assert body["display_name"] == "Alice A."
+    assert body["note"] == "<p>Hello<br>&lt;b&gt;world&lt;/b&gt;</p>"
+    assert body["source"]["note"] == "Hello\n<b>world</b>"
+    assert body["locked"] is True and body["bot"] is False and body["discoverable"] is True
+    assert [f["name"] for f in body["fields"]] == ["Site", "Pronouns"]
+    assert 'href="https://alice.example"' in body["fields"][0]["value"]
+    assert body["fields"][1]["value"] == "she/her"
+    assert body["source"]["privacy"] == "unlisted" and body["source"]["sensitive"] is True
+    assert body["source"]["language"] == "de"
+    assert body["avatar"].startswith("http://localhost:8000/system/accounts/avatars/")
+    image = client.get(body["avatar"].removeprefix("http://localhost:8000"))
+    assert image.status_code == 200 and image.content == solid_png(8, 8, (1, 2, 3))
+    prefs = client.get("/api/v1/preferences", headers=headers).json()
+    assert prefs["posting:default:visibility"] == "unlisted"
+    assert prefs["posting:default:sensitive"] is True
+    as_json = client.patch("/api/v1/accounts/update_credentials", headers=headers,
+                           json={"display_name": "Alice", "fields_attributes": []})
+    assert as_json.json()["display_name"] == "Alice" and as_json.json()["fields"] == []
+
+
+@pytest.mark.parametrize("data, field", [
+    ({"note": "x" * 501}, "note"),
+    ({"display_name": "x" * 31}, "display_name"),
+    ({f"fields_attributes[{i}][name]": f"n{i}" for i in range(5)}, "fields"),
+    ({"source[privacy]": "direct"}, "source.privacy"),
+])
+def test_update_credentials_limits(client, alice, data, field):
+    response = client.patch("/api/v1/accounts/update_credentials", headers=alice[1], data=data)
+    assert response.status_code == 422
+    assert field in response.json()["details"]
+
+
+def test_avatar_must_be_an_image(client, alice):
+    response = client.patch("/api/v1/accounts/update_credentials", headers=alice[1],
+                            files={"avatar": ("a.png", b"not an image", "image/png")})
+    assert response.status_code == 422 and "avatar" in response.json()["details"]
+
+
+def test_public_account_reads(client, alice, entity):
+    account_id, _ = alice
+    response = client.get(f"/api/v1/accounts/{account_id}")
+    assert response.status_code == 200
+    entity("Account", response.json())
+    assert response.headers["cache-control"].startswith("max-age=15, public")
+    assert "source" not in response.json()
+    hidden = make_user("pending", confirmed=False)
+    assert client.get(f"/api/v1/accounts/{hidden}").status_code == 404
+    assert client.get("/api/v1/accounts/12345").status_code == 404
+    assert client.get("/api/v1/accounts/not-an-id").status_code == 404
+    many = client.get(f"/api/v1/accounts?id[]={account_id}&id[]={hidden}&id[]=999").json()
+    assert [a["id"] for a in many] == [account_id]
+    too_many = client.get("/api/v1/accounts?" + "&".join(f"id[]={i}" for i in range(41)))
+    assert too_many.status_code == 422
+
+
+def test_lookup(client, alice):
+    account_id, headers = alice
+    for acct in ("alice", "@alice", "ALICE", "alice@localhost:8000"):
+        response = client.get(f"/api/v1/accounts/lookup?acct={acct}")
+        assert response.status_code == 200, acct
+        assert response.json()["id"] == account_id
+    assert client.get("/api/v1/accounts/lookup?acct=nobody").status_code == 404
+    assert client.get("/api/v1/accounts/lookup?acct=alice@elsewhere.example").status_code == 404
+
+
+def test_private_note(client, alice, entity):
+    _, headers = alice
+    bob = make_user("bob")
+    response = client.post(f"/api/v1/accounts/{bob}/note", headers=headers,
+                           data={"comment": "met at the conference"})
+    assert response.status_code == 200
+    entity("Relationship", response.json())
+    assert response.json()["note"] == "met at the conference" and response.json()["id"] == bob
+    too_long = client.post(f"/api/v1/accounts/{bob}/note", headers=headers,
+                           data={"comment": "x" * 2001})
+    assert too_long.status_code == 422
+    assert client.post("/api/v1/accounts/1/note", headers=headers,
+                       data={"comment": "x"}).status_code == 404
+    cleared = client.post(f"/api/v1/accounts/{bob}/note", headers=headers, data={"comment": ""})
+    assert cleared.json()["note"] == ""
+
+
+def test_identity_proofs_and_preferences(client, alice, entity):
+    account_id, headers = alice
+    assert client.get(f"/api/v1/accounts/{account_id}/identity_proofs", headers=headers).json() == []
+    prefs = client.get("/api/v1/preferences", headers=headers)
+    assert prefs.status_code == 200
+    entity("Preferences", prefs.json())
+
+
+def test_profile_page(client, alice):
+    _, headers = alice
+    client.patch("/api/v1/accounts/update_credentials", headers=headers,
+                 data={"display_name": "Alice <Wonder>", "note": "Curious",
+                       "fields_attributes[0][name]": "Web",
+                       "fields_attributes[0][value]": "https://alice.example"})
+    page = client.get("/@alice")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "Alice &lt;Wonder&gt;" in page.text and "<p>Curious</p>" in page.text
+    assert 'href="https://alice.example"' in page.text
+    assert client.get("/@nobody").status_code == 404
+
+
+def test_sign_in_activity_feeds_active_users(client, alice, runtime):
+    _, headers = alice
+    client.get("/api/v1/accounts/verify_credentials", headers=headers)
+    runtime.pipeline.pump_schedules(now=float("inf"))
+    assert client.get("/nodeinfo/2.0").json()["usage"]["users"]["activeMonth"] == 1

@@ -1,0 +1,199 @@
+"""Sign-up: registration modes, validation, uniqueness under races, rate limits, confirmation."""
+
+from __future__ import annotations
+
+import re
+import threading
+from email import message_from_bytes
+from email.policy import default
+from urllib.parse import urlsplit
+
+import pytest
+
+from stratus.services import settings as settings_service
+from tests.rig import app_token, auth, make_app, make_user, user_token
+
+GOOD = {"username": "carol", "email": "carol@example.org", "password": "a good password",
+        "agreement": "true", "locale": "en"}
+
+
+def sign_up(client, token, **overrides):
+    return client.post("/api/v1/accounts", data={**GOOD, **overrides}, headers=auth(token))
+
+
+@pytest.fixture
+def app(client):
+    return make_app(client, scopes="read write follow", redirect_uris="https://app.example/welcome")
+
+
+@pytest.fixture
+def token(client, app):
+    return app_token(client, app, scope="read write")
+
+
+def confirmation_link(runtime, drain) -> str:
+    drain()
+    files = runtime.mailbox.collect()
+    assert files, "no confirmation mail was sent"
+    message = message_from_bytes(files[-1].read_bytes(), policy=default)
+    body = message.get_body(("plain",)).get_content()
+    return re.search(r"(http://\S+/auth/confirmation\?confirmation_token=\S+)", body).group(1)
+
+
+def test_sign_up_confirm_and_use(client, runtime, drain, app, token, entity):
+    response = sign_up(client, token)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    entity("Token", body)
+    assert body["scope"] == "read write follow"  # the app's scopes
+    assert response.headers["x-ratelimit-limit"] == "5"
+    user = auth(body["access_token"])
+    blocked = client.get("/api/v1/accounts/verify_credentials", headers=user)
+    assert blocked.status_code == 403
+    assert blocked.json() == {"error": "Your login is missing a confirmed e-mail address"}
+    assert client.get("/api/v1/emails/check_confirmation", headers=user).json() is False
+    link = confirmation_link(runtime, drain)
+    followed = client.get(link.removeprefix("http://localhost:8000"), follow_redirects=False)
+    assert followed.status_code == 302
+    assert followed.headers["location"] == "https://app.example/welcome"
+    me = client.get("/api/v1/accounts/verify_credentials", headers=user)
+    assert me.status_code == 200 and me.json()["username"] == "carol"
+    assert client.get("/api/v1/emails/check_confirmation", headers=user).json() is True
+    again = client.get(link.removeprefix("http://localhost:8000"))
+    assert again.status_code == 404 and "invalid" in again.text
+
+
+def test_resend_confirmation(client, runtime, drain, app, token):
+    body = sign_up(client, token).json()
+    user = auth(body["access_token"])
+    confirmation_link(runtime, drain)
+    response = client.post("/api/v1/emails/confirmations", data={"email": "carol@new.example"},
+                           headers=user)
+    assert response.status_code == 200 and response.json() == {}
+    drain()
+    files = runtime.mailbox.collect()
+    message = message_from_bytes(files[-1].read_bytes(), policy=default)
+    assert message["To"] == "carol@new.example"
+    link = re.search(r"(/auth/confirmation\?confirmation_token=\S+)",
+                     message.get_body(("plain",)).get_content()).group(1)
+    assert client.get(link, follow_redirects=False).status_code == 302
+    done = client.post("/api/v1/emails/confirmations", headers=user)
+    assert done.status_code == 403
+    assert done.json()["error"] == "This method is only available while the e-mail is awaiting confirmation"
+
+
+def test_resend_only_from_the_signing_up_app(client, app, token):
+    assert sign_up(client, token).status_code == 200
+    from stratus.services import accounts
+
+    carol = accounts.repo.id_by_handle("carol")
+    foreign = user_token(make_app(client), carol, scopes=("write",))
+    response = client.post("/api/v1/emails/confirmations", headers=auth(foreign))
+    assert response.status_code == 403
+    assert response.json()["error"].startswith("This method is only available to the application")
+
+
+def test_approval_mode_keeps_users_pending(client, runtime, drain, app, token):
+    settings_service.set_value("registrations_mode", "approved")
+    settings_service.set_value("require_invite_text", "true")
+    missing_reason = sign_up(client, token)
+    assert missing_reason.status_code == 422
+    assert missing_reason.json()["details"]["reason"][0]["error"] == "ERR_BLANK"
+    body = sign_up(client, token, reason="I like clouds").json()
+    link = confirmation_link(runtime, drain)
+    client.get(link.removeprefix("http://localhost:8000"))
+    pending = client.get("/api/v1/accounts/verify_credentials", headers=auth(body["access_token"]))
+    assert pending.status_code == 403
+    assert pending.json() == {"error": "Your login is currently pending approval"}
+
+
+def test_closed_registrations(client, token):
+    settings_service.set_value("registrations_mode", "none")
+    response = sign_up(client, token)
+    assert response.status_code == 403 and response.json() == {"error": "This action is not allowed"}
+
+
+def test_user_tokens_cannot_sign_up(client, app):
+    carol_token = user_token(app, make_user("dave"), scopes=("write",))
+    assert sign_up(client, carol_token).status_code == 403
+    assert client.post("/api/v1/accounts", data=GOOD).status_code == 401
+    read_only = app_token(client, app, scope="read")
+    response = sign_up(client, read_only)
+    assert response.status_code == 403
+    assert response.json() == {"error": "This action is outside the authorized scopes"}
+
+
+@pytest.mark.parametrize("overrides, field, code", [
+    ({"username": ""}, "username", "ERR_BLANK"),
+    ({"username": "no spaces"}, "username", "ERR_INVALID"),
+    ({"username": "x" * 31}, "username", "ERR_TOO_LONG"),
+    ({"username": "admin"}, "username", "ERR_RESERVED"),
+    ({"email": "nope"}, "email", "ERR_INVALID"),
+    ({"email": ""}, "email", "ERR_BLANK"),
+    ({"password": "short"}, "password", "ERR_TOO_SHORT"),
+    ({"password": "p" * 73}, "password", "ERR_TOO_LONG"),
+    ({"agreement": "false"}, "agreement", "ERR_ACCEPTED"),
+    ({"locale": "xx-YY"}, "locale", "ERR_INCLUSION"),
+])
+def test_validation_errors(client, token, overrides, field, code):
+    response = sign_up(client, token, **overrides)
+    assert response.status_code == 422
+    body = response.json()
+    assert body["error"].startswith("Validation failed:")
+    assert body["details"][field][0]["error"] == code
+
+
+def test_username_and_email_are_unique_case_insensitively(client, token):
+    make_user("Carol", "someone@example.org")
+    taken = sign_up(client, token, username="cArOl")
+    assert taken.status_code == 422
+    assert taken.json()["details"] == {"username": [{"error": "ERR_TAKEN",
+                                                     "description": "is already taken"}]}
+    email = sign_up(client, token, username="other", email="SOMEONE@example.org")
+    assert email.json()["details"]["email"][0]["error"] == "ERR_TAKEN"
+
+
+def test_concurrent_sign_ups_for_one_username(client, app):
+    tokens = [app_token(client, app) for _ in range(4)]
+    results: list[int] = []
+
+    def attempt(index: int) -> None:
+        response = client.post("/api/v1/accounts", headers=auth(tokens[index]), data={
+            **GOOD, "username": "racer", "email": f"racer{index}@example.org"})
+        results.append(response.status_code)
+
+    threads = [threading.Thread(target=attempt, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [200, 422, 422, 422]
+
+
+def test_sixth_sign_up_from_one_address_is_429(client, token):
+    for index in range(5):
+        response = sign_up(client, token, username=f"user{index}", email=f"u{index}@example.org")
+        assert response.status_code == 200
+        assert response.headers["x-ratelimit-remaining"] == str(4 - index)
+    sixth = sign_up(client, token, username="user6", email="u6@example.org")
+    assert sixth.status_code == 429
+    assert sixth.json() == {"error": "Too many requests"}
+    assert sixth.headers["x-ratelimit-limit"] == "5"
+    assert sixth.headers["x-ratelimit-remaining"] == "0"
+    assert sixth.headers["x-ratelimit-reset"].endswith("Z")
+
+
+def test_rate_limit_keys_ipv6_by_64(runtime):
+    from stratus.errors import TooManyRequests
+    from stratus.services import ratelimit
+
+    assert ratelimit.ip_key("2001:db8:1:2:aaaa::1") == ratelimit.ip_key("2001:db8:1:2:bbbb::9")
+    assert ratelimit.ip_key("2001:db8:1:3::1") != ratelimit.ip_key("2001:db8:1:2::1")
+    assert ratelimit.ip_key("::ffff:192.0.2.1") == "192.0.2.1"
+    now = 1_800_000_000.0
+    for _ in range(5):
+        ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key("2001:db8::1"), now=now)
+    with pytest.raises(TooManyRequests):
+        ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key("2001:db8::ffff"), now=now)
+    # Fixed windows: the next window starts fresh.
+    ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key("2001:db8::1"), now=now + 1800)
