@@ -88,6 +88,7 @@ def _signed_in(session: dict) -> dict | None:
 
 
 @router.get("/oauth/authorize")
+@router.get("/oauth/authorize/", include_in_schema=False)
 def oauth_authorize(request: Request):
     params = [(k, v) for k, v in request.query_params.multi_items() if k != "force_login"]
     auth, failure = _validate(params)

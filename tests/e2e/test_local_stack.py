@@ -105,3 +105,56 @@ def test_without_a_stack_stratusctl_says_what_to_do(tmp_path):
     result = subprocess.run([sys.executable, "-m", "stratusctl.cli", "settings", "list"],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "make dev" in result.stderr
+
+
+def test_owner_from_stratusctl_approves_a_pending_sign_up(dev_stack):
+    import re
+
+    import requests
+
+    base = dev_stack["base"]
+    assert ctl(dev_stack, "settings", "set", "registrations_mode", "approved").returncode == 0
+    created = ctl(dev_stack, "accounts", "create", "admin", "--email", "admin@example.org",
+                  "--role", "Owner", "--confirmed")
+    assert created.returncode == 0, created.stderr
+    password = re.search(r"New password: (\S+)", created.stdout).group(1)
+
+    app = requests.post(base + "/api/v1/apps", data={
+        "client_name": "e2e", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+        "scopes": "read write admin:read admin:write"}).json()
+    creds = {"client_id": app["client_id"], "client_secret": app["client_secret"]}
+    owner = requests.post(base + "/oauth/token", data={
+        **creds, "grant_type": "password", "username": "admin@example.org",
+        "password": password, "scope": "read write admin:read admin:write"}).json()
+    owner_headers = {"Authorization": f"Bearer {owner['access_token']}"}
+
+    app_token = requests.post(base + "/oauth/token", data={
+        **creds, "grant_type": "client_credentials", "scope": "write"}).json()["access_token"]
+    signed_up = requests.post(base + "/api/v1/accounts", headers={
+        "Authorization": f"Bearer {app_token}"}, data={
+        "username": "newbie", "email": "newbie@example.org", "password": "newbie password",
+        "agreement": "true", "locale": "en"})
+    assert signed_up.status_code == 200, signed_up.text
+    user_headers = {"Authorization": f"Bearer {signed_up.json()['access_token']}"}
+
+    mail_dir = dev_stack["state"] / "mail"
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not list(mail_dir.glob("*.eml")):
+        time.sleep(0.2)
+    [mail] = list(mail_dir.glob("*.eml"))
+    from email import message_from_bytes
+    from email.policy import default
+
+    text = message_from_bytes(mail.read_bytes(), policy=default).get_body(("plain",)).get_content()
+    link = re.search(r"(http://\S+confirmation_token=\w+)", text).group(1)
+    assert requests.get(link.replace("localhost", "127.0.0.1"), allow_redirects=False).status_code == 200
+
+    me = requests.get(base + "/api/v1/accounts/verify_credentials", headers=user_headers)
+    assert me.status_code == 403 and "pending approval" in me.json()["error"]
+    pending = requests.get(base + "/api/v2/admin/accounts?status=pending", headers=owner_headers)
+    assert [a["username"] for a in pending.json()] == ["newbie"]
+    approved = requests.post(base + f"/api/v1/admin/accounts/{pending.json()[0]['id']}/approve",
+                             headers=owner_headers)
+    assert approved.status_code == 200 and approved.json()["approved"] is True
+    me = requests.get(base + "/api/v1/accounts/verify_credentials", headers=user_headers)
+    assert me.status_code == 200 and me.json()["username"] == "newbie"

@@ -20,9 +20,10 @@ def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailM
     message["To"] = to
     message["Subject"] = subject
     message["Message-ID"] = make_msgid(domain=s.mail_from.split("@")[-1])
-    message.set_content(text)
+    # 8bit keeps links readable and clickable in the raw message (no quoted-printable breaks).
+    message.set_content(text, cte="8bit")
     if html:
-        message.add_alternative(html, subtype="html")
+        message.add_alternative(html, subtype="html", cte="8bit")
     return message
 
 

@@ -118,11 +118,19 @@ def set_note(account_id: str, target_id: str, comment: str) -> None:
         base.delete(keys.account_note(account_id, target_id))
 
 
-def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, descending: bool,
-               limit: int | None = None):
-    index, partition = keys.admin_index_partition(origin, status)
-    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,
-                      limit=limit)
+def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, descending: bool):
+    """Staff index entries in id order; a status without an origin merges both origins."""
+    import heapq
+
+    origins = [origin] if origin or not status else ["local", "remote"]
+    streams = []
+    for each in origins:
+        index, partition = keys.admin_index_partition(each, status)
+        streams.append(base.query(partition, index=index, sk_between=(lo, hi),
+                                  descending=descending))
+    if len(streams) == 1:
+        return streams[0]
+    return heapq.merge(*streams, key=lambda e: e["GSI1SK"], reverse=descending)
 
 
 def account_item_keys(account_id: str) -> list[dict[str, str]]:

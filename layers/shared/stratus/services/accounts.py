@@ -89,7 +89,8 @@ class NewAccount:
     reason: str | None = None
 
 
-def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: bool) -> None:
+def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: bool,
+                 allow_reserved: bool = False) -> None:
     details: dict[str, list[tuple[str, str]]] = {}
     username = data.username.strip() if isinstance(data.username, str) else ""
     if not username:
@@ -98,7 +99,7 @@ def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: b
         details["username"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_USERNAME_LENGTH} characters)")]
     elif not USERNAME.match(username):
         details["username"] = [("ERR_INVALID", "must contain only letters, numbers and underscores")]
-    elif username.lower() in RESERVED_USERNAMES:
+    elif username.lower() in RESERVED_USERNAMES and not allow_reserved:
         details["username"] = [("ERR_RESERVED", "is reserved")]
     email = data.email.strip() if isinstance(data.email, str) else ""
     if not email:
@@ -463,10 +464,13 @@ def operator_create(username: str, email: str, password: str | None, *, role: st
     if not password:
         password = generated = generate(18)
     data = NewAccount(username=username, email=email, password=password)
-    validate_new(data, require_agreement=False, require_reason=False)
-    approved = approve or settings_service.current()["registrations_mode"] != "approved"
+    # Reserved names are for sign-ups: the operator may take them (as tootctl does).
+    validate_new(data, require_agreement=False, require_reason=False, allow_reserved=True)
+    # The operator is the approver: accounts created here skip the approval queue (tootctl
+    # does the same); `approve` is accepted for symmetry with `accounts modify --approve`.
+    del approve
     profile, user, admin, confirmation_hash = new_account_items(
-        data, approved=approved, confirmed=confirmed, role_id=role_id_for(role))
+        data, approved=True, confirmed=confirmed, role_id=role_id_for(role))
     base.transact(create_ops(profile, user, admin, confirmation_hash))
     return profile["id"], generated
 
