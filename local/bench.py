@@ -54,20 +54,17 @@ def first_event(fn: cfn.Function, stack) -> dict:
     from .gateway import build_event
 
     if fn.routes:
-        route = next((r for r in fn.routes if r.path.startswith("/api/v2")), fn.routes[0])
-        path = route.path.replace("{proxy+}", "rules")
+        # A plain GET route if the function has one (its first request does real work).
+        plain = [r for r in fn.routes if r.method in ("GET", "ANY") and "{" not in r.path
+                 and r.path != "$default"]
+        route = next((r for r in plain if r.path.startswith("/api/v2")), None) or \
+            (plain[0] if plain else fn.routes[0])
+        path = "/" if route.path == "$default" else route.path.replace("{proxy+}", "rules")
         return build_event("GET", path, "", [("host", "localhost:8000")], b"", "127.0.0.1",
                            f"GET {route.path}", {})
-    if fn.queues:  # one job that changes nothing
-        body = json.dumps({"job": "count", "event_id": "bench", "event_name": "MODIFY",
-                           "item_type": "user", "new": {"type": "user"}, "old": {"type": "user"}})
-        return {"Records": [{"messageId": "1", "receiptHandle": "r", "body": body,
-                             "attributes": {}, "messageAttributes": {}, "md5OfBody": "",
-                             "eventSource": "aws:sqs", "eventSourceARN": "arn", "awsRegion": cfn.REGION}]}
-    if fn.streams:  # one change of an item type nothing listens to
-        return {"Records": [{"eventID": "1", "eventName": "INSERT", "dynamodb": {
-            "Keys": {"PK": {"S": "X"}, "SK": {"S": "X"}}, "SequenceNumber": "1",
-            "NewImage": {"PK": {"S": "X"}, "SK": {"S": "X"}, "type": {"S": "bench"}}}}]}
+    sample = cfn.ROOT / "events" / f"{fn.logical_id}.json"
+    if sample.exists():
+        return json.loads(sample.read_text())
     return {"version": "0", "detail-type": "Scheduled Event", "source": "aws.events",
             "detail": {}}
 

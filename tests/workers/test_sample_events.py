@@ -1,0 +1,55 @@
+"""Every non-HTTP handler, fed its sample event from events/ exactly as Lambda would."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from local import cfn
+from local.lambda_runtime import invoke
+from stratus.repo import base, keys
+
+NON_HTTP = [f.logical_id for f in cfn.functions(cfn.load_template()) if not f.routes]
+
+
+def sample(name: str) -> dict:
+    return json.loads((cfn.ROOT / "events" / f"{name}.json").read_text())
+
+
+@pytest.mark.parametrize("name", NON_HTTP)
+def test_every_job_function_has_a_sample_event(name):
+    assert (cfn.ROOT / "events" / f"{name}.json").exists()
+
+
+def test_counters_worker(runtime):
+    result = invoke(runtime.stack, "CountersFunction", sample("CountersFunction"))
+    assert result == {"batchItemFailures": []}
+    assert base.get(keys.instance_stats())["local_posts"] == 1
+    invoke(runtime.stack, "CountersFunction", sample("CountersFunction"))  # redelivery
+    assert base.get(keys.instance_stats())["local_posts"] == 1
+
+
+def test_mailer_skips_stale_confirmations(runtime):
+    assert invoke(runtime.stack, "MailerFunction", sample("MailerFunction")) == \
+        {"batchItemFailures": []}
+    assert runtime.mailbox.collect() == []
+
+
+def test_mailer_reports_unknown_jobs_as_failures(runtime):
+    event = sample("MailerFunction")
+    event["Records"][0]["body"] = json.dumps({"job": "mystery"})
+    with pytest.raises(Exception):  # every record failed: Lambda retries the batch
+        invoke(runtime.stack, "MailerFunction", event)
+
+
+def test_dispatch_routes_to_the_counters_queue(runtime, drain):
+    assert invoke(runtime.stack, "DispatchFunction", sample("DispatchFunction")) == \
+        {"batchItemFailures": []}
+    drain()
+    assert base.get(keys.instance_stats())["local_posts"] == 1
+
+
+def test_activity_schedule(runtime):
+    assert invoke(runtime.stack, "ActivityFunction", sample("ActivityFunction")) == \
+        {"active_month": 0, "active_halfyear": 0}
