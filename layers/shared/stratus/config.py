@@ -26,10 +26,6 @@ class Settings:
         return self._get("MEDIA_BUCKET")
 
     @cached_property
-    def counters_queue_url(self) -> str:
-        return self._get("COUNTERS_QUEUE_URL")
-
-    @cached_property
     def instance_secret_arn(self) -> str:
         return self._get("INSTANCE_SECRET_ARN")
 

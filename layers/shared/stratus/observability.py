@@ -43,3 +43,19 @@ def job_handler(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
         return fn(event, context)
 
     return handler
+
+
+def sqs_batch_handler(record_handler: Callable[[Any], Any]) -> Callable[[dict, Any], Any]:
+    """An SQS consumer: each record handled on its own, failures reported per message
+    (Powertools BatchProcessor → ReportBatchItemFailures), so one poison message is retried
+    and dead-lettered without holding back the rest of the batch."""
+    from aws_lambda_powertools.utilities.batch import (BatchProcessor, EventType,
+                                                       process_partial_response)
+
+    processor = BatchProcessor(event_type=EventType.SQS)
+
+    def handle(event: dict, context: Any) -> Any:
+        return process_partial_response(event=event, record_handler=record_handler,
+                                        processor=processor, context=context)
+
+    return job_handler(handle)

@@ -398,10 +398,7 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
     for flag in ("locked", "bot", "discoverable", "indexable", "hide_collections"):
         if flag in params and _bool(params[flag]) is not None:
             changes[flag] = _bool(params[flag])
-    try:
-        fields = _fields(params.get("fields_attributes"))
-    except ValidationFailed as exc:
-        raise exc
+    fields = _fields(params.get("fields_attributes"))
     if fields is not None:
         if len(fields) > limits.MAX_PROFILE_FIELDS:
             details["fields"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PROFILE_FIELDS} fields)")]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hmac
+from functools import lru_cache
 import json
 import os
 import time
@@ -126,6 +127,7 @@ def _client_credentials(request: Any) -> tuple[str | None, str | None]:
     return request.client_id, getattr(request, "client_secret", None)
 
 
+@lru_cache(maxsize=1)
 def _validator_class():
     from oauthlib.oauth2 import RequestValidator
 
