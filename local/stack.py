@@ -132,6 +132,9 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
             else:
                 arn = sm.describe_secret(SecretId=name)["ARN"]
             resolver.physical[logical] = arn
+        elif kind == "AWS::IAM::Role":
+            resolver.attributes[(logical, "Arn")] = (
+                f"arn:aws:iam::{cfn.ACCOUNT}:role/{STACK}-{logical}")
         elif kind == "AWS::S3::Bucket":
             name = f"{STACK}-{logical}".lower()
             if create:

@@ -53,3 +53,17 @@ def test_dispatch_routes_to_the_counters_queue(runtime, drain):
 def test_activity_schedule(runtime):
     assert invoke(runtime.stack, "ActivityFunction", sample("ActivityFunction")) == \
         {"active_month": 0, "active_halfyear": 0}
+
+
+def test_effects_worker_indexes_hashtags(runtime):
+    from stratus.repo import statuses as statuses_repo
+
+    assert invoke(runtime.stack, "EffectsFunction", sample("EffectsFunction")) == \
+        {"batchItemFailures": []}
+    assert statuses_repo.tag_status_ids("clouds", keys.pad(0), keys.MAX_SK) == \
+        ["117657226599751661"]
+
+
+def test_timers_worker_ignores_unknown_polls(runtime):
+    assert invoke(runtime.stack, "TimersFunction", sample("TimersFunction")) == \
+        {"batchItemFailures": []}

@@ -38,6 +38,7 @@ def route(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         if nonce and nonce != old.get("confirmation_nonce", {}).get("S"):
             jobs.append(("mail", {"job": "confirmation_mail", "event_id": record["eventID"],
                                   "account_id": new["account_id"]["S"], "nonce": nonce}))
+    jobs.extend(_effects(record, item_type))
     if item_type in COUNTED_TYPES:
         wanted = COUNTED_TYPES[item_type]
         message = ItemChanged(event_id=record["eventID"], event_name=record["eventName"],
@@ -45,3 +46,47 @@ def route(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                               old=_image(record, "OldImage", wanted))
         jobs.append(("counters", message.to_dict()))
     return jobs
+
+
+def _plain(record: dict[str, Any], name: str) -> dict[str, Any]:
+    raw = record.get("dynamodb", {}).get(name)
+    return deserialize(raw) if raw else {}
+
+
+def _effects(record: dict[str, Any], item_type: str | None) -> list[tuple[str, dict[str, Any]]]:
+    """Status activity that has effects: hashtag index, notifications."""
+    event, event_id = record["eventName"], record["eventID"]
+    if item_type == "status":
+        new, old = _plain(record, "NewImage"), _plain(record, "OldImage")
+        if event == "INSERT":
+            return [("effects", {"job": "status_created", "event_id": event_id,
+                                 "status_id": new["id"], "account_id": new["account_id"],
+                                 "visibility": new.get("visibility"),
+                                 "tags": new.get("tags", []),
+                                 "mention_ids": new.get("mention_ids", []),
+                                 "reblog_of_id": new.get("reblog_of_id"),
+                                 "reblog_of_account_id": new.get("reblog_of_account_id")})]
+        if event == "REMOVE":
+            return [("effects", {"job": "status_removed", "event_id": event_id,
+                                 "status_id": old["id"], "tags": old.get("tags", [])})]
+        if event == "MODIFY":
+            added = [t for t in new.get("tags", []) if t not in old.get("tags", [])]
+            removed = [t for t in old.get("tags", []) if t not in new.get("tags", [])]
+            mentions = [m for m in new.get("mention_ids", []) if m not in old.get("mention_ids", [])]
+            if added or removed or mentions:
+                return [("effects", {"job": "status_changed", "event_id": event_id,
+                                     "status_id": new["id"], "account_id": new["account_id"],
+                                     "visibility": new.get("visibility"), "added_tags": added,
+                                     "removed_tags": removed, "added_mention_ids": mentions})]
+    elif item_type == "fav" and event == "INSERT":
+        new = _plain(record, "NewImage")
+        return [("effects", {"job": "favourited", "event_id": event_id,
+                             "account_id": new["account_id"], "status_id": new["status_id"],
+                             "status_account_id": new["status_account_id"]})]
+    elif item_type == "poll" and event == "MODIFY":
+        new, old = _plain(record, "NewImage"), _plain(record, "OldImage")
+        if new.get("closed") and not old.get("closed"):
+            return [("effects", {"job": "poll_closed", "event_id": event_id,
+                                 "poll_id": new["id"], "status_id": new["status_id"],
+                                 "account_id": new["account_id"]})]
+    return []

@@ -82,27 +82,7 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
     return ops
 
 
-def set_ops(key: dict[str, str], changes: dict[str, Any], remove: tuple[str, ...] = (),
-            condition: str | None = "attribute_exists(PK)") -> base.Op:
-    """An Update that sets `changes` (a None value removes the attribute)."""
-    names: dict[str, str] = {}
-    vals: dict[str, Any] = {}
-    sets: list[str] = []
-    removals: list[str] = []
-    for i, (name, value) in enumerate(changes.items()):
-        names[f"#a{i}"] = name
-        if value is None:
-            removals.append(f"#a{i}")
-        else:
-            vals[f":v{i}"] = value
-            sets.append(f"#a{i} = :v{i}")
-    for j, name in enumerate(remove):
-        names[f"#r{j}"] = name
-        removals.append(f"#r{j}")
-    expression = ("SET " + ", ".join(sets) if sets else "") + \
-        (" REMOVE " + ", ".join(removals) if removals else "")
-    return base.Op("Update", key=key, expression=expression.strip(), names=names, vals=vals,
-                   condition=condition)
+set_ops = base.set_op
 
 
 def get_note(account_id: str, target_id: str) -> str:

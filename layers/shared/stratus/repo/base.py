@@ -222,6 +222,29 @@ class Op:
         return {self.kind: body}
 
 
+def set_op(key: dict[str, str], changes: dict[str, Any], remove: tuple[str, ...] = (),
+           condition: str | None = "attribute_exists(PK)") -> Op:
+    """An Update that sets `changes` (a None value removes the attribute)."""
+    names: dict[str, str] = {}
+    vals: dict[str, Any] = {}
+    sets: list[str] = []
+    removals: list[str] = []
+    for i, (name, value) in enumerate(changes.items()):
+        names[f"#a{i}"] = name
+        if value is None:
+            removals.append(f"#a{i}")
+        else:
+            vals[f":v{i}"] = value
+            sets.append(f"#a{i} = :v{i}")
+    for j, name in enumerate(remove):
+        names[f"#r{j}"] = name
+        removals.append(f"#r{j}")
+    expression = ("SET " + ", ".join(sets) if sets else "") + \
+        (" REMOVE " + ", ".join(removals) if removals else "")
+    return Op("Update", key=key, expression=expression.strip(), names=names, vals=vals,
+              condition=condition)
+
+
 def put_new(item: dict[str, Any], on_conflict: ApiError | None = None) -> Op:
     return Op("Put", item=item, condition="attribute_not_exists(PK)", on_conflict=on_conflict)
 

@@ -8,6 +8,7 @@ lexicographic order is numeric order. No other module builds key strings.
 from __future__ import annotations
 
 ID_WIDTH = 20
+MAX_SK = "~"  # sorts after every digit and letter
 
 
 def pad(snowflake: str | int) -> str:
@@ -186,8 +187,140 @@ def rate_window(family: str, discriminator: str, window_start: int) -> dict[str,
 
 
 # --- statuses ----------------------------------------------------------------------------
+def status_pk(status_id: str) -> str:
+    return "STATUS#" + pad(status_id)
+
+
 def status(status_id: str) -> dict[str, str]:
-    return key("STATUS#" + pad(status_id), "STATUS")
+    return key(status_pk(status_id), "STATUS")
+
+
+def status_stats(status_id: str) -> dict[str, str]:
+    return key(status_pk(status_id), "STATS")
+
+
+EDIT_PREFIX = "EDIT#"
+
+
+def status_edit(status_id: str, edit_id: str) -> dict[str, str]:
+    return key(status_pk(status_id), EDIT_PREFIX + pad(edit_id))
+
+
+def status_index_keys(account_id: str, status_id: str, thread_id: str,
+                      public_day: str | None) -> dict[str, str]:
+    """GSI1: an account's statuses; GSI2: a thread; GSI3: public local statuses by day."""
+    sk = pad(status_id)
+    keys_ = {"GSI1PK": "ASTAT#" + pad(account_id), "GSI1SK": sk,
+             "GSI2PK": "THREAD#" + pad(thread_id), "GSI2SK": sk}
+    if public_day:
+        keys_.update({"GSI3PK": "PUB#LOCAL#" + public_day, "GSI3SK": sk})
+    return keys_
+
+
+def account_statuses(account_id: str) -> str:
+    return "ASTAT#" + pad(account_id)
+
+
+def thread(thread_id: str) -> str:
+    return "THREAD#" + pad(thread_id)
+
+
+# Viewer edges live in the viewer's partition under deterministic keys, so a page of statuses
+# gets all its viewer flags from one BatchGetItem.
+FAV, BOOKMARK, REBLOG, PIN, MUTED_THREAD = "FAV#", "BMK#", "REBLOG#", "PIN#", "MUTECONV#"
+
+
+def favourite(account_id: str, status_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), FAV + pad(status_id))
+
+
+def bookmark(account_id: str, status_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), BOOKMARK + pad(status_id))
+
+
+def reblog_edge(account_id: str, status_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), REBLOG + pad(status_id))
+
+
+def pin(account_id: str, status_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), PIN + pad(status_id))
+
+
+def muted_thread(account_id: str, thread_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), MUTED_THREAD + pad(thread_id))
+
+
+def edge_index_keys(kind: str, owner_id: str, status_id: str, edge_id: str) -> dict[str, str]:
+    """GSI1: who did `kind` to a status; GSI2: the owner's list of `kind`, by edge id."""
+    return {"GSI1PK": f"{kind}BY#" + pad(status_id), "GSI1SK": pad(edge_id),
+            "GSI2PK": f"{kind}S#" + pad(owner_id), "GSI2SK": pad(edge_id)}
+
+
+def edges_by_status(kind: str, status_id: str) -> str:
+    return f"{kind}BY#" + pad(status_id)
+
+
+def edges_of(kind: str, owner_id: str) -> str:
+    return f"{kind}S#" + pad(owner_id)
+
+
+# --- polls, media, scheduled statuses, hashtags, notifications ----------------------------
+def poll(poll_id: str) -> dict[str, str]:
+    return key("POLL#" + pad(poll_id), "POLL")
+
+
+def poll_vote(poll_id: str, account_id: str) -> dict[str, str]:
+    return key("POLL#" + pad(poll_id), VOTE_PREFIX + pad(account_id))
+
+
+VOTE_PREFIX = "VOTE#"
+
+
+def media(media_id: str) -> dict[str, str]:
+    return key("MEDIA#" + pad(media_id), "MEDIA")
+
+
+def scheduled_status(scheduled_id: str) -> dict[str, str]:
+    return key("SCHED#" + pad(scheduled_id), "SCHED")
+
+
+def scheduled_index_keys(account_id: str, scheduled_id: str) -> dict[str, str]:
+    return {"GSI2PK": "SCHEDS#" + pad(account_id), "GSI2SK": pad(scheduled_id)}
+
+
+def scheduled_of(account_id: str) -> str:
+    return "SCHEDS#" + pad(account_id)
+
+
+def tag(name: str) -> dict[str, str]:
+    return key("TAG#" + name.lower(), "TAG")
+
+
+def tagged_status(name: str, status_id: str) -> dict[str, str]:
+    return key("TAG#" + name.lower(), "S#" + pad(status_id))
+
+
+def tag_statuses(name: str) -> str:
+    return "TAG#" + name.lower()
+
+
+def notification(account_id: str, notification_id: str) -> dict[str, str]:
+    return key("NOTIF#" + pad(account_id), pad(notification_id))
+
+
+def notification_once(account_id: str, kind: str, from_id: str, subject_id: str
+                      ) -> dict[str, str]:
+    """One notification per (recipient, type, actor, subject): redelivered jobs add none."""
+    return key(f"NOTIFKEY#{pad(account_id)}#{kind}#{pad(from_id)}#{subject_id}", "NOTIFKEY")
+
+
+def notifications_of(account_id: str) -> str:
+    return "NOTIF#" + pad(account_id)
+
+
+# --- relationships (the social graph arrives later; the visibility policy asks already) ------
+def follow(follower_id: str, followed_id: str) -> dict[str, str]:
+    return key(account_pk(follower_id), "FOLLOWING#" + pad(followed_id))
 
 
 # --- background jobs ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ import html
 STRICT_TAGS = {"p", "br", "span", "a", "del", "s", "pre", "blockquote", "code", "b", "strong",
                "u", "i", "em", "ul", "ol", "li"}
 RICH_TAGS = STRICT_TAGS | {"h1", "h2", "h3", "h4", "h5", "h6", "hr"}
-ATTRIBUTES = {"a": {"href", "class", "translate"}, "span": {"class", "translate"},
+ATTRIBUTES = {"a": {"href", "class", "translate", "target"}, "span": {"class", "translate"},
               "ol": {"start", "reversed"}, "li": {"value"}}
 URL_SCHEMES = {"http", "https", "mailto", "xmpp", "gopher", "dat", "dweb", "ipfs", "ipns",
                "ssb", "magnet", "gemini"}
@@ -19,7 +19,7 @@ def clean(markup: str, *, rich: bool = False) -> str:
     import nh3
 
     return nh3.clean(markup, tags=RICH_TAGS if rich else STRICT_TAGS, attributes=ATTRIBUTES,
-                     url_schemes=URL_SCHEMES, link_rel="nofollow noopener noreferrer")
+                     url_schemes=URL_SCHEMES, link_rel="nofollow noopener")
 
 
 def plain_to_html(text: str) -> str:

@@ -1,0 +1,214 @@
+"""Statuses function: posting, reading, context, edits, interactions, polls, scheduled
+statuses, favourites/bookmarks lists and an account's statuses."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from stratus.auth.deps import Viewer, optional, require
+from stratus.http.app import create_app
+from stratus.http.cache import cache_if_unauthenticated
+from stratus.http.forms import request_params
+from stratus.http.pagination import page_params, set_link
+from stratus.observability import http_handler
+from stratus.services import interactions, polls, scheduled, statuses
+
+router = APIRouter()
+read_statuses = optional("read:statuses")
+
+
+def _viewer_id(viewer: Viewer | None) -> str | None:
+    return viewer.account_id if viewer is not None else None
+
+
+@router.post("/api/v1/statuses")
+async def statuses_create(request: Request, viewer: Viewer = Depends(require("write:statuses"))):
+    params = await request_params(request)
+    if params.get("scheduled_at"):
+        return scheduled.create(viewer, params, params["scheduled_at"])
+    status_id = statuses.create_idempotent(viewer, params,
+                                           request.headers.get("idempotency-key"))
+    return statuses.show(viewer.account_id, status_id)
+
+
+@router.get("/api/v1/statuses")
+def statuses_many(request: Request, response: Response, viewer: Viewer | None = Depends(read_statuses)):
+    cache_if_unauthenticated(response, request)
+    return statuses.show_many(_viewer_id(viewer), request.query_params.getlist("id[]")
+                              or request.query_params.getlist("id"))
+
+
+@router.get("/api/v1/statuses/{status_id}")
+def statuses_show(status_id: str, request: Request, response: Response,
+                  viewer: Viewer | None = Depends(read_statuses)):
+    cache_if_unauthenticated(response, request)
+    return statuses.show(_viewer_id(viewer), status_id)
+
+
+@router.delete("/api/v1/statuses/{status_id}")
+def statuses_delete(status_id: str, viewer: Viewer = Depends(require("write:statuses"))):
+    return statuses.delete(viewer, status_id)
+
+
+@router.put("/api/v1/statuses/{status_id}")
+async def statuses_edit(status_id: str, request: Request,
+                        viewer: Viewer = Depends(require("write:statuses"))):
+    return statuses.edit(viewer, status_id, await request_params(request))
+
+
+@router.get("/api/v1/statuses/{status_id}/context")
+def statuses_context(status_id: str, request: Request, response: Response,
+                     viewer: Viewer | None = Depends(read_statuses)):
+    cache_if_unauthenticated(response, request)
+    return statuses.context(_viewer_id(viewer), status_id)
+
+
+@router.get("/api/v1/statuses/{status_id}/history")
+def statuses_history(status_id: str, viewer: Viewer | None = Depends(read_statuses)):
+    return statuses.history(_viewer_id(viewer), status_id)
+
+
+@router.get("/api/v1/statuses/{status_id}/source")
+def statuses_source(status_id: str, viewer: Viewer = Depends(require("read:statuses", user=False))):
+    return statuses.source(viewer.account_id, status_id)
+
+
+@router.get("/api/v1/statuses/{status_id}/reblogged_by")
+def statuses_reblogged_by(status_id: str, request: Request, response: Response,
+                          viewer: Viewer | None = Depends(read_statuses)):
+    accounts, edge_ids = interactions.actors(_viewer_id(viewer), status_id, "REBLOG",
+                                             page_params(dict(request.query_params), default=40,
+                                                         maximum=80))
+    set_link(response, request, edge_ids)
+    return accounts
+
+
+@router.get("/api/v1/statuses/{status_id}/favourited_by")
+def statuses_favourited_by(status_id: str, request: Request, response: Response,
+                           viewer: Viewer | None = Depends(read_statuses)):
+    accounts, edge_ids = interactions.actors(_viewer_id(viewer), status_id, "FAV",
+                                             page_params(dict(request.query_params), default=40,
+                                                         maximum=80))
+    set_link(response, request, edge_ids)
+    return accounts
+
+
+@router.post("/api/v1/statuses/{status_id}/favourite")
+def statuses_favourite(status_id: str, viewer: Viewer = Depends(require("write:favourites"))):
+    return interactions.favourite(viewer, status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/unfavourite")
+def statuses_unfavourite(status_id: str, viewer: Viewer = Depends(require("write:favourites"))):
+    return interactions.unfavourite(viewer, status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/reblog")
+async def statuses_reblog(status_id: str, request: Request,
+                          viewer: Viewer = Depends(require("write:statuses"))):
+    params = await request_params(request)
+    return interactions.reblog(viewer, status_id, params.get("visibility"))
+
+
+@router.post("/api/v1/statuses/{status_id}/unreblog")
+def statuses_unreblog(status_id: str, viewer: Viewer = Depends(require("write:statuses"))):
+    return interactions.unreblog(viewer, status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/bookmark")
+def statuses_bookmark(status_id: str, viewer: Viewer = Depends(require("write:bookmarks"))):
+    return interactions.bookmark(viewer, status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/unbookmark")
+def statuses_unbookmark(status_id: str, viewer: Viewer = Depends(require("write:bookmarks"))):
+    return interactions.unbookmark(viewer, status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/pin")
+def statuses_pin(status_id: str, viewer: Viewer = Depends(require("write:accounts"))):
+    return interactions.pin(viewer, status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/unpin")
+def statuses_unpin(status_id: str, viewer: Viewer = Depends(require("write:accounts"))):
+    return interactions.unpin(viewer, status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/mute")
+def statuses_mute(status_id: str, viewer: Viewer = Depends(require("write:mutes"))):
+    return interactions.mute(viewer, status_id, True)
+
+
+@router.post("/api/v1/statuses/{status_id}/unmute")
+def statuses_unmute(status_id: str, viewer: Viewer = Depends(require("write:mutes"))):
+    return interactions.mute(viewer, status_id, False)
+
+
+@router.get("/api/v1/polls/{poll_id}")
+def polls_show(poll_id: str, viewer: Viewer | None = Depends(read_statuses)):
+    return polls.show(_viewer_id(viewer), poll_id)
+
+
+@router.post("/api/v1/polls/{poll_id}/votes")
+async def polls_vote(poll_id: str, request: Request,
+                     viewer: Viewer = Depends(require("write:statuses"))):
+    params = await request_params(request)
+    return polls.vote(viewer, poll_id, params.get("choices"))
+
+
+@router.get("/api/v1/scheduled_statuses")
+def scheduled_list(request: Request, response: Response,
+                   viewer: Viewer = Depends(require("read:statuses"))):
+    items = scheduled.list_(viewer, page_params(dict(request.query_params)))
+    set_link(response, request, [i["id"] for i in items])
+    return items
+
+
+@router.get("/api/v1/scheduled_statuses/{scheduled_id}")
+def scheduled_show(scheduled_id: str, viewer: Viewer = Depends(require("read:statuses"))):
+    return scheduled.show(viewer, scheduled_id)
+
+
+@router.put("/api/v1/scheduled_statuses/{scheduled_id}")
+async def scheduled_update(scheduled_id: str, request: Request,
+                           viewer: Viewer = Depends(require("write:statuses"))):
+    params = await request_params(request)
+    return scheduled.move(viewer, scheduled_id, params.get("scheduled_at"))
+
+
+@router.delete("/api/v1/scheduled_statuses/{scheduled_id}")
+def scheduled_delete(scheduled_id: str, viewer: Viewer = Depends(require("write:statuses"))):
+    scheduled.cancel(viewer, scheduled_id)
+    return {}
+
+
+@router.get("/api/v1/favourites")
+def favourites(request: Request, response: Response,
+               viewer: Viewer = Depends(require("read:favourites"))):
+    items, edge_ids = interactions.own_list(viewer, "FAV", page_params(dict(request.query_params)))
+    set_link(response, request, edge_ids)
+    return items
+
+
+@router.get("/api/v1/bookmarks")
+def bookmarks(request: Request, response: Response,
+              viewer: Viewer = Depends(require("read:bookmarks"))):
+    items, edge_ids = interactions.own_list(viewer, "BMK", page_params(dict(request.query_params)))
+    set_link(response, request, edge_ids)
+    return items
+
+
+@router.get("/api/v1/accounts/{account_id}/statuses")
+def account_statuses(account_id: str, request: Request, response: Response,
+                     viewer: Viewer | None = Depends(read_statuses)):
+    cache_if_unauthenticated(response, request)
+    params = dict(request.query_params)
+    items = statuses.account_statuses(_viewer_id(viewer), account_id, params, page_params(params))
+    if not str(params.get("pinned", "")).lower() in ("1", "true"):
+        set_link(response, request, [i["id"] for i in items])
+    return items
+
+
+app = create_app([router], name="statuses")
+handler = http_handler(app)

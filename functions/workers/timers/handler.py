@@ -1,0 +1,16 @@
+"""SQS worker for one-off schedules: poll expiry and publishing scheduled statuses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from stratus.observability import sqs_batch_handler
+from stratus.services import effects
+
+
+def _record(record: Any) -> None:
+    effects.timer(json.loads(record.body))
+
+
+handler = sqs_batch_handler(_record)

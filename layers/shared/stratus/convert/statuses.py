@@ -1,0 +1,156 @@
+"""Status, MediaAttachment, Poll, StatusEdit, StatusSource, ScheduledStatus entities."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .. import clock
+from ..config import settings as env
+
+
+def media_attachment(item: dict[str, Any]) -> dict[str, Any]:
+    base = env().media_base_url
+    return {
+        "id": str(item["id"]),
+        "type": item.get("media_type", "image"),
+        "url": f"{base}/{item['file_key']}" if item.get("file_key") else None,
+        "preview_url": f"{base}/{item['small_key']}" if item.get("small_key") else None,
+        "remote_url": None,
+        "preview_remote_url": None,
+        "text_url": None,
+        "meta": item.get("meta") or {},
+        "description": item.get("description"),
+        "blurhash": item.get("blurhash"),
+    }
+
+
+def _expired(poll: dict[str, Any], now: datetime) -> bool:
+    return bool(poll.get("closed")) or (bool(poll.get("expires_at")) and
+                                        clock.parse_iso(poll["expires_at"]) <= now)
+
+
+def poll(item: dict[str, Any], vote: dict[str, Any] | None, *, viewer_id: str | None,
+         emojis: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
+    expired = _expired(item, now)
+    hide = bool(item.get("hide_totals")) and not expired and viewer_id != item["account_id"]
+    votes = [int(v) for v in item.get("votes", [])]
+    entity: dict[str, Any] = {
+        "id": str(item["id"]),
+        "expires_at": item.get("expires_at"),
+        "expired": expired,
+        "multiple": bool(item.get("multiple")),
+        "votes_count": sum(votes),
+        "voters_count": int(item.get("voters_count", 0)) if item.get("multiple") else
+        int(item.get("voters_count", 0)),
+        "options": [{"title": title, "votes_count": None if hide else votes[i]}
+                    for i, title in enumerate(item["options"])],
+        "emojis": emojis,
+    }
+    if viewer_id is not None:
+        entity["voted"] = vote is not None or viewer_id == item["account_id"]
+        entity["own_votes"] = [int(c) for c in (vote or {}).get("choices", [])]
+    return entity
+
+
+def mention(account: dict[str, Any]) -> dict[str, Any]:
+    return {"id": str(account["id"]), "username": account["username"],
+            "url": account["url"], "acct": account["acct"]}
+
+
+def tag(name: str) -> dict[str, Any]:
+    return {"name": name, "url": f"{env().base_url}/tags/{name}"}
+
+
+def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, Any],
+           media: list[dict[str, Any]], poll_entity: dict[str, Any] | None,
+           mentions: list[dict[str, Any]], emojis: list[dict[str, Any]],
+           reblog: dict[str, Any] | None, viewer_id: str | None,
+           edges: set[tuple[str, str]]) -> dict[str, Any]:
+    sid = str(item["id"])
+    thread = str(item.get("thread_id") or sid)
+    entity: dict[str, Any] = {
+        "id": sid,
+        "created_at": item["created_at"],
+        "in_reply_to_id": item.get("in_reply_to_id"),
+        "in_reply_to_account_id": item.get("in_reply_to_account_id"),
+        "sensitive": bool(item.get("sensitive", False)),
+        "spoiler_text": item.get("spoiler_text", ""),
+        "visibility": item.get("visibility", "public"),
+        "language": item.get("language"),
+        "uri": item["uri"],
+        "url": item.get("url"),
+        "replies_count": max(int(stats.get("replies_count", 0)), 0),
+        "reblogs_count": max(int(stats.get("reblogs_count", 0)), 0),
+        "favourites_count": max(int(stats.get("favourites_count", 0)), 0),
+        "quotes_count": 0,
+        "edited_at": item.get("edited_at"),
+        "content": item.get("content", ""),
+        "reblog": reblog,
+        "application": item.get("application") if viewer_id == item["account_id"] else None,
+        "account": account,
+        "media_attachments": media,
+        "mentions": mentions,
+        "tags": [tag(t) for t in item.get("tags", [])],
+        "emojis": emojis,
+        "card": None,
+        "poll": poll_entity,
+        "quote": None,
+        "filtered": [],
+    }
+    if item.get("reblog_of_id"):
+        entity.update(content="", spoiler_text="", sensitive=False, language=None, url=None,
+                      media_attachments=[], mentions=[], tags=[], emojis=[], poll=None)
+    if viewer_id is not None:
+        target = str(item.get("reblog_of_id") or sid)
+        entity["favourited"] = ("FAV#", sid) in edges
+        entity["reblogged"] = ("REBLOG#", sid) in edges
+        entity["muted"] = ("MUTECONV#", thread) in edges
+        entity["bookmarked"] = ("BMK#", sid) in edges
+        if item["account_id"] == viewer_id and not item.get("reblog_of_id"):
+            entity["pinned"] = ("PIN#", sid) in edges
+        if target != sid and reblog is not None:
+            entity["favourited"] = reblog.get("favourited", False)
+            entity["reblogged"] = reblog.get("reblogged", False)
+            entity["bookmarked"] = reblog.get("bookmarked", False)
+            entity["muted"] = reblog.get("muted", False)
+    return entity
+
+
+def status_edit(version: dict[str, Any], *, account: dict[str, Any],
+                media: list[dict[str, Any]], emojis: list[dict[str, Any]]) -> dict[str, Any]:
+    entity = {
+        "content": version.get("content", ""),
+        "spoiler_text": version.get("spoiler_text", ""),
+        "sensitive": bool(version.get("sensitive", False)),
+        "created_at": version["created_at"],
+        "account": account,
+        "poll": ({"options": [{"title": t} for t in version["poll_options"]]}
+                 if version.get("poll_options") else None),
+        "media_attachments": media,
+        "emojis": emojis,
+    }
+    return entity
+
+
+def scheduled_status(item: dict[str, Any], media: list[dict[str, Any]]) -> dict[str, Any]:
+    params = item["params"]
+    return {
+        "id": str(item["id"]),
+        "scheduled_at": item["scheduled_at"],
+        "params": {
+            "text": params.get("status") or "",
+            "poll": params.get("poll"),
+            "media_ids": params.get("media_ids") or None,
+            "sensitive": params.get("sensitive"),
+            "spoiler_text": params.get("spoiler_text") or None,
+            "visibility": params.get("visibility") or "public",
+            "in_reply_to_id": params.get("in_reply_to_id"),
+            "language": params.get("language"),
+            "application_id": params.get("application_id"),
+            "scheduled_at": None,
+            "idempotency": None,
+            "with_rate_limit": False,
+        },
+        "media_attachments": media,
+    }

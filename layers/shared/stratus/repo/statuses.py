@@ -1,0 +1,135 @@
+"""Statuses, their stats and edit history, viewer edges, polls, media, scheduled statuses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from . import base, keys
+
+STATUS, STATS = "STATUS", "STATS"
+
+
+def status_item(status: dict[str, Any], public_day: str | None) -> dict[str, Any]:
+    return {**keys.status(status["id"]), "type": "status",
+            **keys.status_index_keys(status["account_id"], status["id"], status["thread_id"],
+                                     public_day), **status}
+
+
+def stats_item(status_id: str) -> dict[str, Any]:
+    return {**keys.status_stats(status_id), "type": "status_stats", "replies_count": 0,
+            "reblogs_count": 0, "favourites_count": 0}
+
+
+def get_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """{id: status item with `stats`} for the ids that exist, in one batched read."""
+    wanted = [k for sid in dict.fromkeys(status_ids)
+              for k in (keys.status(sid), keys.status_stats(sid))]
+    found: dict[str, dict[str, Any]] = {}
+    stats: dict[str, dict[str, Any]] = {}
+    for item in base.batch_get(wanted):
+        sid = keys.unpad(item["PK"].split("#", 1)[1])
+        if item["SK"] == STATUS:
+            found[sid] = item
+        else:
+            stats[sid] = item
+    for sid, item in found.items():
+        item["stats"] = stats.get(sid, {})
+    return found
+
+
+def get(status_id: str) -> dict[str, Any] | None:
+    return get_many([status_id]).get(status_id)
+
+
+def account_status_entries(account_id: str, lo: str, hi: str, descending: bool
+                           ) -> Iterator[dict[str, Any]]:
+    return base.query(keys.account_statuses(account_id), index="GSI1", sk_between=(lo, hi),
+                      descending=descending)
+
+
+def thread_entries(thread_id: str) -> list[dict[str, Any]]:
+    return list(base.query(keys.thread(thread_id), index="GSI2"))
+
+
+def edits(status_id: str) -> list[dict[str, Any]]:
+    return list(base.query(keys.status_pk(status_id), sk_prefix=keys.EDIT_PREFIX))
+
+
+def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """Which of fav/bookmark/reblog/pin/muted-thread the viewer has, for a page, in one read."""
+    wanted = []
+    for status in statuses:
+        sid = status["id"]
+        wanted += [keys.favourite(viewer_id, sid), keys.bookmark(viewer_id, sid),
+                   keys.reblog_edge(viewer_id, sid), keys.pin(viewer_id, sid),
+                   keys.muted_thread(viewer_id, status.get("thread_id") or sid)]
+    found = set()
+    for item in base.batch_get(wanted):
+        kind, _, padded = item["SK"].partition("#")
+        found.add((kind + "#", keys.unpad(padded)))
+    return found
+
+
+def follows(follower_id: str, followed_ids: list[str]) -> set[str]:
+    """Which of `followed_ids` the follower follows (base-table reads: never stale)."""
+    if not followed_ids:
+        return set()
+    items = base.batch_get([keys.follow(follower_id, f) for f in dict.fromkeys(followed_ids)])
+    return {keys.unpad(i["SK"].split("#", 1)[1]) for i in items}
+
+
+def edge(key: dict[str, str]) -> dict[str, Any] | None:
+    return base.get(key, consistent=True)
+
+
+def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool
+                 ) -> Iterator[dict[str, Any]]:
+    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending)
+
+
+def get_items(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:
+    return base.batch_get(item_keys)
+
+
+def get_poll(poll_id: str) -> dict[str, Any] | None:
+    return base.get(keys.poll(poll_id), consistent=True)
+
+
+def get_polls_and_votes(poll_ids: list[str], viewer_id: str | None) -> tuple[dict, dict]:
+    wanted = [keys.poll(p) for p in poll_ids]
+    if viewer_id:
+        wanted += [keys.poll_vote(p, viewer_id) for p in poll_ids]
+    polls, votes = {}, {}
+    for item in base.batch_get(wanted):
+        poll_id = keys.unpad(item["PK"].split("#", 1)[1])
+        (polls if item["SK"] == "POLL" else votes)[poll_id] = item
+    return polls, votes
+
+
+def get_media(media_ids: list[str]) -> dict[str, dict[str, Any]]:
+    return {item["id"]: item for item in base.batch_get([keys.media(m) for m in media_ids])}
+
+
+def put_media(item: dict[str, Any]) -> None:
+    base.put({**keys.media(item["id"]), "type": "media_attachment", **item})
+
+
+def delete_media(media_id: str) -> None:
+    base.delete(keys.media(media_id))
+
+
+def get_scheduled(scheduled_id: str) -> dict[str, Any] | None:
+    return base.get(keys.scheduled_status(scheduled_id), consistent=True)
+
+
+def scheduled_entries(account_id: str, lo: str, hi: str, descending: bool
+                      ) -> Iterator[dict[str, Any]]:
+    return base.query(keys.scheduled_of(account_id), index="GSI2", sk_between=(lo, hi),
+                      descending=descending)
+
+
+def tag_status_ids(name: str, lo: str, hi: str) -> list[str]:
+    items = base.query(keys.tag_statuses(name), sk_between=("S#" + lo, "S#" + hi),
+                       descending=True)
+    return [keys.unpad(i["SK"][2:]) for i in items]

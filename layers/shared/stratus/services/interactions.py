@@ -1,0 +1,255 @@
+"""Favourites, boosts, bookmarks, pins and conversation mutes. Each is idempotent, returns the
+status with fresh flags and counts, and changes counters in the same transaction as its edge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import clock, ids, limits
+from ..auth.deps import Viewer
+from ..errors import Forbidden, NotFound, Unprocessable
+from ..http.pagination import Page
+from ..policy import visibility
+from ..repo import base, keys
+from ..repo import statuses as repo
+from ..repo.base import TransactionConflict
+from . import status_views, statuses
+
+NOT_ALLOWED = "This action is not allowed"
+
+
+def _target(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    """The visible status an interaction applies to (a boost's original)."""
+    item = statuses.visible_item(status_id, viewer.account_id)
+    if item.get("reblog_of_id"):
+        item = repo.get(item["reblog_of_id"])
+    return item
+
+
+def _edge_item(kind: str, key: dict[str, str], viewer_id: str, status: dict[str, Any],
+               **extra: Any) -> dict[str, Any]:
+    edge_id = ids.new_id()
+    return {**key, "type": kind.lower(), "id": edge_id, "account_id": viewer_id,
+            "status_id": status["id"], "status_account_id": status["account_id"],
+            "created_at": clock.iso(clock.now()),
+            **keys.edge_index_keys(kind, viewer_id, status["id"], edge_id), **extra}
+
+
+def _add(ops: list[base.Op]) -> bool:
+    """Run an edge-creating transaction; False if the edge already existed (idempotent)."""
+    try:
+        base.transact(ops)
+    except TransactionConflict:
+        return False
+    return True
+
+
+def _counter(status_id: str, name: str, delta: int) -> base.Op:
+    return base.Op("Update", key=keys.status_stats(status_id), expression=f"ADD {name} :d",
+                   vals={":d": delta}, condition="attribute_exists(PK)")
+
+
+def favourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    status = _target(viewer, status_id)
+    _add([base.put_new(_edge_item("FAV", keys.favourite(viewer.account_id, status["id"]),
+                                  viewer.account_id, status)),
+          _counter(status["id"], "favourites_count", 1)])
+    return statuses.show(viewer.account_id, status["id"])
+
+
+def _remove(viewer: Viewer, status_id: str, key_for, counter: str | None) -> dict[str, Any]:
+    """Undo an edge. If the viewer has it, no visibility check (Mastodon: works even after the
+    author blocked you); otherwise the status must be visible (404) and nothing changes."""
+    item = repo.get(status_id) if ids.is_id(str(status_id)) else None
+    if item is not None and item.get("reblog_of_id"):
+        item = repo.get(item["reblog_of_id"])
+    edge = repo.edge(key_for(viewer.account_id, item["id"])) if item else None
+    if edge is None:
+        return statuses.show(viewer.account_id, status_id)
+    ops = [base.Op("Delete", key=key_for(viewer.account_id, item["id"]),
+                   condition="attribute_exists(PK)")]
+    if counter:
+        ops.append(_counter(item["id"], counter, -1))
+    try:
+        base.transact(ops)
+    except TransactionConflict:
+        pass  # removed concurrently: already undone
+    rendered = status_views.render([repo.get(item["id"])], viewer.account_id)
+    return rendered[0]
+
+
+def unfavourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    return _remove(viewer, status_id, keys.favourite, "favourites_count")
+
+
+def bookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    status = _target(viewer, status_id)
+    _add([base.put_new(_edge_item("BMK", keys.bookmark(viewer.account_id, status["id"]),
+                                  viewer.account_id, status))])
+    return statuses.show(viewer.account_id, status["id"])
+
+
+def unbookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    return _remove(viewer, status_id, keys.bookmark, None)
+
+
+def reblog(viewer: Viewer, status_id: str, visibility_param: Any) -> dict[str, Any]:
+    status = _target(viewer, status_id)
+    if not visibility.can_reblog(status, viewer.account_id):
+        raise Forbidden(NOT_ALLOWED)
+    existing = repo.edge(keys.reblog_edge(viewer.account_id, status["id"]))
+    if existing is not None:
+        return statuses.show(viewer.account_id, existing["reblog_id"])
+    wanted = visibility_param if visibility_param in ("public", "unlisted", "private") else \
+        viewer.user.get("settings", {}).get("default_privacy", "public")
+    if wanted == "direct":
+        wanted = "public"
+    reblog_id = ids.new_id()
+    username = viewer.account["username"]
+    now = clock.iso(clock.now())
+    item = {"id": reblog_id, "account_id": viewer.account_id, "reblog_of_id": status["id"],
+            "reblog_of_account_id": status["account_id"], "visibility": wanted,
+            "uri": f"{statuses.settings().base_url}/users/{username}/statuses/{reblog_id}/activity",
+            "url": None, "thread_id": reblog_id, "local": True, "created_at": now,
+            "mention_ids": [], "tags": [], "media_ids": []}
+    created = _add([
+        base.put_new(_edge_item("REBLOG", keys.reblog_edge(viewer.account_id, status["id"]),
+                                viewer.account_id, status, reblog_id=reblog_id)),
+        base.put_new(repo.status_item(item, None)),
+        base.put_new(repo.stats_item(reblog_id)),
+        _counter(status["id"], "reblogs_count", 1),
+        base.Op("Update", key=keys.account_stats(viewer.account_id),
+                expression="ADD statuses_count :one SET last_status_at = :now",
+                vals={":one": 1, ":now": now})])
+    if not created:
+        existing = repo.edge(keys.reblog_edge(viewer.account_id, status["id"]))
+        return statuses.show(viewer.account_id, existing["reblog_id"])
+    return statuses.show(viewer.account_id, reblog_id)
+
+
+def unreblog(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    item = repo.get(status_id) if ids.is_id(str(status_id)) else None
+    original_id = (item.get("reblog_of_id") or item["id"]) if item else None
+    edge = repo.edge(keys.reblog_edge(viewer.account_id, original_id)) if original_id else None
+    if edge is None:
+        return statuses.show(viewer.account_id, status_id)
+    try:
+        base.transact([
+            base.Op("Delete", key=keys.reblog_edge(viewer.account_id, original_id),
+                    condition="attribute_exists(PK)"),
+            base.Op("Delete", key=keys.status(edge["reblog_id"])),
+            base.Op("Delete", key=keys.status_stats(edge["reblog_id"])),
+            _counter(original_id, "reblogs_count", -1),
+            base.Op("Update", key=keys.account_stats(viewer.account_id),
+                    expression="ADD statuses_count :minus", vals={":minus": -1})])
+    except TransactionConflict:
+        pass
+    original = repo.get(original_id)
+    if original is None:
+        raise NotFound()
+    return status_views.render([original], viewer.account_id)[0]
+
+
+def pin(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    item = statuses.visible_item(status_id, viewer.account_id)
+    if item["account_id"] != viewer.account_id:
+        raise Unprocessable("Validation failed: Someone else's post cannot be pinned")
+    if item.get("reblog_of_id"):
+        raise Unprocessable("Validation failed: Boosts cannot be pinned")
+    if item.get("visibility") == "direct":
+        raise Unprocessable("Validation failed: Posts that are only visible to mentioned users "
+                            "cannot be pinned")
+    base.transact([
+        base.put_new(_edge_item("PIN", keys.pin(viewer.account_id, item["id"]),
+                                viewer.account_id, item),
+                     on_conflict=Unprocessable("Duplicate record")),
+        base.Op("Update", key=keys.account_stats(viewer.account_id),
+                expression="ADD pins_count :one",
+                condition="attribute_not_exists(pins_count) OR pins_count < :max",
+                vals={":one": 1, ":max": limits.MAX_PINNED_STATUSES},
+                on_conflict=Unprocessable("Validation failed: You have already pinned the "
+                                          "maximum number of posts"))])
+    return statuses.show(viewer.account_id, item["id"])
+
+
+def unpin(viewer: Viewer, status_id: str) -> dict[str, Any]:
+    item = statuses.visible_item(status_id, viewer.account_id)
+    if repo.edge(keys.pin(viewer.account_id, item["id"])) is not None:
+        try:
+            base.transact([base.Op("Delete", key=keys.pin(viewer.account_id, item["id"]),
+                                   condition="attribute_exists(PK)"),
+                           base.Op("Update", key=keys.account_stats(viewer.account_id),
+                                   expression="ADD pins_count :minus", vals={":minus": -1})])
+        except TransactionConflict:
+            pass
+    return statuses.show(viewer.account_id, item["id"])
+
+
+def mute(viewer: Viewer, status_id: str, muted: bool) -> dict[str, Any]:
+    item = _target(viewer, status_id)
+    key = keys.muted_thread(viewer.account_id, item.get("thread_id") or item["id"])
+    if muted:
+        base.put({**key, "type": "conversation_mute", "account_id": viewer.account_id,
+                  "thread_id": item.get("thread_id") or item["id"]})
+    else:
+        base.delete(key)
+    return statuses.show(viewer.account_id, status_id)
+
+
+# --- lists ---------------------------------------------------------------------------------------
+def _bounds(page: Page) -> tuple[str, str, bool]:
+    lo, hi = keys.pad(0), keys.MAX_SK
+    if page.max_id:
+        hi = keys.pad(int(page.max_id) - 1)
+    if page.since_id or page.min_id:
+        lo = keys.pad(int(page.min_id or page.since_id) + 1)
+    return lo, hi, not page.min_id
+
+
+def actors(viewer_id: str | None, status_id: str, kind: str, page: Page
+           ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Who favourited/boosted a status: (accounts, edge ids) newest first."""
+    item = statuses.visible_item(status_id, viewer_id)
+    lo, hi, descending = _bounds(page)
+    entries = []
+    for entry in repo.edge_entries("GSI1", keys.edges_by_status(kind, item["id"]), lo, hi,
+                                   descending):
+        entries.append(entry)
+        if len(entries) >= page.limit:
+            break
+    if not descending:
+        entries.reverse()
+    accounts = status_views.load_accounts([e["account_id"] for e in entries])
+    kept = [e for e in entries if e["account_id"] in accounts]
+    return [accounts[e["account_id"]] for e in kept], [e["id"] for e in kept]
+
+
+def own_list(viewer: Viewer, kind: str, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    """The viewer's favourites or bookmarks: (statuses, edge ids), by when they were made."""
+    lo, hi, descending = _bounds(page)
+    chosen: list[tuple[str, dict[str, Any]]] = []
+    batch: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        found = repo.get_many([e["status_id"] for e in batch])
+        visible = {s["id"] for s in visibility.filter_visible(
+            [found[e["status_id"]] for e in batch if e["status_id"] in found],
+            viewer.account_id, repo.follows)}
+        for entry in batch:
+            if entry["status_id"] in visible and len(chosen) < page.limit:
+                chosen.append((entry["id"], found[entry["status_id"]]))
+        batch.clear()
+
+    for entry in repo.edge_entries("GSI2", keys.edges_of(kind, viewer.account_id), lo, hi,
+                                   descending):
+        batch.append(entry)
+        if len(batch) >= page.limit:
+            flush()
+            if len(chosen) >= page.limit:
+                break
+    if batch and len(chosen) < page.limit:
+        flush()
+    if not descending:
+        chosen.reverse()
+    rendered = status_views.render([s for _, s in chosen], viewer.account_id)
+    return rendered, [edge_id for edge_id, _ in chosen]

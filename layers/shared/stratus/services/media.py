@@ -1,0 +1,164 @@
+"""Media attachments: upload (S3), image metadata, thumbnail and blurhash (Pillow, blurhash),
+descriptions and focus, deletion of unattached media. Unattached media expire after a day."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from datetime import timedelta
+from typing import Any
+
+from .. import clock, ids, limits
+from ..auth.deps import Viewer
+from ..convert import statuses as convert
+from ..errors import NotFound, Unprocessable
+from ..repo import base, keys, media as storage
+from ..repo import statuses as repo
+from .media_types import EXTENSIONS, sniff_image
+
+UNATTACHED_TTL = timedelta(days=1)
+SMALL_SIZE = (640, 640)
+
+
+def _error(message: str) -> Unprocessable:
+    return Unprocessable(f"Validation failed: {message}")
+
+
+def _focus(raw: Any) -> dict[str, float] | None:
+    if raw in (None, ""):
+        return None
+    try:
+        x, y = (float(v) for v in str(raw).split(","))
+    except ValueError:
+        raise _error("Focus must be two numbers between -1.0 and 1.0") from None
+    if not (-1.0 <= x <= 1.0 and -1.0 <= y <= 1.0):
+        raise _error("Focus must be two numbers between -1.0 and 1.0")
+    return {"x": round(x, 2), "y": round(y, 2)}
+
+
+def _description(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    text = str(raw)
+    if len(text) > limits.MEDIA_DESCRIPTION_LIMIT:
+        raise _error(f"Description is too long (maximum is {limits.MEDIA_DESCRIPTION_LIMIT} characters)")
+    return text
+
+
+def attribute_changes(attributes: dict[str, Any]) -> dict[str, Any]:
+    """Changes for `description` / `focus` (used by PUT /media/:id and status edits); the focus
+    is stored inside `meta` and merged by the caller."""
+    changes: dict[str, Any] = {}
+    if "description" in attributes:
+        changes["description"] = _description(attributes["description"])
+    if "focus" in attributes:
+        changes["focus"] = _focus(attributes["focus"])
+    return changes
+
+
+def _size_meta(width: int, height: int) -> dict[str, Any]:
+    return {"width": width, "height": height, "size": f"{width}x{height}",
+            "aspect": round(width / height, 4) if height else 0}
+
+
+def process(data: bytes) -> dict[str, Any]:
+    """Read an image: type, dimensions, a small PNG preview and its blurhash."""
+    from PIL import Image, UnidentifiedImageError
+
+    content_type = sniff_image(data)
+    if content_type not in limits.MEDIA_SUPPORTED_MIME_TYPES:
+        raise _error("File content type is invalid (supported: "
+                     + ", ".join(limits.MEDIA_SUPPORTED_MIME_TYPES) + ")")
+    if len(data) > limits.IMAGE_SIZE_LIMIT:
+        raise _error(f"File must be smaller than {limits.IMAGE_SIZE_LIMIT // (1024 * 1024)} MB")
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+        raise _error("File could not be processed") from exc
+    width, height = image.size
+    if width * height > limits.IMAGE_MATRIX_LIMIT:
+        raise _error("File dimensions are too large")
+    small = image.convert("RGB")
+    small.thumbnail(SMALL_SIZE)
+    buffer = io.BytesIO()
+    small.save(buffer, format="PNG", optimize=True)
+    tiny = image.convert("RGB")
+    tiny.thumbnail((32, 32))
+    import blurhash
+
+    hash_ = blurhash.encode(tiny, x_components=4, y_components=3)
+    return {"content_type": content_type, "width": width, "height": height,
+            "small": buffer.getvalue(), "small_size": small.size, "blurhash": hash_}
+
+
+def upload(viewer: Viewer, upload_file: Any, description: Any, focus: Any) -> dict[str, Any]:
+    if upload_file is None or not hasattr(upload_file, "file"):
+        raise _error("File can't be blank")
+    data = upload_file.file.read()
+    facts = process(data)
+    media_id = ids.new_id()
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    folder = f"media_attachments/files/{keys.pad(media_id)}"
+    file_key = f"{folder}/original/{digest}.{EXTENSIONS[facts['content_type']]}"
+    small_key = f"{folder}/small/{digest}.png"
+    storage.put_object(file_key, data, facts["content_type"])
+    storage.put_object(small_key, facts["small"], "image/png")
+    meta = {"original": _size_meta(facts["width"], facts["height"]),
+            "small": _size_meta(*facts["small_size"])}
+    focus_value = _focus(focus)
+    if focus_value:
+        meta["focus"] = focus_value
+    item = {"id": media_id, "account_id": viewer.account_id, "media_type": "image",
+            "content_type": facts["content_type"], "file_key": file_key, "small_key": small_key,
+            "meta": meta, "blurhash": facts["blurhash"], "description": _description(description),
+            "created_at": clock.iso(clock.now()),
+            "ttl": int((clock.now() + UNATTACHED_TTL).timestamp())}
+    repo.put_media(item)
+    return convert.media_attachment(item)
+
+
+def _own(viewer: Viewer, media_id: str, *, unattached: bool = True) -> dict[str, Any]:
+    """The viewer's media item; attached media are not found (Mastodon scopes these routes to
+    `status_id: nil`), except for DELETE, which explains why it refuses."""
+    found = repo.get_media([media_id]).get(media_id) if ids.is_id(str(media_id)) else None
+    if found is None or found["account_id"] != viewer.account_id:
+        raise NotFound()
+    if unattached and (found.get("status_id") or found.get("scheduled_status_id")):
+        raise NotFound()
+    return found
+
+
+def show(viewer: Viewer, media_id: str) -> dict[str, Any]:
+    return convert.media_attachment(_own(viewer, media_id))
+
+
+def attribute_op(item: dict[str, Any], attributes: dict[str, Any]) -> base.Op | None:
+    """The write for new `description` / `focus` values of a media item (focus lives in meta)."""
+    changes = attribute_changes(attributes)
+    if "focus" in changes:
+        meta = dict(item.get("meta") or {})
+        focus = changes.pop("focus")
+        if focus:
+            meta["focus"] = focus
+        else:
+            meta.pop("focus", None)
+        changes["meta"] = meta
+    return base.set_op(keys.media(item["id"]), changes) if changes else None
+
+
+def update(viewer: Viewer, media_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    op = attribute_op(_own(viewer, media_id), params)
+    if op is not None:
+        base.transact([op])
+    return show(viewer, media_id)
+
+
+def delete(viewer: Viewer, media_id: str) -> None:
+    item = _own(viewer, media_id, unattached=False)
+    if item.get("status_id") or item.get("scheduled_status_id"):
+        raise Unprocessable("Media attachment is currently used by a status")
+    repo.delete_media(media_id)
+    for key in (item.get("file_key"), item.get("small_key")):
+        if key:
+            storage.delete_object(key)

@@ -1,0 +1,81 @@
+"""Turning status items into Status entities for a viewer, with a constant number of batched
+reads per page: statuses, boosted originals, accounts, media, polls + votes, viewer edges,
+custom emoji. Never one read per status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import clock
+from ..convert import instance as convert_instance
+from ..convert import statuses as convert
+from ..repo import accounts as accounts_repo
+from ..repo import instance as instance_repo
+from ..repo import statuses as repo
+from . import accounts as accounts_service
+
+
+def load_accounts(account_ids: list[str]) -> dict[str, dict[str, Any]]:
+    found = accounts_repo.get_many(list(dict.fromkeys(account_ids)),
+                                   (accounts_repo.PROFILE, accounts_repo.STATS,
+                                    accounts_repo.USER))
+    return {aid: accounts_service.render(bundle) for aid, bundle in found.items()
+            if accounts_repo.PROFILE in bundle}
+
+
+def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    if not any(s.get("emojis") for s in statuses):
+        return {}
+    return {e["shortcode"]: convert_instance.custom_emoji(e) for e in instance_repo.list_emojis()
+            if not e.get("disabled")}
+
+
+def render(items: list[dict[str, Any]], viewer_id: str | None) -> list[dict[str, Any]]:
+    """Entities for `items` (status items with `stats`), in order, dropping broken ones."""
+    originals_wanted = [i["reblog_of_id"] for i in items if i.get("reblog_of_id")]
+    originals = repo.get_many(originals_wanted) if originals_wanted else {}
+    everything = list(items) + list(originals.values())
+    accounts = load_accounts([s["account_id"] for s in everything] +
+                             [m for s in everything for m in s.get("mention_ids", [])])
+    media = repo.get_media([m for s in everything for m in s.get("media_ids", [])]) \
+        if any(s.get("media_ids") for s in everything) else {}
+    poll_ids = [s["poll_id"] for s in everything if s.get("poll_id")]
+    polls, votes = repo.get_polls_and_votes(poll_ids, viewer_id) if poll_ids else ({}, {})
+    edges = repo.viewer_edges(viewer_id, everything) if viewer_id else set()
+    emojis = _emoji_map(everything)
+    now = clock.now()
+
+    def one(item: dict[str, Any], reblog: dict[str, Any] | None) -> dict[str, Any] | None:
+        account = accounts.get(item["account_id"])
+        if account is None:
+            return None
+        poll_entity = None
+        if item.get("poll_id") and item["poll_id"] in polls:
+            poll_entity = convert.poll(polls[item["poll_id"]], votes.get(item["poll_id"]),
+                                       viewer_id=viewer_id, emojis=[], now=now)
+        return convert.status(
+            item, account=account, stats=item.get("stats", {}),
+            media=[convert.media_attachment(media[m]) for m in item.get("media_ids", [])
+                   if m in media],
+            poll_entity=poll_entity,
+            mentions=[convert.mention(accounts[m]) for m in item.get("mention_ids", [])
+                      if m in accounts],
+            emojis=[emojis[c] for c in item.get("emojis", []) if c in emojis],
+            reblog=reblog, viewer_id=viewer_id, edges=edges)
+
+    rendered = []
+    for item in items:
+        reblog = None
+        if item.get("reblog_of_id"):
+            original = originals.get(item["reblog_of_id"])
+            reblog = one(original, None) if original else None
+            if reblog is None:
+                continue
+        entity = one(item, reblog)
+        if entity is not None:
+            rendered.append(entity)
+    return rendered
+
+
+def render_one(item: dict[str, Any], viewer_id: str | None) -> dict[str, Any]:
+    return render([item], viewer_id)[0]
