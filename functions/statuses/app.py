@@ -27,7 +27,8 @@ async def statuses_create(request: Request, viewer: Viewer = Depends(require("wr
     if params.get("scheduled_at"):
         return scheduled.create(viewer, params, params["scheduled_at"])
     status_id = statuses.create_idempotent(viewer, params,
-                                           request.headers.get("idempotency-key"))
+                                           request.headers.get("idempotency-key"),
+                                           request.scope.get("aws.context"))
     return statuses.show(viewer.account_id, status_id)
 
 

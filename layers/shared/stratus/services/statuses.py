@@ -399,13 +399,17 @@ def create(viewer: Viewer, params: dict[str, Any]) -> str:
     return item["id"]
 
 
-def create_idempotent(viewer: Viewer, params: dict[str, Any], key: str | None) -> str:
+def create_idempotent(viewer: Viewer, params: dict[str, Any], key: str | None,
+                      lambda_context: Any = None) -> str:
     """With an Idempotency-Key, the same key from the same user within an hour returns the
     same status (Powertools idempotency on the Idempotency table)."""
     if not key:
         return create(viewer, params)
-    return _idempotent_create()(request={"account_id": viewer.account_id, "key": key},
-                                viewer=viewer, params=params)
+    run, config = _idempotent_create()
+    if lambda_context is not None:
+        config.register_lambda_context(lambda_context)
+    return run(request={"account_id": viewer.account_id, "key": key}, viewer=viewer,
+               params=params)
 
 
 _idempotent = None
@@ -432,7 +436,7 @@ def _idempotent_create():
         def run(request: dict, viewer: Viewer, params: dict) -> str:
             return create(viewer, params)
 
-        _idempotent = run
+        _idempotent = (run, config)
     return _idempotent
 
 
