@@ -147,7 +147,7 @@ def scheduled_status(item: dict[str, Any], media: list[dict[str, Any]]) -> dict[
             "visibility": params.get("visibility") or "public",
             "in_reply_to_id": params.get("in_reply_to_id"),
             "language": params.get("language"),
-            "application_id": params.get("application_id"),
+            "application_id": int(params["application_id"]) if params.get("application_id") else None,
             "scheduled_at": None,
             "idempotency": None,
             "with_rate_limit": False,

@@ -151,4 +151,4 @@ def publish(scheduled_id: str) -> str | None:
     except TransactionConflict:
         return None  # already published by an earlier delivery
     statuses.after_create(status_item)
-    return status_id
+    return status_item["id"]

@@ -1,0 +1,211 @@
+"""Polls (votes, expiry through a one-off schedule), media uploads, scheduled statuses."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from stratus import clock
+from stratus.repo import base, effects, keys
+from stratus.services.instance import solid_png
+from tests.api.test_statuses import follow, post
+from tests.rig import auth, make_app, make_user, user_token
+
+PNG = solid_png(64, 48, (10, 120, 200))
+
+
+@pytest.fixture
+def people(client):
+    app = make_app(client)
+    ids_ = {name: make_user(name) for name in ("alice", "bob", "carol")}
+    return ids_, {n: auth(user_token(app, a, scopes=("read", "write", "follow")))
+                  for n, a in ids_.items()}
+
+
+def poll_status(client, headers, multiple="false", visibility="public"):
+    return post(client, headers, status="Which?", visibility=visibility, **{
+        "poll[options][]": ["red", "green", "blue"], "poll[expires_in]": "600",
+        "poll[multiple]": multiple})
+
+
+def test_poll_voting(client, people, entity):
+    ids_, tokens = people
+    status = poll_status(client, tokens["alice"])
+    poll = status["poll"]
+    entity("Poll", poll)
+    assert [o["title"] for o in poll["options"]] == ["red", "green", "blue"]
+    assert poll["voted"] is True and poll["own_votes"] == []  # the author's own poll
+    anonymous = client.get(f"/api/v1/polls/{poll['id']}").json()
+    assert "voted" not in anonymous and anonymous["votes_count"] == 0
+    voted = client.post(f"/api/v1/polls/{poll['id']}/votes", headers=tokens["bob"],
+                        data={"choices[]": ["1"]})
+    assert voted.status_code == 200, voted.text
+    body = voted.json()
+    assert body["voted"] is True and body["own_votes"] == [1]
+    assert [o["votes_count"] for o in body["options"]] == [0, 1, 0] and body["voters_count"] == 1
+    twice = client.post(f"/api/v1/polls/{poll['id']}/votes", headers=tokens["bob"],
+                        data={"choices[]": ["0"]})
+    assert twice.status_code == 422 and "already voted" in twice.json()["error"]
+    many = client.post(f"/api/v1/polls/{poll['id']}/votes", headers=tokens["carol"],
+                       data={"choices[]": ["0", "2"]})
+    assert many.status_code == 422 and "only allows one" in many.json()["error"]
+    own = client.post(f"/api/v1/polls/{poll['id']}/votes", headers=tokens["alice"],
+                      data={"choices[]": ["0"]})
+    assert own.status_code == 422
+    bad = client.post(f"/api/v1/polls/{poll['id']}/votes", headers=tokens["carol"],
+                      data={"choices[]": ["7"]})
+    assert bad.status_code == 422
+
+
+def test_multiple_choice_and_private_polls(client, people):
+    ids_, tokens = people
+    status = poll_status(client, tokens["alice"], multiple="true", visibility="private")
+    poll_id = status["poll"]["id"]
+    assert client.get(f"/api/v1/polls/{poll_id}").status_code == 404
+    assert client.get(f"/api/v1/polls/{poll_id}", headers=tokens["bob"]).status_code == 404
+    follow(ids_["bob"], ids_["alice"])
+    response = client.post(f"/api/v1/polls/{poll_id}/votes", headers=tokens["bob"],
+                           json={"choices": [0, 2]})
+    assert response.status_code == 200
+    assert [o["votes_count"] for o in response.json()["options"]] == [1, 0, 1]
+
+
+def test_poll_closes_on_time_and_notifies(client, people, runtime, drain):
+    ids_, tokens = people
+    status = poll_status(client, tokens["alice"])
+    poll_id = status["poll"]["id"]
+    client.post(f"/api/v1/polls/{poll_id}/votes", headers=tokens["bob"], data={"choices[]": ["2"]})
+    from stratus.repo.client import client as aws
+
+    schedule = aws("scheduler").get_schedule(Name=f"poll-{poll_id}")
+    assert schedule["ScheduleExpression"].startswith("at(")
+    # Time passes: the poll's end moves into the past, and the schedule fires.
+    base.update(keys.poll(poll_id), "SET expires_at = :past",
+                vals={":past": clock.iso(clock.now() - timedelta(seconds=1))})
+    aws("scheduler").update_schedule(
+        Name=f"poll-{poll_id}", ScheduleExpression="at(2020-01-01T00:00:00)",
+        FlexibleTimeWindow={"Mode": "OFF"}, Target=schedule["Target"],
+        ActionAfterCompletion="DELETE")
+    assert runtime.pipeline.pump_one_off() == 1
+    drain()
+    poll = client.get(f"/api/v1/polls/{poll_id}", headers=tokens["bob"]).json()
+    assert poll["expired"] is True
+    late = client.post(f"/api/v1/polls/{poll_id}/votes", headers=tokens["carol"],
+                       data={"choices[]": ["0"]})
+    assert late.status_code == 422 and "ended" in late.json()["error"]
+    assert [n["notification_type"] for n in effects.notifications(ids_["bob"])] == ["poll"]
+    assert [n["notification_type"] for n in effects.notifications(ids_["alice"])] == ["poll"]
+
+
+def test_media_upload_attach_and_describe(client, people, entity):
+    ids_, tokens = people
+    response = client.post("/api/v2/media", headers=tokens["alice"],
+                           files={"file": ("pic.png", PNG, "image/png")},
+                           data={"description": "a blue box", "focus": "0.5,-0.25"})
+    assert response.status_code == 200, response.text
+    media = response.json()
+    entity("MediaAttachment", media)
+    assert media["type"] == "image" and media["description"] == "a blue box"
+    assert media["meta"]["original"] == {"width": 64, "height": 48, "size": "64x48",
+                                         "aspect": 1.3333}
+    assert media["meta"]["focus"] == {"x": 0.5, "y": -0.25}
+    assert media["blurhash"] and media["preview_url"].endswith(".png")
+    served = client.get(media["url"].removeprefix("http://localhost:8000"))
+    assert served.status_code == 200 and served.content == PNG
+    updated = client.put(f"/api/v1/media/{media['id']}", headers=tokens["alice"],
+                         data={"description": "better words"})
+    assert updated.json()["description"] == "better words"
+    assert client.get(f"/api/v1/media/{media['id']}", headers=tokens["bob"]).status_code == 404
+    stolen = client.post("/api/v1/statuses", headers=tokens["bob"],
+                         data={"status": "mine now", "media_ids[]": [media["id"]]})
+    assert stolen.status_code == 422
+    status = post(client, tokens["alice"], status="look", **{"media_ids[]": [media["id"]]})
+    assert [m["id"] for m in status["media_attachments"]] == [media["id"]]
+    again = client.post("/api/v1/statuses", headers=tokens["alice"],
+                        data={"status": "twice", "media_ids[]": [media["id"]]})
+    assert again.status_code == 422
+    assert client.delete(f"/api/v1/media/{media['id']}", headers=tokens["alice"]).status_code == 422
+    only = client.get(f"/api/v1/accounts/{ids_['alice']}/statuses?only_media=1").json()
+    assert [s["id"] for s in only] == [status["id"]]
+    edited = client.put(f"/api/v1/statuses/{status['id']}", headers=tokens["alice"], json={
+        "status": "look again", "media_ids": [media["id"]],
+        "media_attributes": [{"id": media["id"], "description": "edited"}]})
+    assert edited.json()["media_attachments"][0]["description"] == "edited"
+    swapped = client.put(f"/api/v1/statuses/{status['id']}", headers=tokens["alice"],
+                         json={"status": "swap", "media_ids": []})
+    assert swapped.status_code == 422
+
+
+def test_media_refuses_bad_files_and_deletes_unattached(client, people):
+    _, tokens = people
+    bad = client.post("/api/v1/media", headers=tokens["alice"],
+                      files={"file": ("x.txt", b"not an image", "text/plain")})
+    assert bad.status_code == 422
+    missing = client.post("/api/v1/media", headers=tokens["alice"], data={"description": "x"})
+    assert missing.status_code == 422
+    media = client.post("/api/v1/media", headers=tokens["alice"],
+                        files={"file": ("p.png", PNG, "image/png")}).json()
+    item = base.get(keys.media(media["id"]))
+    assert item["ttl"] > clock.now().timestamp()  # unattached media expire
+    assert client.delete(f"/api/v1/media/{media['id']}", headers=tokens["alice"]).json() == {}
+    assert client.get(f"/api/v1/media/{media['id']}", headers=tokens["alice"]).status_code == 404
+
+
+def test_scheduled_status_publishes_once(client, people, runtime, drain, entity):
+    ids_, tokens = people
+    media = client.post("/api/v2/media", headers=tokens["alice"],
+                        files={"file": ("p.png", PNG, "image/png")}).json()
+    too_soon = client.post("/api/v1/statuses", headers=tokens["alice"], data={
+        "status": "soon", "scheduled_at": clock.iso(clock.now() + timedelta(minutes=2))})
+    assert too_soon.status_code == 422
+    when = clock.iso(clock.now() + timedelta(minutes=10))
+    response = client.post("/api/v1/statuses", headers=tokens["alice"], data={
+        "status": "later #news", "scheduled_at": when, "media_ids[]": [media["id"]],
+        "visibility": "unlisted"})
+    assert response.status_code == 200, response.text
+    scheduled = response.json()
+    entity("ScheduledStatus", scheduled)
+    assert scheduled["params"]["text"] == "later #news"
+    assert [m["id"] for m in scheduled["media_attachments"]] == [media["id"]]
+    listing = client.get("/api/v1/scheduled_statuses", headers=tokens["alice"]).json()
+    assert [s["id"] for s in listing] == [scheduled["id"]]
+    assert client.get(f"/api/v1/scheduled_statuses/{scheduled['id']}",
+                      headers=tokens["bob"]).status_code == 404
+    moved = client.put(f"/api/v1/scheduled_statuses/{scheduled['id']}", headers=tokens["alice"],
+                       data={"scheduled_at": clock.iso(clock.now() + timedelta(hours=1))})
+    assert moved.status_code == 200 and moved.json()["scheduled_at"] != when
+    from stratus.services import scheduled as scheduled_service
+
+    published = scheduled_service.publish(scheduled["id"])
+    assert published is not None
+    assert scheduled_service.publish(scheduled["id"]) is None  # exactly once
+    status = client.get(f"/api/v1/statuses/{published}").json()
+    assert status["content"].startswith("<p>later") and status["visibility"] == "unlisted"
+    assert [m["id"] for m in status["media_attachments"]] == [media["id"]]
+    assert client.get("/api/v1/scheduled_statuses", headers=tokens["alice"]).json() == []
+    deleted = client.post("/api/v1/statuses", headers=tokens["alice"], data={
+        "status": "never", "scheduled_at": when})
+    assert client.delete(f"/api/v1/scheduled_statuses/{deleted.json()['id']}",
+                         headers=tokens["alice"]).json() == {}
+    assert client.get(f"/api/v1/scheduled_statuses/{deleted.json()['id']}",
+                      headers=tokens["alice"]).status_code == 404
+
+
+def test_scheduled_status_fires_through_the_schedule(client, people, runtime, drain):
+    _, tokens = people
+    response = client.post("/api/v1/statuses", headers=tokens["alice"], data={
+        "status": "timed", "scheduled_at": clock.iso(clock.now() + timedelta(minutes=6))})
+    scheduled_id = response.json()["id"]
+    from stratus.repo.client import client as aws
+
+    name = f"scheduled-status-{scheduled_id}"
+    schedule = aws("scheduler").get_schedule(Name=name)
+    aws("scheduler").update_schedule(Name=name, ScheduleExpression="at(2020-01-01T00:00:00)",
+                                     FlexibleTimeWindow={"Mode": "OFF"}, Target=schedule["Target"],
+                                     ActionAfterCompletion="DELETE")
+    assert runtime.pipeline.pump_one_off() == 1
+    drain()
+    alice_id = client.get("/api/v1/accounts/verify_credentials", headers=tokens["alice"]).json()["id"]
+    statuses = client.get(f"/api/v1/accounts/{alice_id}/statuses").json()
+    assert [s["content"] for s in statuses] == ["<p>timed</p>"]
