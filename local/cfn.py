@@ -40,9 +40,16 @@ def _tag(loader: yaml.Loader, suffix: str, node: yaml.Node) -> dict[str, Any]:
 _Loader.add_multi_constructor("!", _tag)
 
 
+_parsed: dict[tuple[str, float], dict[str, Any]] = {}
+
+
 def load_template(path: Path = TEMPLATE) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+    """The parsed template (cached until the file changes; callers must not modify it)."""
+    stamp = (str(path), path.stat().st_mtime)
+    if stamp not in _parsed:
+        with open(path, encoding="utf-8") as fh:
+            _parsed[stamp] = yaml.load(fh, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+    return _parsed[stamp]
 
 
 @dataclass

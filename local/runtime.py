@@ -51,19 +51,21 @@ class Runtime:
 
 
 def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
-          run_schedules_now: bool = True, extra_env: dict[str, str] | None = None) -> Runtime:
+          run_schedules_now: bool = True, extra_env: dict[str, str] | None = None,
+          keep_clients: bool = False) -> Runtime:
     for key, value in AWS_DEFAULTS.items():
         os.environ.setdefault(key, value)
     from stratus import config
     from stratus.repo import client
 
     config.reset()
-    client.reset()
+    if not keep_clients:
+        client.reset()
     stack = build({"InstanceDomain": domain})
     # The bucket is named for the operator CLI, which writes media no function writes yet.
     operator = {"MEDIA_BUCKET": stack.bucket_names.get("MediaBucket", "")}
     env = apply_env(stack, {**local_overrides(base_url, domain), **operator,
-                            **(extra_env or {})})
+                            **(extra_env or {})}, keep_clients=keep_clients)
     sender_domain = config.settings().mail_from.split("@")[-1]
     client.client("ses").verify_domain_identity(Domain=sender_domain)
     media = stack.bucket_names.get("MediaBucket")

@@ -160,12 +160,15 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
     return stack
 
 
-def apply_env(stack: Stack, overrides: dict[str, str]) -> dict[str, str]:
+def apply_env(stack: Stack, overrides: dict[str, str], *, keep_clients: bool = False
+              ) -> dict[str, str]:
     env = stack.env(overrides)
     os.environ.update(env)
     from stratus import config
-    from stratus.repo import client
+    from stratus.repo import client, secrets
 
     config.reset()
-    client.reset()
+    secrets.reset()
+    if not keep_clients:
+        client.reset()
     return env

@@ -40,8 +40,9 @@ def aws():
 def _start(domain: str, base_url: str, tmp_path: Path):
     from local.runtime import start
 
+    # boto3 clients outlive each test's emulator: moto intercepts them whenever it is active.
     return start(domain, base_url, mail_dir=tmp_path / "mail", retry_delay=0,
-                 run_schedules_now=False)
+                 run_schedules_now=False, keep_clients=True)
 
 
 @pytest.fixture
@@ -100,3 +101,17 @@ def entity(openapi):
             f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors[:10])
 
     return check
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    """Argon2 is deliberately slow; fixtures reuse one hash per password (verification still
+    runs the real check)."""
+    import functools
+
+    from stratus.auth import passwords
+
+    original = passwords.hash_password
+    passwords.hash_password = functools.lru_cache(maxsize=None)(original)
+    yield
+    passwords.hash_password = original

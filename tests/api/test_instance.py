@@ -131,7 +131,7 @@ def test_extended_description_is_sanitised(client, entity):
                                '<h2>About</h2><p onclick="x()">Hi <a href="javascript:x">x</a></p>')
     body = client.get("/api/v1/instance/extended_description").json()
     entity("ExtendedDescription", body)
-    assert body["content"] == "<h2>About</h2><p>Hi <a rel=\"nofollow noopener noreferrer\">x</a></p>"
+    assert body["content"] == "<h2>About</h2><p>Hi <a rel=\"nofollow noopener\">x</a></p>"
     assert body["updated_at"].endswith("Z")
 
 

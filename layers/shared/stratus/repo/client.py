@@ -10,6 +10,7 @@ import threading
 from typing import Any
 
 _clients: dict[str, Any] = {}
+_session: Any = None
 _lock = threading.Lock()
 
 
@@ -17,12 +18,15 @@ def client(service: str) -> Any:
     found = _clients.get(service)
     if found is not None:
         return found
+    global _session
     with _lock:
         if service not in _clients:
             import boto3  # lazy: ~250 ms of init that only paths touching AWS pay
             from botocore.config import Config
 
-            _clients[service] = boto3.session.Session().client(
+            if _session is None:
+                _session = boto3.session.Session()  # one session: its loader caches models
+            _clients[service] = _session.client(
                 service, config=Config(retries={"mode": "standard", "max_attempts": 5})
             )
         return _clients[service]
@@ -33,5 +37,7 @@ def dynamodb() -> Any:
 
 
 def reset() -> None:
+    global _session
     with _lock:
         _clients.clear()
+        _session = None

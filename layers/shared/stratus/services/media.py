@@ -87,9 +87,8 @@ def process(data: bytes) -> dict[str, Any]:
     tiny.thumbnail((32, 32))
     import blurhash
 
-    pixels = list(tiny.getdata())
-    rows = [[list(pixels[y * tiny.width + x]) for x in range(tiny.width)]
-            for y in range(tiny.height)]
+    pixels = tiny.load()
+    rows = [[list(pixels[x, y]) for x in range(tiny.width)] for y in range(tiny.height)]
     hash_ = blurhash.encode(rows, components_x=4, components_y=3)
     return {"content_type": content_type, "width": width, "height": height,
             "small": buffer.getvalue(), "small_size": small.size, "blurhash": hash_}
