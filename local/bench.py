@@ -125,7 +125,53 @@ def main() -> None:
             assert status == 200, (path, status)
         print(f"{path:32} {statistics.median(durations):10.2f} "
               f"{calls['n'] / WARM_REQUESTS:15.1f}")
+    statuses_bench(gateway, calls)
     emulator.stop()
+
+
+def statuses_bench(gateway, calls) -> None:
+    """Warm time and DynamoDB round trips for status reads, at two page and thread sizes:
+    the round trips must stay flat as pages and threads grow (batched reads)."""
+    from stratus.repo import oauth as oauth_repo
+    from stratus.services import accounts, identity, interactions, oauth, statuses
+
+    account_id, _ = accounts.operator_create("bench", "bench@example.org", "bench password",
+                                             role=None, confirmed=True, approve=True)
+    app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
+    token, raw, _ = oauth.new_token(app, account_id, ["read", "write"])
+    oauth_repo.put_token(token)
+    viewer = identity.viewer_for_token(raw)
+    for i in range(45):
+        sid = statuses.create(viewer, {"status": f"post {i} #bench"})
+        if i % 3 == 0:
+            interactions.favourite(viewer, sid)
+    threads = {}
+    for size in (10, 40):
+        root = parent = statuses.create(viewer, {"status": f"thread of {size}"})
+        for i in range(size):
+            parent = statuses.create(viewer, {"status": f"reply {i}", "in_reply_to_id": parent})
+        threads[size] = root
+    headers = [(b"host", b"localhost:8000"), (b"authorization", f"Bearer {raw}".encode())]
+    cases = [("GET /api/v1/statuses/:id", f"/api/v1/statuses/{threads[10]}", ""),
+             ("GET /statuses/:id/context (10 replies)", f"/api/v1/statuses/{threads[10]}/context", ""),
+             ("GET /statuses/:id/context (40 replies)", f"/api/v1/statuses/{threads[40]}/context", ""),
+             ("GET /accounts/:id/statuses limit=20", f"/api/v1/accounts/{account_id}/statuses", "limit=20"),
+             ("GET /accounts/:id/statuses limit=40", f"/api/v1/accounts/{account_id}/statuses", "limit=40")]
+    print(f"\nStatus reads, authenticated (median of {WARM_REQUESTS // 5})")
+    print(f"{'request':40} {'handler ms':>10} {'DynamoDB calls':>15}")
+    for label, path, query in cases:
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+                 "query_string": query.encode(), "headers": headers, "client": ("127.0.0.1", 1)}
+        gateway.handle(scope, b"")
+        durations = []
+        calls["n"] = 0
+        runs = WARM_REQUESTS // 5
+        for _ in range(runs):
+            started = time.perf_counter()
+            status, _, _ = gateway.handle(scope, b"")
+            durations.append((time.perf_counter() - started) * 1000)
+            assert status == 200, (path, status)
+        print(f"{label:40} {statistics.median(durations):10.2f} {calls['n'] / runs:15.1f}")
 
 
 if __name__ == "__main__":

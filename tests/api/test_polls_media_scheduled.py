@@ -209,3 +209,25 @@ def test_scheduled_status_fires_through_the_schedule(client, people, runtime, dr
     alice_id = client.get("/api/v1/accounts/verify_credentials", headers=tokens["alice"]).json()["id"]
     statuses = client.get(f"/api/v1/accounts/{alice_id}/statuses").json()
     assert [s["content"] for s in statuses] == ["<p>timed</p>"]
+
+
+def test_expired_media_files_are_removed(runtime):
+    """A TTL delete on the stream (done by DynamoDB itself) removes the files from S3."""
+    from stratus.jobs.dispatch import route
+    from stratus.repo import media as storage
+    from stratus.repo.base import serialize
+    from stratus.repo.client import client as aws
+    from stratus.services import effects as effects_service
+
+    storage.put_object("media_attachments/files/x/original/a.png", PNG, "image/png")
+    old = {"type": "media_attachment", "id": "5", "file_key": "media_attachments/files/x/original/a.png"}
+    record = {"eventID": "ttl-1", "eventName": "REMOVE",
+              "userIdentity": {"type": "Service", "principalId": "dynamodb.amazonaws.com"},
+              "dynamodb": {"OldImage": serialize(old), "SequenceNumber": "1"}}
+    [(queue, job)] = route(record)
+    assert queue == "effects" and job["job"] == "media_expired"
+    effects_service.handle(job)
+    listed = aws("s3").list_objects_v2(Bucket=runtime.env["MEDIA_BUCKET"]).get("Contents", [])
+    assert listed == []
+    user_delete = {**record, "userIdentity": None}
+    assert route(user_delete) == []  # an owner's DELETE cleans up itself

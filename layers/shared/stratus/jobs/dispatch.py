@@ -78,6 +78,10 @@ def _effects(record: dict[str, Any], item_type: str | None) -> list[tuple[str, d
                                      "status_id": new["id"], "account_id": new["account_id"],
                                      "visibility": new.get("visibility"), "added_tags": added,
                                      "removed_tags": removed, "added_mention_ids": mentions})]
+    elif item_type == "media_attachment" and event == "REMOVE" and _expired_by_ttl(record):
+        old = _plain(record, "OldImage")
+        return [("effects", {"job": "media_expired", "event_id": event_id, "media_id": old["id"],
+                             "keys": [k for k in (old.get("file_key"), old.get("small_key")) if k]})]
     elif item_type == "fav" and event == "INSERT":
         new = _plain(record, "NewImage")
         return [("effects", {"job": "favourited", "event_id": event_id,
@@ -90,3 +94,10 @@ def _effects(record: dict[str, Any], item_type: str | None) -> list[tuple[str, d
                                  "poll_id": new["id"], "status_id": new["status_id"],
                                  "account_id": new["account_id"]})]
     return []
+
+
+def _expired_by_ttl(record: dict[str, Any]) -> bool:
+    """DynamoDB's TTL deletes are marked as done by the service itself."""
+    identity = record.get("userIdentity") or {}
+    return identity.get("type") == "Service" and \
+        identity.get("principalId") == "dynamodb.amazonaws.com"

@@ -42,6 +42,11 @@ def handle(job: dict[str, Any]) -> int:
                                job["status_id"])
     elif kind == "status_removed":
         repo.unindex_tags(job["status_id"], job.get("tags", []))
+    elif kind == "media_expired":
+        from ..repo import media as storage
+
+        for key in job.get("keys", []):
+            storage.delete_object(key)  # unattached media that nobody posted
     elif kind == "favourited":
         created += _notify(job["status_account_id"], "favourite", job["account_id"],
                            job["status_id"], job["status_id"])
