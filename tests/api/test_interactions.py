@@ -7,15 +7,6 @@ import pytest
 from stratus.repo import effects, keys
 from stratus.repo import statuses as statuses_repo
 from tests.api.test_statuses import follow, post
-from tests.rig import auth, make_app, make_user, user_token
-
-
-@pytest.fixture
-def people(client):
-    app = make_app(client)
-    ids_ = {name: make_user(name) for name in ("alice", "bob", "carol")}
-    return ids_, {n: auth(user_token(app, a, scopes=("read", "write", "follow")))
-                  for n, a in ids_.items()}
 
 
 def test_favourite_is_idempotent_and_counted(client, people, drain):

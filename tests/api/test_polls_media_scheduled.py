@@ -10,17 +10,8 @@ from stratus import clock
 from stratus.repo import base, effects, keys
 from stratus.services.instance import solid_png
 from tests.api.test_statuses import follow, post
-from tests.rig import auth, make_app, make_user, user_token
 
 PNG = solid_png(64, 48, (10, 120, 200))
-
-
-@pytest.fixture
-def people(client):
-    app = make_app(client)
-    ids_ = {name: make_user(name) for name in ("alice", "bob", "carol")}
-    return ids_, {n: auth(user_token(app, a, scopes=("read", "write", "follow")))
-                  for n, a in ids_.items()}
 
 
 def poll_status(client, headers, multiple="false", visibility="public"):

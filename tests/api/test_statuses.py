@@ -5,20 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stratus.repo import base, keys
-from tests.rig import auth, make_app, make_user, user_token
-
-
-@pytest.fixture
-def app(client):
-    return make_app(client)
-
-
-@pytest.fixture
-def people(app):
-    ids_ = {name: make_user(name) for name in ("alice", "bob", "carol", "dave")}
-    tokens = {name: auth(user_token(app, aid, scopes=("read", "write", "follow")))
-              for name, aid in ids_.items()}
-    return ids_, tokens
+from tests.rig import auth, make_app, user_token
 
 
 def post(client, headers, **data):
@@ -207,8 +194,9 @@ def test_delete_returns_source_and_disappears(client, people, drain):
     assert client.get("/nodeinfo/2.0").json()["usage"]["localPosts"] == 1
 
 
-def test_scopes_on_statuses(client, people, app):
+def test_scopes_on_statuses(client, people):
     ids_, _ = people
+    app = make_app(client, name="Scopes")
     read_only = auth(user_token(app, ids_["alice"], scopes=("read",)))
     response = client.post("/api/v1/statuses", headers=read_only, data={"status": "x"})
     assert response.status_code == 403

@@ -21,6 +21,17 @@ class Page:
     limit: int = DEFAULT_PAGE_LIMIT
     offset: int = 0
 
+    @property
+    def ascending(self) -> bool:
+        """`min_id` asks for the page just newer than it: read upwards, then reverse."""
+        return self.min_id is not None
+
+    def id_range(self) -> tuple[int | None, int | None]:
+        """Inclusive (lowest, highest) ids the page may contain; None = unbounded."""
+        low = int(self.min_id or self.since_id) + 1 if (self.min_id or self.since_id) else None
+        high = int(self.max_id) - 1 if self.max_id else None
+        return low, high
+
 
 def page_params(params: dict[str, Any], *, default: int = DEFAULT_PAGE_LIMIT,
                 maximum: int = MAX_PAGE_LIMIT) -> Page:

@@ -19,6 +19,12 @@ def unpad(padded: str) -> str:
     return str(int(padded))
 
 
+def id_range(low: int | None, high: int | None) -> tuple[str, str]:
+    """Sort-key bounds for ids in [low, high] (None = unbounded)."""
+    return (pad(low) if low is not None else pad(0),
+            pad(high) if high is not None else MAX_SK)
+
+
 def key(pk: str, sk: str) -> dict[str, str]:
     return {"PK": pk, "SK": sk}
 

@@ -41,15 +41,9 @@ def v2_filters(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _entries(filters: dict[str, Any], page: Page) -> Iterator[dict[str, Any]]:
-    lo, hi = keys.pad(0), keys.pad(10 ** 20 - 1)
-    if page.max_id:
-        hi = keys.pad(int(page.max_id) - 1)
-    if page.since_id:
-        lo = keys.pad(int(page.since_id) + 1)
-    if page.min_id:
-        lo = keys.pad(int(page.min_id) + 1)
+    lo, hi = keys.id_range(*page.id_range())
     return repo.admin_page(filters.get("origin"), filters.get("status"), lo=lo, hi=hi,
-                           descending=not page.min_id)
+                           descending=not page.ascending)
 
 
 def _matches(bundle: dict[str, dict[str, Any]], filters: dict[str, Any]) -> bool:
@@ -98,7 +92,7 @@ def list_accounts(filters: dict[str, Any], page: Page) -> list[dict[str, Any]]:
                 break
     if chunk and len(found) < page.limit:
         flush()
-    if page.min_id:
+    if page.ascending:
         found.reverse()
     return found
 

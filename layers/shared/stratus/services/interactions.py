@@ -198,12 +198,7 @@ def mute(viewer: Viewer, status_id: str, muted: bool) -> dict[str, Any]:
 
 # --- lists ---------------------------------------------------------------------------------------
 def _bounds(page: Page) -> tuple[str, str, bool]:
-    lo, hi = keys.pad(0), keys.MAX_SK
-    if page.max_id:
-        hi = keys.pad(int(page.max_id) - 1)
-    if page.since_id or page.min_id:
-        lo = keys.pad(int(page.min_id or page.since_id) + 1)
-    return lo, hi, not page.min_id
+    return (*keys.id_range(*page.id_range()), not page.ascending)
 
 
 def actors(viewer_id: str | None, status_id: str, kind: str, page: Page

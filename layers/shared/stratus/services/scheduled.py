@@ -84,17 +84,13 @@ def show(viewer: Viewer, scheduled_id: str) -> dict[str, Any]:
 
 
 def list_(viewer: Viewer, page: Page) -> list[dict[str, Any]]:
-    lo, hi = keys.pad(0), keys.MAX_SK
-    if page.max_id:
-        hi = keys.pad(int(page.max_id) - 1)
-    if page.since_id or page.min_id:
-        lo = keys.pad(int(page.min_id or page.since_id) + 1)
+    lo, hi = keys.id_range(*page.id_range())
     entries = []
-    for entry in repo.scheduled_entries(viewer.account_id, lo, hi, descending=not page.min_id):
+    for entry in repo.scheduled_entries(viewer.account_id, lo, hi, descending=not page.ascending):
         entries.append(entry)
         if len(entries) >= page.limit:
             break
-    if page.min_id:
+    if page.ascending:
         entries.reverse()
     items = repo.get_items([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
     by_id = {i["id"]: i for i in items}

@@ -103,12 +103,8 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         return pinned_statuses(viewer_id, account_id)
     tagged = formatter.normalize_tag(str(params["tagged"]).lstrip("#")) \
         if params.get("tagged") else None
-    lo, hi = keys.pad(0), keys.MAX_SK
-    if page.max_id:
-        hi = keys.pad(int(page.max_id) - 1)
-    if page.since_id or page.min_id:
-        lo = keys.pad(int(page.min_id or page.since_id) + 1)
-    ascending = bool(page.min_id)
+    lo, hi = keys.id_range(*page.id_range())
+    ascending = page.ascending
     chosen: list[dict[str, Any]] = []
     batch: list[str] = []
 
