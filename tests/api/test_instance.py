@@ -173,6 +173,11 @@ def test_domain_blocks_follow_the_setting(client, entity):
     settings_service.set_value("show_domain_blocks", "users")
     response = client.get("/api/v1/instance/domain_blocks")
     assert response.status_code == 401
+    from tests.rig import auth, make_app, make_user, user_token
+
+    token = user_token(make_app(client), make_user("viewer"))
+    signed_in = client.get("/api/v1/instance/domain_blocks", headers=auth(token))
+    assert signed_in.status_code == 200 and signed_in.json()[0]["domain"] == "bad.example"
 
 
 def test_unknown_routes_are_json_404(client):

@@ -197,3 +197,16 @@ def test_rate_limit_keys_ipv6_by_64(runtime):
         ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key("2001:db8::ffff"), now=now)
     # Fixed windows: the next window starts fresh.
     ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key("2001:db8::1"), now=now + 1800)
+
+
+@pytest.mark.parametrize("encoding", ["json", "multipart"])
+def test_sign_up_accepts_every_body_format(client, token, encoding):
+    data = {**GOOD, "username": f"fmt_{encoding}", "email": f"{encoding}@example.org"}
+    if encoding == "json":
+        response = client.post("/api/v1/accounts", json={**data, "agreement": True},
+                               headers=auth(token))
+    else:
+        response = client.post("/api/v1/accounts", data=data, headers=auth(token),
+                               files={"unused": ("x.txt", b"x", "text/plain")})
+    assert response.status_code == 200, response.text
+    assert response.json()["token_type"] == "Bearer"

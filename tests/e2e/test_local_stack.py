@@ -158,3 +158,51 @@ def test_owner_from_stratusctl_approves_a_pending_sign_up(dev_stack):
     assert approved.status_code == 200 and approved.json()["approved"] is True
     me = requests.get(base + "/api/v1/accounts/verify_credentials", headers=user_headers)
     assert me.status_code == 200 and me.json()["username"] == "newbie"
+
+
+def test_posting_through_the_dev_stack(dev_stack):
+    """Statuses, polls, media and schedules against the emulator running as a server."""
+    import requests
+
+    from stratus.services.instance import solid_png
+
+    base = dev_stack["base"]
+    for name in ("poster", "friend"):
+        assert ctl(dev_stack, "accounts", "create", name, "--email", f"{name}@example.org",
+                   "--password", f"{name} password!", "--confirmed").returncode == 0
+    app = requests.post(base + "/api/v1/apps", data={
+        "client_name": "e2e", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+        "scopes": "read write"}).json()
+
+    def login(name):
+        token = requests.post(base + "/oauth/token", data={
+            "client_id": app["client_id"], "client_secret": app["client_secret"],
+            "grant_type": "password", "username": f"{name}@example.org",
+            "password": f"{name} password!", "scope": "read write"}).json()["access_token"]
+        return {"Authorization": f"Bearer {token}"}
+
+    poster, friend = login("poster"), login("friend")
+    media = requests.post(base + "/api/v2/media", headers=poster,
+                          files={"file": ("p.png", solid_png(20, 20, (1, 2, 3)), "image/png")})
+    assert media.status_code == 200, media.text
+    status = requests.post(base + "/api/v1/statuses", headers=poster, data={
+        "status": "hello @friend #e2e", "media_ids[]": [media.json()["id"]]})
+    assert status.status_code == 200, status.text
+    assert requests.get(status.json()["media_attachments"][0]["url"].replace(
+        "localhost", "127.0.0.1")).status_code == 200
+    poll = requests.post(base + "/api/v1/statuses", headers=poster, json={
+        "status": "pick one", "poll": {"options": ["a", "b"], "expires_in": 600}})
+    assert poll.status_code == 200, poll.text
+    vote = requests.post(base + f"/api/v1/polls/{poll.json()['poll']['id']}/votes",
+                         headers=friend, json={"choices": [1]})
+    assert vote.status_code == 200 and vote.json()["options"][1]["votes_count"] == 1
+    later = requests.post(base + "/api/v1/statuses", headers=poster, json={
+        "status": "later", "scheduled_at": "2099-01-01T00:00:00.000Z"})
+    assert later.status_code == 200, later.text
+    assert [s["id"] for s in requests.get(base + "/api/v1/scheduled_statuses",
+                                          headers=poster).json()] == [later.json()["id"]]
+    fav = requests.post(base + f"/api/v1/statuses/{status.json()['id']}/favourite", headers=friend)
+    assert fav.json()["favourites_count"] == 1
+    poster_id = status.json()["account"]["id"]
+    listed = requests.get(base + f"/api/v1/accounts/{poster_id}/statuses?tagged=e2e").json()
+    assert [s["id"] for s in listed] == [status.json()["id"]]
