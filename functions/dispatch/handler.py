@@ -11,7 +11,7 @@ from stratus.jobs.publish import send
 from stratus.observability import job_handler, logger
 
 QUEUES = {"counters": "COUNTERS_QUEUE_URL", "mail": "MAIL_QUEUE_URL",
-          "effects": "EFFECTS_QUEUE_URL"}
+          "effects": "EFFECTS_QUEUE_URL", "media": "MEDIA_QUEUE_URL"}
 
 
 def _dispatch(event: dict[str, Any], _context: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
+from stratus.http.app import JSONResponse
 from stratus.auth.deps import Viewer, require
 from stratus.http.forms import request_params
 from stratus.http.app import create_app
@@ -15,18 +16,25 @@ write_media = require("write:media")
 
 
 @router.post("/api/v1/media")
-@router.post("/api/v2/media")
-async def media_create(request: Request, viewer: Viewer = Depends(write_media)):
-    # Images are processed before we answer, so v2 returns 200 (Mastodon answers 202 only
-    # while processing continues in the background).
+async def media_create_v1(request: Request, viewer: Viewer = Depends(write_media)):
     params = await request_params(request)
     return media.upload(viewer, params.get("file"), params.get("description"),
-                        params.get("focus"))
+                        params.get("focus"))[0]
+
+
+@router.post("/api/v2/media")
+async def media_create_v2(request: Request, viewer: Viewer = Depends(write_media)):
+    """200 when processed before answering; 202 while the media worker still works on it."""
+    params = await request_params(request)
+    entity, processed = media.upload(viewer, params.get("file"), params.get("description"),
+                                     params.get("focus"), defer_large=True)
+    return JSONResponse(entity, status_code=200 if processed else 202)
 
 
 @router.get("/api/v1/media/{media_id}")
 def media_show(media_id: str, viewer: Viewer = Depends(write_media)):
-    return media.show(viewer, media_id)
+    entity, processed = media.show(viewer, media_id)
+    return JSONResponse(entity, status_code=200 if processed else 206)
 
 
 @router.put("/api/v1/media/{media_id}")

@@ -222,3 +222,33 @@ def test_expired_media_files_are_removed(runtime):
     assert listed == []
     user_delete = {**record, "userIdentity": None}
     assert route(user_delete) == []  # an owner's DELETE cleans up itself
+
+
+def test_large_v2_uploads_are_processed_by_the_worker(client, people, drain):
+    import io
+    import random
+
+    from PIL import Image
+
+    _, tokens = people
+    rng = random.Random(7)
+    noise = Image.frombytes("RGB", (700, 700), bytes(rng.getrandbits(8) for _ in range(700 * 700 * 3)))
+    buffer = io.BytesIO()
+    noise.save(buffer, format="PNG")
+    assert len(buffer.getvalue()) > 1024 * 1024
+    response = client.post("/api/v2/media", headers=tokens["alice"],
+                           files={"file": ("noise.png", buffer.getvalue(), "image/png")})
+    assert response.status_code == 202, response.text
+    media = response.json()
+    assert media["url"] is None
+    pending = client.get(f"/api/v1/media/{media['id']}", headers=tokens["alice"])
+    assert pending.status_code == 206
+    early = client.post("/api/v1/statuses", headers=tokens["alice"],
+                        data={"status": "too soon", "media_ids[]": [media["id"]]})
+    assert early.status_code == 422 and "finished processing" in early.json()["error"]
+    drain()
+    done = client.get(f"/api/v1/media/{media['id']}", headers=tokens["alice"])
+    assert done.status_code == 200
+    assert done.json()["meta"]["original"]["size"] == "700x700" and done.json()["blurhash"]
+    assert client.post("/api/v1/statuses", headers=tokens["alice"],
+                       data={"status": "now", "media_ids[]": [media["id"]]}).status_code == 200

@@ -14,7 +14,8 @@ def media_attachment(item: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": str(item["id"]),
         "type": item.get("media_type", "image"),
-        "url": f"{base}/{item['file_key']}" if item.get("file_key") else None,
+        "url": f"{base}/{item['file_key']}" if item.get("file_key") and
+        not item.get("processing") else None,
         "preview_url": f"{base}/{item['small_key']}" if item.get("small_key") else None,
         "remote_url": None,
         "preview_remote_url": None,

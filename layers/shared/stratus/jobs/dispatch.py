@@ -82,6 +82,10 @@ def _effects(record: dict[str, Any], item_type: str | None) -> list[tuple[str, d
         old = _plain(record, "OldImage")
         return [("effects", {"job": "media_expired", "event_id": event_id, "media_id": old["id"],
                              "keys": [k for k in (old.get("file_key"), old.get("small_key")) if k]})]
+    elif item_type == "media_attachment" and event == "INSERT" and \
+            _plain(record, "NewImage").get("processing"):
+        return [("media", {"job": "process_media", "event_id": event_id,
+                           "media_id": _plain(record, "NewImage")["id"]})]
     elif item_type == "fav" and event == "INSERT":
         new = _plain(record, "NewImage")
         return [("effects", {"job": "favourited", "event_id": event_id,

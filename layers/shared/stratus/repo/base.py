@@ -205,6 +205,10 @@ class Op:
     on_conflict: ApiError | None = None
     table_name: str | None = None
 
+    def with_vals(self, extra: dict[str, Any]) -> Op:
+        self.vals = {**self.vals, **extra}
+        return self
+
     def render(self) -> dict[str, Any]:
         body: dict[str, Any] = {"TableName": self.table_name or table()}
         if self.kind == "Put":

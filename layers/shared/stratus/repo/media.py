@@ -14,3 +14,7 @@ def put_object(key: str, data: bytes, content_type: str) -> None:
 
 def delete_object(key: str) -> None:
     client("s3").delete_object(Bucket=settings().media_bucket, Key=key)
+
+
+def get_object(key: str) -> bytes:
+    return client("s3").get_object(Bucket=settings().media_bucket, Key=key)["Body"].read()

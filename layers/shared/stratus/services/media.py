@@ -65,12 +65,7 @@ def process(data: bytes) -> dict[str, Any]:
     """Read an image: type, dimensions, a small PNG preview and its blurhash."""
     from PIL import Image, UnidentifiedImageError
 
-    content_type = sniff_image(data)
-    if content_type not in limits.MEDIA_SUPPORTED_MIME_TYPES:
-        raise _error("File content type is invalid (supported: "
-                     + ", ".join(limits.MEDIA_SUPPORTED_MIME_TYPES) + ")")
-    if len(data) > limits.IMAGE_SIZE_LIMIT:
-        raise _error(f"File must be smaller than {limits.IMAGE_SIZE_LIMIT // (1024 * 1024)} MB")
+    content_type = _check(data)
     try:
         image = Image.open(io.BytesIO(data))
         image.load()
@@ -94,30 +89,70 @@ def process(data: bytes) -> dict[str, Any]:
             "small": buffer.getvalue(), "small_size": small.size, "blurhash": hash_}
 
 
-def upload(viewer: Viewer, upload_file: Any, description: Any, focus: Any) -> dict[str, Any]:
+def _check(data: bytes) -> str:
+    content_type = sniff_image(data)
+    if content_type not in limits.MEDIA_SUPPORTED_MIME_TYPES:
+        raise _error("File content type is invalid (supported: "
+                     + ", ".join(limits.MEDIA_SUPPORTED_MIME_TYPES) + ")")
+    if len(data) > limits.IMAGE_SIZE_LIMIT:
+        raise _error(f"File must be smaller than {limits.IMAGE_SIZE_LIMIT // (1024 * 1024)} MB")
+    return content_type
+
+
+def _processed_fields(item: dict[str, Any], data: bytes) -> dict[str, Any]:
+    """Process the original and store its preview: the fields a finished item has."""
+    facts = process(data)
+    small_key = item["file_key"].replace("/original/", "/small/").rsplit(".", 1)[0] + ".png"
+    storage.put_object(small_key, facts["small"], "image/png")
+    meta = dict(item.get("meta") or {})
+    meta.update(original=_size_meta(facts["width"], facts["height"]),
+                small=_size_meta(*facts["small_size"]))
+    return {"small_key": small_key, "meta": meta, "blurhash": facts["blurhash"],
+            "processing": None}
+
+
+def upload(viewer: Viewer, upload_file: Any, description: Any, focus: Any, *,
+           defer_large: bool = False) -> tuple[dict[str, Any], bool]:
+    """Store an upload; returns (entity, processed). With `defer_large` (API v2), files over
+    the synchronous limit are processed by the media worker after we answer."""
     if upload_file is None or not hasattr(upload_file, "file"):
         raise _error("File can't be blank")
     data = upload_file.file.read()
-    facts = process(data)
+    content_type = _check(data)
     media_id = ids.new_id()
     digest = hashlib.sha256(data).hexdigest()[:16]
-    folder = f"media_attachments/files/{keys.pad(media_id)}"
-    file_key = f"{folder}/original/{digest}.{EXTENSIONS[facts['content_type']]}"
-    small_key = f"{folder}/small/{digest}.png"
-    storage.put_object(file_key, data, facts["content_type"])
-    storage.put_object(small_key, facts["small"], "image/png")
-    meta = {"original": _size_meta(facts["width"], facts["height"]),
-            "small": _size_meta(*facts["small_size"])}
+    file_key = (f"media_attachments/files/{keys.pad(media_id)}/original/"
+                f"{digest}.{EXTENSIONS[content_type]}")
     focus_value = _focus(focus)
-    if focus_value:
-        meta["focus"] = focus_value
-    item = {"id": media_id, "account_id": viewer.account_id, "media_type": "image",
-            "content_type": facts["content_type"], "file_key": file_key, "small_key": small_key,
-            "meta": meta, "blurhash": facts["blurhash"], "description": _description(description),
-            "created_at": clock.iso(clock.now()),
-            "ttl": int((clock.now() + UNATTACHED_TTL).timestamp())}
+    item: dict[str, Any] = {
+        "id": media_id, "account_id": viewer.account_id, "media_type": "image",
+        "content_type": content_type, "file_key": file_key,
+        "meta": {"focus": focus_value} if focus_value else {},
+        "description": _description(description), "created_at": clock.iso(clock.now()),
+        "ttl": int((clock.now() + UNATTACHED_TTL).timestamp())}
+    deferred = defer_large and len(data) > limits.MEDIA_SYNC_PROCESSING_LIMIT
+    if not deferred:
+        item.update({k: v for k, v in _processed_fields(item, data).items() if v is not None})
+    storage.put_object(file_key, data, content_type)
+    if deferred:
+        item["processing"] = True  # the stream hands it to the media worker
     repo.put_media(item)
-    return convert.media_attachment(item)
+    return convert.media_attachment(item), not deferred
+
+
+def process_stored(media_id: str) -> bool:
+    """Media worker: finish a deferred upload; False when there is nothing (left) to do."""
+    item = repo.get_media([media_id]).get(media_id)
+    if item is None or not item.get("processing"):
+        return False
+    fields = _processed_fields(item, storage.get_object(item["file_key"]))
+    try:
+        base.transact([base.set_op(keys.media(media_id), fields,
+                                   condition="attribute_exists(PK) AND processing = :yes")
+                       .with_vals({":yes": True})])
+    except base.TransactionConflict:
+        return False
+    return True
 
 
 def _own(viewer: Viewer, media_id: str, *, unattached: bool = True) -> dict[str, Any]:
@@ -131,8 +166,10 @@ def _own(viewer: Viewer, media_id: str, *, unattached: bool = True) -> dict[str,
     return found
 
 
-def show(viewer: Viewer, media_id: str) -> dict[str, Any]:
-    return convert.media_attachment(_own(viewer, media_id))
+def show(viewer: Viewer, media_id: str) -> tuple[dict[str, Any], bool]:
+    """(entity, processed) — the API answers 206 while processing continues."""
+    item = _own(viewer, media_id)
+    return convert.media_attachment(item), not item.get("processing")
 
 
 def attribute_op(item: dict[str, Any], attributes: dict[str, Any]) -> base.Op | None:
@@ -153,7 +190,7 @@ def update(viewer: Viewer, media_id: str, params: dict[str, Any]) -> dict[str, A
     op = attribute_op(_own(viewer, media_id), params)
     if op is not None:
         base.transact([op])
-    return show(viewer, media_id)
+    return show(viewer, media_id)[0]
 
 
 def delete(viewer: Viewer, media_id: str) -> None:

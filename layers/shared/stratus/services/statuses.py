@@ -292,6 +292,8 @@ def _media_ops(viewer_id: str, media_ids: list[str], status_id: str,
     missing = [m for m in media_ids if m not in found or found[m]["account_id"] != viewer_id]
     if missing:
         raise _error("Media attachments could not be found: " + ", ".join(missing))
+    if any(found[m].get("processing") for m in media_ids):
+        raise _error("Cannot attach files that have not finished processing. Try again in a moment!")
     taken = _error("Media attachments are already attached to a post")
     if any(found[m].get("status_id") or
            found[m].get("scheduled_status_id", scheduled_id) != scheduled_id for m in media_ids):
