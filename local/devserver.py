@@ -73,6 +73,12 @@ def main() -> None:
     os.environ["AWS_ENDPOINT_URL"] = endpoint
 
     runtime = start(domain, base_url, mail_dir=STATE_DIR / "mail")
+    from . import snapshot
+
+    snapshot_file = STATE_DIR / "snapshot.json"
+    if snapshot.restore(runtime.stack, snapshot_file):
+        # What was restored already had its side effects: read the stream from here on.
+        runtime.pipeline.stream_start = "LATEST"
     endpoint_file = STATE_DIR / "endpoint.json"
     endpoint_file.write_text(json.dumps(describe(runtime, endpoint), indent=2))
 
@@ -95,6 +101,9 @@ def main() -> None:
     finally:
         stop.set()
         loop.join(timeout=5)
+        counts = snapshot.save(runtime.stack, snapshot_file)
+        print(f"Saved the local data to {snapshot_file} ({counts.get('MainTable', 0)} items; "
+              "delete it to start afresh).", flush=True)
         emulator.stop()
         endpoint_file.unlink(missing_ok=True)
         print("Stratus stopped.", flush=True)

@@ -67,6 +67,7 @@ class Pipeline:
     def __init__(self, stack: Any, *, retry_delay: int = 1, run_schedules_now: bool = True
                  ) -> None:
         self.stack = stack
+        self.stream_start = "TRIM_HORIZON"
         self.retry_delay = retry_delay
         self.streams: list[StreamSource] = []
         self.queues: list[QueueSource] = []
@@ -109,7 +110,7 @@ class Pipeline:
             for shard in shards.get("Shards", []):
                 source.iterators[shard["ShardId"]] = streams.get_shard_iterator(
                     StreamArn=source.stream_arn, ShardId=shard["ShardId"],
-                    ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+                    ShardIteratorType=self.stream_start)["ShardIterator"]
         records = []
         for shard, iterator in list(source.iterators.items()):
             if iterator is None:

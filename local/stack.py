@@ -41,6 +41,7 @@ class Stack:
     table_names: dict[str, str] = field(default_factory=dict)
     bucket_names: dict[str, str] = field(default_factory=dict)
     stream_arns: dict[str, str] = field(default_factory=dict)  # table logical -> stream arn
+    secret_arns: dict[str, str] = field(default_factory=dict)
     redrive: dict[str, tuple[str, int]] = field(default_factory=dict)  # queue -> (dlq, max)
 
     def env(self, overrides: dict[str, str] | None = None) -> dict[str, str]:
@@ -132,6 +133,7 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
             else:
                 arn = sm.describe_secret(SecretId=name)["ARN"]
             resolver.physical[logical] = arn
+            stack.secret_arns[logical] = arn
         elif kind == "AWS::IAM::Role":
             resolver.attributes[(logical, "Arn")] = (
                 f"arn:aws:iam::{cfn.ACCOUNT}:role/{STACK}-{logical}")

@@ -43,10 +43,11 @@ def dev_stack(tmp_path_factory):
     else:
         process.kill()
         pytest.fail("dev server did not start: " + (state / "dev.log").read_text())
-    yield {"base": base, "env": env, "state": state, "process": process}
+    yield {"base": base, "env": env, "state": state, "process": process, "port": port}
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=15) == 0
     assert not (state / "endpoint.json").exists()
+    assert (state / "snapshot.json").exists()
 
 
 def get(url: str):
@@ -206,3 +207,44 @@ def test_posting_through_the_dev_stack(dev_stack):
     poster_id = status.json()["account"]["id"]
     listed = requests.get(base + f"/api/v1/accounts/{poster_id}/statuses?tagged=e2e").json()
     assert [s["id"] for s in listed] == [status.json()["id"]]
+
+
+
+def test_data_survives_a_restart(tmp_path):
+    """Stop `make dev` and start it again: accounts, settings and sessions' secret remain."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "MOTO_"))}
+    env.update(PORT=str(port), STRATUS_STATE_DIR=str(tmp_path))
+    base = f"http://127.0.0.1:{port}"
+
+    def run_stack():
+        process = subprocess.Popen([sys.executable, "-m", "local.devserver"], cwd=ROOT, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(base + "/api/v1/instance", timeout=1)
+                return process
+            except OSError:
+                time.sleep(0.2)
+        process.kill()
+        pytest.fail("dev server did not start")
+
+    first = run_stack()
+    stack = {"env": env}
+    assert ctl(stack, "settings", "set", "site_title", "Persistent").returncode == 0
+    assert ctl(stack, "accounts", "create", "keeper", "--email", "keeper@example.org",
+               "--password", "keeper password", "--confirmed").returncode == 0
+    vapid = json.loads(get(base + "/api/v2/instance")[2])["configuration"]["vapid"]["public_key"]
+    first.send_signal(signal.SIGINT)
+    assert first.wait(timeout=15) == 0
+    second = run_stack()
+    try:
+        instance = json.loads(get(base + "/api/v2/instance")[2])
+        assert instance["title"] == "Persistent"
+        assert instance["configuration"]["vapid"]["public_key"] == vapid
+        assert json.loads(get(base + "/api/v1/accounts/lookup?acct=keeper")[2])["username"] == "keeper"
+        assert json.loads(get(base + "/nodeinfo/2.0")[2])["usage"]["users"]["total"] == 1
+    finally:
+        second.send_signal(signal.SIGINT)
+        second.wait(timeout=15)
