@@ -35,7 +35,8 @@ def test_post_plain_text(client, people, entity, drain):
     assert body["application"]["name"] == "Test client"
     assert body["favourited"] is False and body["pinned"] is False
     assert body["replies_count"] == 0 and body["card"] is None and body["poll"] is None
-    assert client.get(f"/api/v1/statuses/{body['id']}").json()["application"] is None
+    assert client.get(f"/api/v1/statuses/{body['id']}").json()["application"] == \
+        {"name": "Test client", "website": None}
     me = client.get("/api/v1/accounts/verify_credentials", headers=tokens["alice"]).json()
     assert me["statuses_count"] == 1 and me["last_status_at"] == body["created_at"][:10]
     drain()

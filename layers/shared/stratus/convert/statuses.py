@@ -88,7 +88,8 @@ def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, An
         "edited_at": item.get("edited_at"),
         "content": item.get("content", ""),
         "reblog": reblog,
-        "application": item.get("application") if viewer_id == item["account_id"] else None,
+        # Mastodon shows the posting app unless the author turned `show_application` off.
+        "application": item.get("application"),
         "account": account,
         "media_attachments": media,
         "mentions": mentions,
