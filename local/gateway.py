@@ -136,6 +136,13 @@ def _not_found() -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     return 404, [(b"content-type", b"application/json")], b'{"message":"Not Found"}'
 
 
+def cors_configuration(template: dict[str, Any]) -> dict[str, Any]:
+    for resource in template.get("Resources", {}).values():
+        if resource.get("Type") == "AWS::Serverless::HttpApi":
+            return resource.get("Properties", {}).get("CorsConfiguration") or {}
+    return {}
+
+
 class Gateway:
     """An ASGI application in front of the stack's HTTP functions."""
 
@@ -143,6 +150,28 @@ class Gateway:
         self.stack = stack
         self.router = Router(stack)
         self.media_bucket = media_bucket
+        self.cors = cors_configuration(stack.template)
+
+    def _cors_headers(self, origin: str | None) -> list[tuple[bytes, bytes]]:
+        """What API Gateway adds for the template's CorsConfiguration."""
+        allowed = self.cors.get("AllowOrigins") or []
+        if not origin or not self.cors or ("*" not in allowed and origin not in allowed):
+            return []
+        headers = [(b"access-control-allow-origin", ("*" if "*" in allowed else origin).encode())]
+        if self.cors.get("ExposeHeaders"):
+            headers.append((b"access-control-expose-headers",
+                            ",".join(self.cors["ExposeHeaders"]).lower().encode()))
+        return headers
+
+    def _preflight(self, origin: str) -> tuple[int, list, bytes]:
+        headers = self._cors_headers(origin)
+        if headers:
+            headers += [(b"access-control-allow-methods",
+                         ",".join(self.cors.get("AllowMethods", [])).encode()),
+                        (b"access-control-allow-headers",
+                         ",".join(self.cors.get("AllowHeaders", [])).lower().encode()),
+                        (b"access-control-max-age", str(self.cors.get("MaxAge", 0)).encode())]
+        return 204, headers, b""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -172,6 +201,16 @@ class Gateway:
         query = scope.get("query_string", b"").decode("latin-1")
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         client = scope.get("client") or ("127.0.0.1", 0)
+        origin = next((v for k, v in headers if k.lower() == "origin"), None)
+        if method == "OPTIONS" and origin and any(
+                k.lower() == "access-control-request-method" for k, _ in headers):
+            return self._preflight(origin)
+        status, response_headers, payload = self._dispatch(method, path, query, headers, body,
+                                                           client)
+        return status, response_headers + self._cors_headers(origin), payload
+
+    def _dispatch(self, method: str, path: str, query: str, headers: list, body: bytes,
+                  client: tuple) -> tuple[int, list, bytes]:
         if self.media_bucket and path.startswith("/system/") and method in ("GET", "HEAD"):
             return self.media(path[len("/system/"):])
         found = self.router.match(method, path)

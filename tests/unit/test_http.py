@@ -111,3 +111,15 @@ def test_snowflake_layout_and_order():
     assert ids.id_at(1_700_000_000_000) <= first <= ids.id_at(1_700_000_000_000, upper=True)
     assert keys.pad(first) == first.zfill(20) and keys.unpad(keys.pad(first)) == first
     assert keys.pad("9") < keys.pad("10")
+
+
+def test_local_gateway_answers_cors_like_api_gateway(client):
+    preflight = client.options("/api/v1/statuses", headers={
+        "Origin": "https://app.example", "Access-Control-Request-Method": "POST"})
+    assert preflight.status_code == 204
+    assert preflight.headers["access-control-allow-origin"] == "*"
+    assert "POST" in preflight.headers["access-control-allow-methods"]
+    assert "authorization" in preflight.headers["access-control-allow-headers"]
+    response = client.get("/api/v1/instance", headers={"Origin": "https://app.example"})
+    assert response.headers["access-control-allow-origin"] == "*"
+    assert "link" in response.headers["access-control-expose-headers"]
