@@ -28,8 +28,9 @@ dev: $(STAMP) ## run the whole stack on http://127.0.0.1:$(PORT)
 test: $(STAMP) ## run the test suite
 	$(VENV)/bin/python -m pytest
 
-lint: $(STAMP) ## cfn-lint the template
+lint: $(STAMP) ## cfn-lint the template; ruff for undefined names and unused imports
 	$(VENV)/bin/cfn-lint template.yaml
+	$(VENV)/bin/ruff check --select F,E9 layers functions local stratusctl tests
 
 build: $(SAM_STAMP) $(STAMP) ## sam build (no container; needs python3.13, e.g. from pyenv)
 	PYENV_VERSION=3.13.0 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM_VENV)/bin/sam build

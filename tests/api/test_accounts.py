@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from stratus.repo import base, keys
 from stratus.services.instance import solid_png
 from tests.rig import app_token, auth, make_app, make_user, user_token
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from stratus.repo import effects, keys
 from stratus.repo import statuses as statuses_repo

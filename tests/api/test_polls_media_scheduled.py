@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
 
 from stratus import clock
 from stratus.repo import base, effects, keys

@@ -6,7 +6,6 @@ import re
 import threading
 from email import message_from_bytes
 from email.policy import default
-from urllib.parse import urlsplit
 
 import pytest
 

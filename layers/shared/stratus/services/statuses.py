@@ -9,8 +9,7 @@ from typing import Any
 from .. import clock, ids, limits
 from ..auth.deps import Viewer
 from ..config import settings
-from ..convert import accounts as convert_accounts
-from ..errors import Forbidden, NotFound, Unprocessable
+from ..errors import NotFound, Unprocessable
 from ..http.pagination import Page
 from ..policy import visibility
 from ..repo import accounts as accounts_repo
