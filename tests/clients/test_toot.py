@@ -28,5 +28,9 @@ def test_toot_login_cli_and_whoami(live_server, tmp_path):
     assert whoami.returncode == 0, whoami.stderr
     me = json.loads(whoami.stdout)
     assert me["username"] == "tina" and me["acct"] == "tina"
+    posted = toot("post", "Hello from toot #cli", "--visibility", "unlisted", "--json")
+    assert posted.returncode == 0, posted.stderr
+    status = json.loads(posted.stdout)
+    assert status["visibility"] == "unlisted" and "#<span>cli</span>" in status["content"]
     config = json.loads((tmp_path / "toot" / "config.json").read_text())
     assert config["active_user"] == f"tina@{live_server.base_url.split('://')[1]}"
