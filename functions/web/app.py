@@ -6,7 +6,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 from fastapi.responses import HTMLResponse
 
-from stratus.errors import NotFound
 from stratus.http.app import create_app
 from stratus.http.cache import PUBLIC_15_S
 from stratus.observability import http_handler
@@ -19,7 +18,7 @@ router = APIRouter()
 def profile_page(username: str):
     html = pages.profile(username)
     if html is None:
-        raise NotFound()
+        return HTMLResponse(pages.not_found(), status_code=404)
     return HTMLResponse(html, headers={"Cache-Control": PUBLIC_15_S})
 
 

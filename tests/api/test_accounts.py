@@ -180,7 +180,8 @@ def test_profile_page(client, alice):
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "Alice &lt;Wonder&gt;" in page.text and "<p>Curious</p>" in page.text
     assert 'href="https://alice.example"' in page.text
-    assert client.get("/@nobody").status_code == 404
+    missing = client.get("/@nobody")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/html")
 
 
 def test_sign_in_activity_feeds_active_users(client, alice, runtime):

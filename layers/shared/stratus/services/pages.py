@@ -17,6 +17,11 @@ def profile(username: str) -> str | None:
     return render("profile.html", account=accounts.render(bundle), domain=settings().domain)
 
 
+def not_found() -> str:
+    return render("message.html", heading="Not found", error=True,
+                  message="The page you are looking for isn't here.")
+
+
 def about() -> str:
     s = settings_service.current()
     return render("about.html", description=s["site_description"],
