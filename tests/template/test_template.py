@@ -87,3 +87,35 @@ def test_key_strings_are_built_only_in_keys_module():
             continue
         for marker in ('"ACCT#', '"STATUS#', '"INSTANCE"', '"EMOJI#', '"RULE#', '"DEDUPE#'):
             assert marker not in path.read_text(), f"{path.name} builds a key: {marker}"
+
+
+def test_every_app_route_is_reachable_through_the_template(runtime):
+    """Each FastAPI route of a function must be routed to that same function by template.yaml
+    (what API Gateway will do), or it would work locally in tests and 404 on AWS."""
+    import re
+
+    from local.gateway import Router
+
+    router = Router(runtime.stack)
+    checked = 0
+    for fn in runtime.stack.functions.values():
+        if not fn.routes:
+            continue
+        import sys
+
+        runtime.stack.handler(fn.logical_id)  # imports the function's module
+        router_ = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "router", None)
+        assert router_ is not None, fn.logical_id
+        for route in router_.routes:
+            path = getattr(route, "path", None)
+            methods = getattr(route, "methods", None) or set()
+            if not path or not methods:
+                continue
+            concrete = re.sub(r"\{[^}]+\}", "123", path)
+            for method in methods - {"HEAD"}:
+                found = router.match(method, concrete)
+                assert found is not None, f"{method} {path} is not routed"
+                assert found[0].function == fn.logical_id, \
+                    f"{method} {path} goes to {found[0].function}, not {fn.logical_id}"
+                checked += 1
+    assert checked > 50
