@@ -81,12 +81,20 @@ def test_only_the_repo_layer_imports_boto3():
 
 
 def test_key_strings_are_built_only_in_keys_module():
+    """Every key prefix keys.py defines, and key parsing, appear nowhere else in the package."""
+    import re
+
     package = cfn.ROOT / "layers/shared/stratus"
+    prefixes = set(re.findall(r'"([A-Z][A-Z0-9_]*#)', (package / "repo/keys.py").read_text()))
+    assert {"ACCT#", "STATUS#", "TOKEN#", "TAG#", "AUDITON#"} <= prefixes
     for path in package.rglob("*.py"):
         if path.name == "keys.py":
             continue
-        for marker in ('"ACCT#', '"STATUS#', '"INSTANCE"', '"EMOJI#', '"RULE#', '"DEDUPE#'):
-            assert marker not in path.read_text(), f"{path.name} builds a key: {marker}"
+        source = path.read_text()
+        for prefix in prefixes:
+            assert f'"{prefix}' not in source, f"{path.name} builds a key: {prefix}"
+        assert 'split("#"' not in source and 'partition("#")' not in source, \
+            f"{path.name} parses a key"
 
 
 def test_every_app_route_is_reachable_through_the_template(runtime):

@@ -60,7 +60,7 @@ MAX_EMAIL_LENGTH = 320
 AVATAR_SIZE_LIMIT = 2 * 1024 * 1024
 HEADER_SIZE_LIMIT = 2 * 1024 * 1024
 PROFILE_IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-MAX_ACCOUNTS_PER_REQUEST = 40
+MAX_IDS_PER_REQUEST = 40  # GET /api/v1/accounts?id[]=, /api/v1/statuses?id[]=
 # Images up to this size are processed before POST /api/v2/media answers (200); larger ones
 # are processed by the media worker while the client polls (202, then GET answers 206 → 200).
 MEDIA_SYNC_PROCESSING_LIMIT = 1024 * 1024

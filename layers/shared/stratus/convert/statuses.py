@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import clock
 from ..config import settings as env
+from ..domain.edges import ViewerEdges
 
 
 def media_attachment(item: dict[str, Any]) -> dict[str, Any]:
@@ -67,7 +68,7 @@ def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, An
            media: list[dict[str, Any]], poll_entity: dict[str, Any] | None,
            mentions: list[dict[str, Any]], emojis: list[dict[str, Any]],
            reblog: dict[str, Any] | None, viewer_id: str | None,
-           edges: set[tuple[str, str]]) -> dict[str, Any]:
+           edges: ViewerEdges) -> dict[str, Any]:
     sid = str(item["id"])
     thread = str(item.get("thread_id") or sid)
     entity: dict[str, Any] = {
@@ -104,18 +105,17 @@ def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, An
         entity.update(content="", spoiler_text="", sensitive=False, language=None, url=None,
                       media_attachments=[], mentions=[], tags=[], emojis=[], poll=None)
     if viewer_id is not None:
-        target = str(item.get("reblog_of_id") or sid)
-        entity["favourited"] = ("FAV#", sid) in edges
-        entity["reblogged"] = ("REBLOG#", sid) in edges
-        entity["muted"] = ("MUTECONV#", thread) in edges
-        entity["bookmarked"] = ("BMK#", sid) in edges
-        if item["account_id"] == viewer_id and not item.get("reblog_of_id"):
-            entity["pinned"] = ("PIN#", sid) in edges
-        if target != sid and reblog is not None:
-            entity["favourited"] = reblog.get("favourited", False)
-            entity["reblogged"] = reblog.get("reblogged", False)
-            entity["bookmarked"] = reblog.get("bookmarked", False)
-            entity["muted"] = reblog.get("muted", False)
+        if reblog is not None:
+            # A boost shows the viewer's flags of what it boosts.
+            for flag in ("favourited", "reblogged", "bookmarked", "muted"):
+                entity[flag] = reblog.get(flag, False)
+        else:
+            entity["favourited"] = sid in edges.favourited
+            entity["reblogged"] = sid in edges.reblogged
+            entity["muted"] = thread in edges.muted_threads
+            entity["bookmarked"] = sid in edges.bookmarked
+            if item["account_id"] == viewer_id:
+                entity["pinned"] = sid in edges.pinned
     return entity
 
 

@@ -33,7 +33,7 @@ def get_many(account_ids: list[str], parts: tuple[str, ...] = (PROFILE, STATS)
     wanted = [{"PK": keys.account_pk(a), "SK": p} for a in account_ids for p in parts]
     found: dict[str, dict[str, dict[str, Any]]] = {}
     for item in base.batch_get(wanted):
-        found.setdefault(keys.unpad(item["PK"].split("#", 1)[1]), {})[item["SK"]] = item
+        found.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = item
     return found
 
 
@@ -80,9 +80,6 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
         ops.append(base.put_new({**keys.confirmation(confirmation_hash), "type": "confirmation",
                                  "account_id": account_id}))
     return ops
-
-
-set_ops = base.set_op
 
 
 def get_note(account_id: str, target_id: str) -> str:

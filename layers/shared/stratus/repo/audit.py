@@ -16,6 +16,5 @@ def entry_op(entry: dict[str, Any]) -> base.Op:
 
 
 def by_target(target_type: str, target_id: str) -> list[dict[str, Any]]:
-    pk = keys.audit_index_keys("0", target_type, target_id, "0")["GSI2PK"]
-    entries = list(base.query(pk, index="GSI2"))
+    entries = list(base.query(keys.audit_on(target_type, target_id), index="GSI2"))
     return base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])

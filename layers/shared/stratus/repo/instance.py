@@ -95,9 +95,11 @@ def set_week_logins(week: str, logins: int) -> None:
     base.update(keys.activity_week(week), "SET logins = :l", vals={":l": logins})
 
 
-def weeks(first_monday: str, last_monday: str) -> list[dict[str, Any]]:
-    return list(base.query(keys.ACTIVITY_PK, sk_between=(keys.WEEK_PREFIX + first_monday,
-                                                         keys.WEEK_PREFIX + last_monday)))
+def weeks(first_monday: str, last_monday: str) -> dict[str, dict[str, Any]]:
+    """Weekly activity items between two Mondays, keyed by their Monday (yyyymmdd)."""
+    items = base.query(keys.ACTIVITY_PK, sk_between=(keys.WEEK_PREFIX + first_monday,
+                                                     keys.WEEK_PREFIX + last_monday))
+    return {item["SK"][len(keys.WEEK_PREFIX):]: item for item in items}
 
 
 # --- sign-in activity ------------------------------------------------------------------

@@ -25,6 +25,16 @@ def id_range(low: int | None, high: int | None) -> tuple[str, str]:
             pad(high) if high is not None else MAX_SK)
 
 
+def id_in(key_part: str) -> str:
+    """The id a key part ends with: `STATUS#000…123` → `123`."""
+    return unpad(key_part.rsplit("#", 1)[1])
+
+
+def prefix_of(key_part: str) -> str:
+    """The kind a key part starts with: `FAV#000…123` → `FAV#`."""
+    return key_part.split("#", 1)[0] + "#"
+
+
 def key(pk: str, sk: str) -> dict[str, str]:
     return {"PK": pk, "SK": sk}
 
@@ -156,10 +166,14 @@ def audit(month: str, log_id: str) -> dict[str, str]:
     return key("AUDIT#" + month, pad(log_id))
 
 
+def audit_on(target_type: str, target_id: str) -> str:
+    return f"AUDITON#{target_type}#{target_id}"
+
+
 def audit_index_keys(actor_id: str, target_type: str, target_id: str, log_id: str
                      ) -> dict[str, str]:
     return {"GSI1PK": "AUDITBY#" + pad(actor_id), "GSI1SK": pad(log_id),
-            "GSI2PK": f"AUDITON#{target_type}#{target_id}", "GSI2SK": pad(log_id)}
+            "GSI2PK": audit_on(target_type, target_id), "GSI2SK": pad(log_id)}
 
 
 # --- OAuth -------------------------------------------------------------------------------
@@ -302,12 +316,16 @@ def tag(name: str) -> dict[str, str]:
     return key("TAG#" + name.lower(), "TAG")
 
 
+TAGGED_PREFIX = "S#"
+
+
 def tagged_status(name: str, status_id: str) -> dict[str, str]:
-    return key("TAG#" + name.lower(), "S#" + pad(status_id))
+    return key("TAG#" + name.lower(), TAGGED_PREFIX + pad(status_id))
 
 
-def tag_statuses(name: str) -> str:
-    return "TAG#" + name.lower()
+def tagged_range(name: str, lo: str, hi: str) -> tuple[str, tuple[str, str]]:
+    """(partition, sort-key bounds) of a hashtag's statuses between two padded ids."""
+    return "TAG#" + name.lower(), (TAGGED_PREFIX + lo, TAGGED_PREFIX + hi)
 
 
 def notification(account_id: str, notification_id: str) -> dict[str, str]:

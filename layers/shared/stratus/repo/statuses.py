@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..domain.edges import ViewerEdges
 from . import base, keys
 
 STATUS, STATS = "STATUS", "STATS"
@@ -28,7 +29,7 @@ def get_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     stats: dict[str, dict[str, Any]] = {}
     for item in base.batch_get(wanted):
-        sid = keys.unpad(item["PK"].split("#", 1)[1])
+        sid = keys.id_in(item["PK"])
         if item["SK"] == STATUS:
             found[sid] = item
         else:
@@ -56,19 +57,22 @@ def edits(status_id: str) -> list[dict[str, Any]]:
     return list(base.query(keys.status_pk(status_id), sk_prefix=keys.EDIT_PREFIX))
 
 
-def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    """Which of fav/bookmark/reblog/pin/muted-thread the viewer has, for a page, in one read."""
+def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> ViewerEdges:
+    """The viewer's favourites, boosts, bookmarks, pins and muted threads among a page's
+    statuses, from one batched read of deterministic keys."""
     wanted = []
     for status in statuses:
         sid = status["id"]
         wanted += [keys.favourite(viewer_id, sid), keys.bookmark(viewer_id, sid),
                    keys.reblog_edge(viewer_id, sid), keys.pin(viewer_id, sid),
                    keys.muted_thread(viewer_id, status.get("thread_id") or sid)]
-    found = set()
+    edges = ViewerEdges()
+    kinds = {keys.FAV: edges.favourited, keys.REBLOG: edges.reblogged,
+             keys.BOOKMARK: edges.bookmarked, keys.PIN: edges.pinned,
+             keys.MUTED_THREAD: edges.muted_threads}
     for item in base.batch_get(wanted):
-        kind, _, padded = item["SK"].partition("#")
-        found.add((kind + "#", keys.unpad(padded)))
-    return found
+        kinds[keys.prefix_of(item["SK"])].add(keys.id_in(item["SK"]))
+    return edges
 
 
 def follows(follower_id: str, followed_ids: list[str]) -> set[str]:
@@ -76,7 +80,7 @@ def follows(follower_id: str, followed_ids: list[str]) -> set[str]:
     if not followed_ids:
         return set()
     items = base.batch_get([keys.follow(follower_id, f) for f in dict.fromkeys(followed_ids)])
-    return {keys.unpad(i["SK"].split("#", 1)[1]) for i in items}
+    return {keys.id_in(i["SK"]) for i in items}
 
 
 def edge(key: dict[str, str]) -> dict[str, Any] | None:
@@ -102,7 +106,7 @@ def get_polls_and_votes(poll_ids: list[str], viewer_id: str | None) -> tuple[dic
         wanted += [keys.poll_vote(p, viewer_id) for p in poll_ids]
     polls, votes = {}, {}
     for item in base.batch_get(wanted):
-        poll_id = keys.unpad(item["PK"].split("#", 1)[1])
+        poll_id = keys.id_in(item["PK"])
         (polls if item["SK"] == "POLL" else votes)[poll_id] = item
     return polls, votes
 
@@ -130,6 +134,6 @@ def scheduled_entries(account_id: str, lo: str, hi: str, descending: bool
 
 
 def tag_status_ids(name: str, lo: str, hi: str) -> list[str]:
-    items = base.query(keys.tag_statuses(name), sk_between=("S#" + lo, "S#" + hi),
-                       descending=True)
-    return [keys.unpad(i["SK"][2:]) for i in items]
+    partition, bounds = keys.tagged_range(name, lo, hi)
+    return [keys.id_in(i["SK"]) for i in base.query(partition, sk_between=bounds,
+                                                      descending=True)]

@@ -183,7 +183,7 @@ def confirm(raw_token: str) -> str | None:
     user = repo.get_user(account_id)
     if user is None:
         raise NotFound("Record not found")
-    ops = [repo.set_ops(keys.account_user(account_id),
+    ops = [base.set_op(keys.account_user(account_id),
                         {"confirmed_at": clock.iso(clock.now()), "confirmation_nonce": None}),
            base.Op("Delete", key=keys.confirmation(digest(raw_token)))]
     base.transact(ops)
@@ -218,8 +218,8 @@ def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
         ops.append(base.Op("Delete", key=keys.email(user["email"])))
         ops.append(base.put_new({**keys.email(email), "type": "email", "account_id": account_id},
                                 on_conflict=ValidationFailed({"email": [TAKEN]})))
-        ops.append(repo.set_ops(keys.account_admin(account_id), {"email": email.lower()}))
-    ops.append(repo.set_ops(keys.account_user(account_id), changes))
+        ops.append(base.set_op(keys.account_admin(account_id), {"email": email.lower()}))
+    ops.append(base.set_op(keys.account_user(account_id), changes))
     ops.append(base.put_new({**keys.confirmation(digest(confirmation_token(account_id, nonce))),
                              "type": "confirmation", "account_id": account_id}))
     base.transact(ops)
@@ -299,8 +299,8 @@ def get_account(account_id: str) -> dict[str, Any]:
 
 
 def get_accounts(account_ids: list[str]) -> list[dict[str, Any]]:
-    if len(account_ids) > limits.MAX_ACCOUNTS_PER_REQUEST:
-        raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_ACCOUNTS_PER_REQUEST})")
+    if len(account_ids) > limits.MAX_IDS_PER_REQUEST:
+        raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_IDS_PER_REQUEST})")
     wanted = [a for a in dict.fromkeys(account_ids) if ids.is_id(a)]
     found = repo.get_many(wanted, (repo.PROFILE, repo.STATS, repo.USER))
     return [render(found[a]) for a in wanted if a in found and _visible(found[a])]
@@ -431,9 +431,9 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
             changes[f"{kind}_key"] = _upload(kind, viewer.account_id, upload)
     ops = []
     if changes:
-        ops.append(repo.set_ops(keys.account_profile(viewer.account_id), changes))
+        ops.append(base.set_op(keys.account_profile(viewer.account_id), changes))
     if user_settings != viewer.user.get("settings", {}):
-        ops.append(repo.set_ops(keys.account_user(viewer.account_id),
+        ops.append(base.set_op(keys.account_user(viewer.account_id),
                                 {"settings": user_settings}))
     if ops:
         base.transact(ops)
@@ -502,7 +502,7 @@ def operator_modify(username: str, *, role: str | None = None, approve: bool = F
     if not changes:
         return None
     updated = {**user, **changes}
-    ops = [repo.set_ops(keys.account_user(account_id), changes),
+    ops = [base.set_op(keys.account_user(account_id), changes),
            base.Op("Put", item=admin_entry(profile, updated))]
     if "confirmed_at" in changes and user.get("confirmation_nonce"):
         ops.append(base.Op("Delete", key=keys.confirmation(

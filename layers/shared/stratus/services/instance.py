@@ -61,8 +61,7 @@ def activity() -> list[dict[str, str]]:
         raise NotFound("Not found")
     this_week = clock.monday(clock.now())
     mondays = [this_week - timedelta(weeks=n) for n in range(ACTIVITY_WEEKS)]
-    stored = {item["SK"].split("#", 1)[1]: item
-              for item in repo.weeks(clock.day_key(mondays[-1]), clock.day_key(mondays[0]))}
+    stored = repo.weeks(clock.day_key(mondays[-1]), clock.day_key(mondays[0]))
     result = []
     for monday in mondays:
         item = stored.get(clock.day_key(monday), {})

@@ -9,6 +9,7 @@ from typing import Any
 from .. import clock
 from ..convert import instance as convert_instance
 from ..convert import statuses as convert
+from ..domain.edges import ViewerEdges
 from ..repo import accounts as accounts_repo
 from ..repo import instance as instance_repo
 from ..repo import statuses as repo
@@ -41,7 +42,7 @@ def render(items: list[dict[str, Any]], viewer_id: str | None) -> list[dict[str,
         if any(s.get("media_ids") for s in everything) else {}
     poll_ids = [s["poll_id"] for s in everything if s.get("poll_id")]
     polls, votes = repo.get_polls_and_votes(poll_ids, viewer_id) if poll_ids else ({}, {})
-    edges = repo.viewer_edges(viewer_id, everything) if viewer_id else set()
+    edges = repo.viewer_edges(viewer_id, everything) if viewer_id else ViewerEdges()
     emojis = _emoji_map(everything)
     now = clock.now()
 

@@ -48,8 +48,8 @@ def show(viewer_id: str | None, status_id: str) -> dict[str, Any]:
 
 
 def show_many(viewer_id: str | None, status_ids: list[str]) -> list[dict[str, Any]]:
-    if len(status_ids) > limits.MAX_ACCOUNTS_PER_REQUEST:
-        raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_ACCOUNTS_PER_REQUEST})")
+    if len(status_ids) > limits.MAX_IDS_PER_REQUEST:
+        raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_IDS_PER_REQUEST})")
     wanted = [s for s in dict.fromkeys(status_ids) if ids.is_id(s)]
     found = repo.get_many(wanted)
     visible = {s["id"] for s in visibility.filter_visible(found.values(), viewer_id, repo.follows)}
@@ -61,7 +61,7 @@ def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, A
     if item.get("reblog_of_id"):
         item = repo.get(item["reblog_of_id"])
     entries = repo.thread_entries(item.get("thread_id") or item["id"])
-    statuses = repo.get_many([e["id"] if "id" in e else keys.unpad(e["GSI2SK"]) for e in entries])
+    statuses = repo.get_many([e["id"] for e in entries])
     statuses.setdefault(item["id"], item)
     max_ancestors, max_descendants, max_depth = (CONTEXT_LIMITS_ANONYMOUS if viewer_id is None
                                                  else (CONTEXT_LIMIT, CONTEXT_LIMIT, None))
@@ -128,7 +128,7 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         batch.clear()
 
     for entry in repo.account_status_entries(account_id, lo, hi, descending=not ascending):
-        batch.append(keys.unpad(entry["GSI1SK"]))
+        batch.append(entry["id"])
         if len(batch) >= max(page.limit, 20):
             flush()
             if len(chosen) >= page.limit:
@@ -141,12 +141,10 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
 
 
 def pinned_statuses(viewer_id: str | None, account_id: str) -> list[dict[str, Any]]:
-    entries = list(repo.edge_entries("GSI2", keys.edges_of("PIN", account_id), keys.pad(0),
-                                     keys.MAX_SK, descending=True))
-    found = repo.get_many([e["status_id"] for e in repo.get_items(
-        [{"PK": e["PK"], "SK": e["SK"]} for e in entries])])
-    ordered = [found[s] for s in (keys.unpad(e["SK"].split("#", 1)[1]) for e in entries)
-               if s in found]
+    pinned_ids = [e["status_id"] for e in repo.edge_entries(
+        "GSI2", keys.edges_of("PIN", account_id), *keys.id_range(None, None), descending=True)]
+    found = repo.get_many(pinned_ids)
+    ordered = [found[s] for s in pinned_ids if s in found]
     return status_views.render(visibility.filter_visible(ordered, viewer_id, repo.follows),
                                viewer_id)
 
