@@ -138,7 +138,7 @@ def statuses_bench(gateway, calls) -> None:
     account_id, _ = accounts.operator_create("bench", "bench@example.org", "bench password",
                                              role=None, confirmed=True, approve=True)
     app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
-    token, raw, _ = oauth.new_token(app, account_id, ["read", "write"])
+    token, raw = oauth.new_token(app, account_id, ["read", "write"])
     oauth_repo.put_token(token)
     viewer = identity.viewer_for_token(raw)
     for i in range(45):

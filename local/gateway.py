@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import re
-import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -219,10 +218,8 @@ class Gateway:
         route, params = found
         route_key = "$default" if route.template == "$default" else f"{route.method} {route.template}"
         event = build_event(method, path, query, headers, body, client[0], route_key, params)
-        started = time.perf_counter()
         result = invoke(self.stack, route.function, event,
                         event["requestContext"]["requestId"])
-        self.last_duration_ms = (time.perf_counter() - started) * 1000
         return self.response(result)
 
     @staticmethod

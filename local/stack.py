@@ -42,7 +42,6 @@ class Stack:
     bucket_names: dict[str, str] = field(default_factory=dict)
     stream_arns: dict[str, str] = field(default_factory=dict)  # table logical -> stream arn
     secret_arns: dict[str, str] = field(default_factory=dict)
-    redrive: dict[str, tuple[str, int]] = field(default_factory=dict)  # queue -> (dlq, max)
 
     def env(self, overrides: dict[str, str] | None = None) -> dict[str, str]:
         """The union of every function's resolved environment (names must not conflict)."""
@@ -152,10 +151,7 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
         if not policy:
             continue
         dlq_arn = resolver.resolve(policy["deadLetterTargetArn"])
-        dlq_logical = next(q for q in stack.queue_urls
-                           if resolver.attributes[(q, "Arn")] == dlq_arn)
-        stack.redrive[logical] = (dlq_logical, int(policy["maxReceiveCount"]))
-        if create:
+        if create:  # moto then moves a message to the DLQ after maxReceiveCount receives
             sqs.set_queue_attributes(QueueUrl=stack.queue_urls[logical], Attributes={
                 "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn,
                                              "maxReceiveCount": str(policy["maxReceiveCount"])})})

@@ -47,7 +47,7 @@ def make_user(username="alice", email=None, password="correct horse battery", *,
 
 
 def user_token(app: App, account_id: str, scopes=("read", "write", "follow")) -> str:
-    token, raw, _ = oauth.new_token(app.item, account_id, list(scopes))
+    token, raw = oauth.new_token(app.item, account_id, list(scopes))
     oauth_repo.put_token(token)
     return raw
 

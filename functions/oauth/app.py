@@ -14,7 +14,8 @@ from stratus.errors import NotFound
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import PUBLIC_5_MIN
 from stratus.http.client import client_ip
-from stratus.http.forms import request_params, truthy
+from stratus.http.forms import request_params
+from stratus.params import truthy
 from stratus.observability import http_handler
 from stratus.services import accounts, oauth, ratelimit
 from stratus.web import session as web_session

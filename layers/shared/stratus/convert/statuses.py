@@ -43,8 +43,7 @@ def poll(item: dict[str, Any], vote: dict[str, Any] | None, *, viewer_id: str | 
         "expired": expired,
         "multiple": bool(item.get("multiple")),
         "votes_count": sum(votes),
-        "voters_count": int(item.get("voters_count", 0)) if item.get("multiple") else
-        int(item.get("voters_count", 0)),
+        "voters_count": int(item.get("voters_count", 0)),
         "options": [{"title": title, "votes_count": None if hide else votes[i]}
                     for i, title in enumerate(item["options"])],
         "emojis": emojis,

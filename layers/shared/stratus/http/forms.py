@@ -1,42 +1,21 @@
 """One request parser for every endpoint: query string + JSON, form-urlencoded or multipart body.
 
 Mastodon (Rails) params: `key[]=a&key[]=b` is an array, `a[b][c]=x` nests, `a[0][name]=x`
-is an indexed hash (clients send `fields_attributes[0][name]`), and booleans arrive as
-`true/false/1/0`. Unknown fields are ignored. Values from the body win over the query string.
+is an indexed hash (clients send `fields_attributes[0][name]`). Values from the body win over
+the query string; services read what they know and ignore the rest, and read booleans with
+`stratus.params.flag` (`true/false/1/0/on/off`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, TypeVar
+from typing import Any
 from urllib.parse import parse_qsl
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
-from starlette.requests import Request
-
-from ..errors import BadRequest, Unprocessable
+from ..errors import BadRequest
 
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
-_FALSE = {"0", "f", "false", "off", "no", "n"}
-
-
-def truthy(value: Any) -> Any:
-    """Rails' ActiveModel::Type::Boolean: these strings are false, other non-blank values true."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, (int, float)):
-        return value != 0
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text == "":
-            return None
-        return text not in _FALSE
-    return value
-
-
-Bool = Annotated[bool, BeforeValidator(truthy)]
-OptionalBool = Annotated[bool | None, BeforeValidator(truthy)]
 
 
 def _split(name: str) -> list[str]:
@@ -121,7 +100,10 @@ async def request_params(request: Any) -> dict[str, Any]:
                     raise BadRequest("Error occurred while parsing request parameters") from exc
                 if not isinstance(data, dict):
                     raise BadRequest("Error occurred while parsing request parameters")
-                body = nest(list(data.items())) if any("[" in k for k in data) else data
+                # JSON may still use Rails names: {"ids[]": ["1", "2"]} is ids = ["1", "2"].
+                pairs = [(k, item) for k, v in data.items()
+                         for item in (v if k.endswith("[]") and isinstance(v, list) else [v])]
+                body = nest(pairs) if any("[" in k for k in data) else data
         elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
             try:
                 form = await request.form(max_files=16, max_fields=2000)
@@ -131,44 +113,3 @@ async def request_params(request: Any) -> dict[str, Any]:
     params = _merge(params, body)
     request.scope["stratus.params"] = params
     return params
-
-
-class Params(BaseModel):
-    """Base for request models: unknown fields are ignored, strings are stripped of nothing."""
-
-    model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def describe(error: ValidationError) -> str:
-    return describe_errors(error.errors())
-
-
-def describe_errors(errors: Any) -> str:
-    parts = []
-    for item in errors:
-        location = ".".join(str(p) for p in item.get("loc", ())
-                            if p not in ("body", "query", "path")) or "params"
-        message = item.get("msg", "is invalid")
-        if item.get("type") == "missing":
-            message = "can't be blank"
-        parts.append(f"{location} {message}")
-    return "Validation failed: " + ", ".join(parts)
-
-
-def validate(model: type[M], data: dict[str, Any]) -> M:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise Unprocessable(describe(exc)) from exc
-
-
-def form(model: type[M]):
-    """A FastAPI dependency that parses any body format into `model` (422 on bad input)."""
-
-    async def dependency(request: Request) -> M:
-        return validate(model, await request_params(request))
-
-    return dependency

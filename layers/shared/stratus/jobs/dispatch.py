@@ -18,46 +18,38 @@ COUNTED_TYPES = {
 }
 
 
-def _image(record: dict[str, Any], name: str, wanted: tuple[str, ...]) -> dict[str, Any]:
-    raw = record.get("dynamodb", {}).get(name)
-    if not raw:
-        return {}
-    item = deserialize(raw)
-    return {k: item[k] for k in (*wanted, "type") if k in item}
+def _images(record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The item after and before the change (empty when there is none)."""
+    images = record.get("dynamodb", {})
+    return (deserialize(images["NewImage"]) if images.get("NewImage") else {},
+            deserialize(images["OldImage"]) if images.get("OldImage") else {})
 
 
 def route(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """The (queue name, message) pairs one stream record produces."""
-    images = record.get("dynamodb", {})
-    raw_type = (images.get("NewImage") or images.get("OldImage") or {}).get("type", {})
-    item_type = raw_type.get("S")
+    new, old = _images(record)
+    item_type = (new or old).get("type")
     jobs: list[tuple[str, dict[str, Any]]] = []
-    if item_type == "user":
-        new, old = images.get("NewImage") or {}, images.get("OldImage") or {}
-        nonce = new.get("confirmation_nonce", {}).get("S")
-        if nonce and nonce != old.get("confirmation_nonce", {}).get("S"):
-            jobs.append(("mail", {"job": "confirmation_mail", "event_id": record["eventID"],
-                                  "account_id": new["account_id"]["S"], "nonce": nonce}))
-    jobs.extend(_effects(record, item_type))
+    if item_type == "user" and new.get("confirmation_nonce") and \
+            new["confirmation_nonce"] != old.get("confirmation_nonce"):
+        jobs.append(("mail", {"job": "confirmation_mail", "event_id": record["eventID"],
+                              "account_id": new["account_id"], "nonce": new["confirmation_nonce"]}))
+    jobs.extend(_effects(record, item_type, new, old))
     if item_type in COUNTED_TYPES:
-        wanted = COUNTED_TYPES[item_type]
+        wanted = (*COUNTED_TYPES[item_type], "type")
         message = ItemChanged(event_id=record["eventID"], event_name=record["eventName"],
-                              item_type=item_type, new=_image(record, "NewImage", wanted),
-                              old=_image(record, "OldImage", wanted))
+                              item_type=item_type,
+                              new={k: new[k] for k in wanted if k in new},
+                              old={k: old[k] for k in wanted if k in old})
         jobs.append(("counters", message.to_dict()))
     return jobs
 
 
-def _plain(record: dict[str, Any], name: str) -> dict[str, Any]:
-    raw = record.get("dynamodb", {}).get(name)
-    return deserialize(raw) if raw else {}
-
-
-def _effects(record: dict[str, Any], item_type: str | None) -> list[tuple[str, dict[str, Any]]]:
+def _effects(record: dict[str, Any], item_type: str | None, new: dict[str, Any],
+             old: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """Status activity that has effects: hashtag index, notifications."""
     event, event_id = record["eventName"], record["eventID"]
     if item_type == "status":
-        new, old = _plain(record, "NewImage"), _plain(record, "OldImage")
         if event == "INSERT":
             return [("effects", {"job": "status_created", "event_id": event_id,
                                  "status_id": new["id"], "account_id": new["account_id"],
@@ -79,20 +71,17 @@ def _effects(record: dict[str, Any], item_type: str | None) -> list[tuple[str, d
                                      "visibility": new.get("visibility"), "added_tags": added,
                                      "removed_tags": removed, "added_mention_ids": mentions})]
     elif item_type == "media_attachment" and event == "REMOVE" and _expired_by_ttl(record):
-        old = _plain(record, "OldImage")
         return [("effects", {"job": "media_expired", "event_id": event_id, "media_id": old["id"],
                              "keys": [k for k in (old.get("file_key"), old.get("small_key")) if k]})]
     elif item_type == "media_attachment" and event == "INSERT" and \
-            _plain(record, "NewImage").get("processing"):
+            new.get("processing"):
         return [("media", {"job": "process_media", "event_id": event_id,
-                           "media_id": _plain(record, "NewImage")["id"]})]
+                           "media_id": new["id"]})]
     elif item_type == "fav" and event == "INSERT":
-        new = _plain(record, "NewImage")
         return [("effects", {"job": "favourited", "event_id": event_id,
                              "account_id": new["account_id"], "status_id": new["status_id"],
                              "status_account_id": new["status_account_id"]})]
     elif item_type == "poll" and event == "MODIFY":
-        new, old = _plain(record, "NewImage"), _plain(record, "OldImage")
         if new.get("closed") and not old.get("closed"):
             return [("effects", {"job": "poll_closed", "event_id": event_id,
                                  "poll_id": new["id"], "status_id": new["status_id"],

@@ -131,8 +131,8 @@ def update(key: dict[str, str], expression: str, *, names: dict[str, str] | None
 
 def query(pk: str, *, sk_between: tuple[str, str] | None = None, sk_prefix: str | None = None,
           index: str | None = None, descending: bool = False, limit: int | None = None,
-          projection: str | None = None, table_name: str | None = None,
-          count_only: bool = False) -> Iterator[dict[str, Any]]:
+          projection: str | None = None, table_name: str | None = None
+          ) -> Iterator[dict[str, Any]]:
     """Yield live items of one partition in sort order, following pages as needed."""
     pk_attr, sk_attr = ("PK", "SK") if index is None else (f"{index}PK", f"{index}SK")
     names = {"#pk": pk_attr}

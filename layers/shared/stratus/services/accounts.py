@@ -14,6 +14,7 @@ from ..auth.deps import Viewer
 from ..auth.tokens import digest, generate
 from ..convert import accounts as convert
 from ..errors import Forbidden, NotFound, Unprocessable, ValidationFailed
+from ..params import flag, truthy
 from ..repo import accounts as repo
 from ..repo import base, keys, media
 from ..repo import oauth as oauth_repo
@@ -71,13 +72,6 @@ def admin_entry(profile: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]
                             "role_id": user.get("role_id")})
 
 
-def _bool(value: Any) -> bool | None:
-    from ..http.forms import truthy
-
-    result = truthy(value)
-    return None if result is None else bool(result)
-
-
 # --- sign-up ------------------------------------------------------------------------------
 @dataclass
 class NewAccount:
@@ -113,7 +107,7 @@ def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: b
         details["password"] = [("ERR_TOO_SHORT", f"is too short (minimum is {limits.MIN_PASSWORD_LENGTH} characters)")]
     elif len(password) > limits.MAX_PASSWORD_LENGTH:
         details["password"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PASSWORD_LENGTH} characters)")]
-    if require_agreement and _bool(data.agreement) is not True:
+    if require_agreement and not flag(data.agreement):
         details["agreement"] = [("ERR_ACCEPTED", "must be accepted")]
     if data.locale is not None and data.locale not in LOCALES:
         details["locale"] = [("ERR_INCLUSION", "is not included in the list")]
@@ -167,7 +161,7 @@ def sign_up(viewer: Viewer, data: NewAccount, ip: str) -> dict[str, Any]:
         raise Forbidden(NOT_ALLOWED)
     profile, user, admin, confirmation_hash = new_account_items(
         data, approved=not approval, confirmed=False, app=app, ip=ip)
-    token, raw, _ = oauth.new_token(app, profile["id"], list(app["scopes"]))
+    token, raw = oauth.new_token(app, profile["id"], list(app["scopes"]))
     base.transact([*create_ops(profile, user, admin, confirmation_hash),
                    *oauth_repo.put_token_ops(token)])
     return oauth.token_response(token, raw)
@@ -395,9 +389,9 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
 
     text("display_name", limits.MAX_DISPLAY_NAME_LENGTH)
     text("note", limits.MAX_NOTE_LENGTH)
-    for flag in ("locked", "bot", "discoverable", "indexable", "hide_collections"):
-        if flag in params and _bool(params[flag]) is not None:
-            changes[flag] = _bool(params[flag])
+    for name in ("locked", "bot", "discoverable", "indexable", "hide_collections"):
+        if truthy(params.get(name)) is not None:
+            changes[name] = flag(params[name])
     fields = _fields(params.get("fields_attributes"))
     if fields is not None:
         if len(fields) > limits.MAX_PROFILE_FIELDS:
@@ -415,8 +409,8 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
             details["source.privacy"] = [("ERR_INCLUSION", "is not included in the list")]
         else:
             user_settings["default_privacy"] = source["privacy"]
-    if "sensitive" in source and _bool(source["sensitive"]) is not None:
-        user_settings["default_sensitive"] = _bool(source["sensitive"])
+    if truthy(source.get("sensitive")) is not None:
+        user_settings["default_sensitive"] = flag(source["sensitive"])
     if "language" in source:
         language = str(source["language"] or "").strip()
         if language and not re.fullmatch(r"[a-z]{2,3}", language):

@@ -11,7 +11,7 @@ from ..auth.deps import Viewer
 from ..auth.tokens import digest
 from ..convert import accounts as convert
 from ..errors import Forbidden, NotFound
-from ..http.forms import truthy
+from ..params import flag
 from ..http.pagination import Page
 from ..repo import accounts as repo
 from ..repo import audit, base, keys
@@ -25,9 +25,9 @@ NOT_ALLOWED = "This action is not allowed"
 
 def v1_filters(params: dict[str, Any]) -> dict[str, Any]:
     """Mastodon's v1 presence flags, with its defaults: local and active unless told otherwise."""
-    origin = "remote" if truthy(params.get("remote")) else "local"
-    status = next((s for s in STATUSES if truthy(params.get(s))), "active")
-    return {"origin": origin, "status": status, "staff": bool(truthy(params.get("staff"))),
+    origin = "remote" if flag(params.get("remote")) else "local"
+    status = next((s for s in STATUSES if flag(params.get(s))), "active")
+    return {"origin": origin, "status": status, "staff": flag(params.get("staff")),
             **{k: params.get(k) for k in ("username", "display_name", "email", "ip", "by_domain")}}
 
 

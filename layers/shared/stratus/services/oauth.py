@@ -90,22 +90,20 @@ def vapid_key() -> str:
 
 
 # --- token issuance shared with sign-up --------------------------------------------------
-def new_token(app: dict, account_id: str | None, scopes: list[str], *, raw: str | None = None,
-              raw_refresh: str | None = None) -> tuple[dict, str, str | None]:
-    """A token item and its raw secrets (access, refresh); nothing is written."""
+def new_token(app: dict, account_id: str | None, scopes: list[str], *, raw: str | None = None
+              ) -> tuple[dict, str]:
+    """A token item and the raw token it is the hash of; nothing is written."""
     raw = raw or generate()
     token = {"id": ids.new_id(), "token_hash": digest(raw), "client_id": app["client_id"],
              "app_id": app["id"], "account_id": account_id, "scopes": scopes,
              "created_at": clock.iso(clock.now()), "created_epoch": int(time.time())}
-    return token, raw, raw_refresh
+    return token, raw
 
 
-def token_response(token: dict, raw: str, raw_refresh: str | None = None) -> dict:
-    body = {"access_token": raw, "token_type": "Bearer", "scope": " ".join(token["scopes"]),
+def token_response(token: dict, raw: str) -> dict:
+    """Mastodon's Token entity for a token we issued outside oauthlib (sign-up)."""
+    return {"access_token": raw, "token_type": "Bearer", "scope": " ".join(token["scopes"]),
             "created_at": int(token["created_epoch"])}
-    if raw_refresh:
-        body["refresh_token"] = raw_refresh
-    return body
 
 
 # --- oauthlib glue ----------------------------------------------------------------------
@@ -245,8 +243,8 @@ def _validator_class():
             app = request.client.app
             account_id = request.user
             raw_refresh = token.get("refresh_token") if account_id else None
-            item, _, _ = new_token(app, account_id, list(request.scopes),
-                                   raw=token["access_token"], raw_refresh=raw_refresh)
+            item, _ = new_token(app, account_id, list(request.scopes),
+                                raw=token["access_token"])
             refresh_hash = digest(raw_refresh) if raw_refresh else None
             ops = repo.put_token_ops(item, refresh_hash)
             if request.grant_type == "authorization_code":

@@ -11,6 +11,7 @@ from ..auth.deps import Viewer
 from ..config import settings
 from ..errors import NotFound, Unprocessable
 from ..http.pagination import Page
+from ..params import flag
 from ..policy import visibility
 from ..repo import accounts as accounts_repo
 from ..repo import base, keys
@@ -97,7 +98,9 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
     from . import accounts as accounts_service
 
     accounts_service.get_account(account_id)  # 404 for unknown or hidden accounts
-    truthy = lambda name: str(params.get(name, "")).lower() in ("1", "true", "t", "on")  # noqa: E731
+    def truthy(name: str) -> bool:
+        return flag(params.get(name))
+
     if truthy("pinned"):
         return pinned_statuses(viewer_id, account_id)
     tagged = formatter.normalize_tag(str(params["tagged"]).lstrip("#")) \
@@ -205,13 +208,6 @@ def render_text(text: str, content_type: str,
     return formatter.render_plain(text, lookup, tag_url)
 
 
-def _bool(value: Any, default: bool = False) -> bool:
-    from ..http.forms import truthy
-
-    result = truthy(value)
-    return default if result is None else bool(result)
-
-
 def validate_poll(raw: Any) -> dict[str, Any] | None:
     if raw in (None, "", {}):
         return None
@@ -238,7 +234,7 @@ def validate_poll(raw: Any) -> dict[str, Any] | None:
     if expires_in > limits.POLL_MAX_EXPIRATION:
         raise _error("Poll duration is too long")
     return {"options": options, "expires_in": expires_in,
-            "multiple": _bool(raw.get("multiple")), "hide_totals": _bool(raw.get("hide_totals"))}
+            "multiple": flag(raw.get("multiple")), "hide_totals": flag(raw.get("hide_totals"))}
 
 
 def _media_ids(raw: Any) -> list[str]:
@@ -275,7 +271,7 @@ def prepare(viewer: Viewer, params: dict[str, Any], *, for_schedule: bool = Fals
     language = params.get("language") or user_settings.get("default_language") or None
     if language is not None and (not isinstance(language, str) or len(language) > 8):
         raise _error("Language is invalid")
-    sensitive = _bool(params.get("sensitive"), user_settings.get("default_sensitive", False))
+    sensitive = flag(params.get("sensitive"), user_settings.get("default_sensitive", False))
     return {"status": text, "spoiler_text": spoiler, "media_ids": media_ids, "poll": poll,
             "visibility": visibility_, "content_type": content_type, "language": language,
             "sensitive": sensitive or bool(spoiler), "in_reply_to_id": params.get("in_reply_to_id"),

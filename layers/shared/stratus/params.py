@@ -1,0 +1,28 @@
+"""Mastodon's (Rails') reading of parameter values, shared by the request parser and services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_FALSE = {"0", "f", "false", "off", "no", "n"}
+
+
+def truthy(value: Any) -> bool | None:
+    """ActiveModel::Type::Boolean: these strings are false, other non-blank values true,
+    blank is None (not given)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "":
+            return None
+        return text not in _FALSE
+    return bool(value)
+
+
+def flag(value: Any, default: bool = False) -> bool:
+    """A boolean parameter with a default for when it is absent or blank."""
+    result = truthy(value)
+    return default if result is None else result
