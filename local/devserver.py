@@ -101,6 +101,13 @@ def main() -> None:
     finally:
         stop.set()
         loop.join(timeout=5)
+        # Finish the side effects already on their way, so the snapshot holds them: after a
+        # restore the stream is read from its latest position and would not see them again.
+        try:
+            runtime.pipeline.drain(max_rounds=100)
+            runtime.mailbox.collect()
+        except Exception:  # noqa: BLE001 - a failing job must not cost the snapshot
+            logger.exception("could not finish pending jobs before stopping")
         counts = snapshot.save(runtime.stack, snapshot_file)
         print(f"Saved the local data to {snapshot_file} ({counts.get('MainTable', 0)} items; "
               "delete it to start afresh).", flush=True)
