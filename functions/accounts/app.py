@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 
 from stratus.auth.deps import Viewer, optional, require
-from stratus.errors import Forbidden
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.client import client_ip
@@ -21,15 +20,7 @@ async def accounts_create(request: Request):
     # Like rack-attack, every attempt counts, before anything else is looked at.
     limit_headers = ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key(client_ip(request)))
     viewer = require("write:accounts", user=False)(request)
-    if viewer.account is not None:
-        raise Forbidden("This method requires a client credentials token")
-    params = await request_params(request)
-    data = accounts.NewAccount(
-        username=params.get("username"), email=params.get("email"),
-        password=params.get("password"), agreement=params.get("agreement"),
-        locale=params.get("locale") if isinstance(params.get("locale"), str) else None,
-        reason=params.get("reason") if isinstance(params.get("reason"), str) else None)
-    token = accounts.sign_up(viewer, data, client_ip(request))
+    token = accounts.sign_up(viewer, await request_params(request), client_ip(request))
     return JSONResponse(token, headers=limit_headers)
 
 
@@ -68,8 +59,7 @@ def accounts_show(account_id: str, request: Request, response: Response,
 
 @router.get("/api/v1/accounts/{account_id}/identity_proofs")
 def accounts_identity_proofs(account_id: str, viewer: Viewer = Depends(require())):
-    accounts.get_account(account_id)
-    return []
+    return accounts.identity_proofs(account_id)
 
 
 @router.post("/api/v1/accounts/{account_id}/note")

@@ -23,13 +23,8 @@ def _viewer_id(viewer: Viewer | None) -> str | None:
 
 @router.post("/api/v1/statuses")
 async def statuses_create(request: Request, viewer: Viewer = Depends(require("write:statuses"))):
-    params = await request_params(request)
-    if params.get("scheduled_at"):
-        return scheduled.create(viewer, params, params["scheduled_at"])
-    status_id = statuses.create_idempotent(viewer, params,
-                                           request.headers.get("idempotency-key"),
-                                           request.scope.get("aws.context"))
-    return statuses.show(viewer.account_id, status_id)
+    return statuses.post(viewer, await request_params(request),
+                         request.headers.get("idempotency-key"), request.scope.get("aws.context"))
 
 
 @router.get("/api/v1/statuses")
@@ -74,24 +69,27 @@ def statuses_source(status_id: str, viewer: Viewer = Depends(require("read:statu
     return statuses.source(viewer.account_id, status_id)
 
 
+def _page_of(request: Request, response: Response, items_and_ids):
+    """Return a page and set its Link header from the ids it paginates by."""
+    items, ids_ = items_and_ids
+    set_link(response, request, ids_)
+    return items
+
+
 @router.get("/api/v1/statuses/{status_id}/reblogged_by")
 def statuses_reblogged_by(status_id: str, request: Request, response: Response,
                           viewer: Viewer | None = Depends(read_statuses)):
-    accounts, edge_ids = interactions.actors(_viewer_id(viewer), status_id, "REBLOG",
-                                             page_params(dict(request.query_params), default=40,
-                                                         maximum=80))
-    set_link(response, request, edge_ids)
-    return accounts
+    page = page_params(dict(request.query_params), default=40, maximum=80)
+    return _page_of(request, response,
+                    interactions.actors(_viewer_id(viewer), status_id, "reblogged", page))
 
 
 @router.get("/api/v1/statuses/{status_id}/favourited_by")
 def statuses_favourited_by(status_id: str, request: Request, response: Response,
                            viewer: Viewer | None = Depends(read_statuses)):
-    accounts, edge_ids = interactions.actors(_viewer_id(viewer), status_id, "FAV",
-                                             page_params(dict(request.query_params), default=40,
-                                                         maximum=80))
-    set_link(response, request, edge_ids)
-    return accounts
+    page = page_params(dict(request.query_params), default=40, maximum=80)
+    return _page_of(request, response,
+                    interactions.actors(_viewer_id(viewer), status_id, "favourited", page))
 
 
 @router.post("/api/v1/statuses/{status_id}/favourite")
@@ -162,8 +160,7 @@ async def polls_vote(poll_id: str, request: Request,
 def scheduled_list(request: Request, response: Response,
                    viewer: Viewer = Depends(require("read:statuses"))):
     items = scheduled.list_(viewer, page_params(dict(request.query_params)))
-    set_link(response, request, [i["id"] for i in items])
-    return items
+    return _page_of(request, response, (items, [i["id"] for i in items]))
 
 
 @router.get("/api/v1/scheduled_statuses/{scheduled_id}")
@@ -187,17 +184,15 @@ def scheduled_delete(scheduled_id: str, viewer: Viewer = Depends(require("write:
 @router.get("/api/v1/favourites")
 def favourites(request: Request, response: Response,
                viewer: Viewer = Depends(require("read:favourites"))):
-    items, edge_ids = interactions.own_list(viewer, "FAV", page_params(dict(request.query_params)))
-    set_link(response, request, edge_ids)
-    return items
+    return _page_of(request, response, interactions.own_list(
+        viewer, "favourited", page_params(dict(request.query_params))))
 
 
 @router.get("/api/v1/bookmarks")
 def bookmarks(request: Request, response: Response,
               viewer: Viewer = Depends(require("read:bookmarks"))):
-    items, edge_ids = interactions.own_list(viewer, "BMK", page_params(dict(request.query_params)))
-    set_link(response, request, edge_ids)
-    return items
+    return _page_of(request, response, interactions.own_list(
+        viewer, "bookmarked", page_params(dict(request.query_params))))
 
 
 @router.get("/api/v1/accounts/{account_id}/statuses")
@@ -205,10 +200,8 @@ def account_statuses(account_id: str, request: Request, response: Response,
                      viewer: Viewer | None = Depends(read_statuses)):
     cache_if_unauthenticated(response, request)
     params = dict(request.query_params)
-    items = statuses.account_statuses(_viewer_id(viewer), account_id, params, page_params(params))
-    if not str(params.get("pinned", "")).lower() in ("1", "true"):
-        set_link(response, request, [i["id"] for i in items])
-    return items
+    return _page_of(request, response, statuses.account_statuses(
+        _viewer_id(viewer), account_id, params, page_params(params)))
 
 
 app = create_app([router], name="statuses")

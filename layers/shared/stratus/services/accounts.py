@@ -148,8 +148,19 @@ def create_ops(profile, user, admin, confirmation_hash) -> list[base.Op]:
         email_taken=ValidationFailed({"email": [TAKEN]}))
 
 
-def sign_up(viewer: Viewer, data: NewAccount, ip: str) -> dict[str, Any]:
-    """POST /api/v1/accounts: create the user and return its token for the calling app."""
+def sign_up(viewer: Viewer, params: dict[str, Any], ip: str) -> dict[str, Any]:
+    """POST /api/v1/accounts: create the user and return its token for the calling app
+    (only an app's own token may do this: Mastodon's `require_client_credentials!`)."""
+    if viewer.account is not None:
+        raise Forbidden("This method requires a client credentials token")
+
+    def text(name: str) -> Any:
+        value = params.get(name)
+        return value if isinstance(value, str) else None
+
+    data = NewAccount(username=text("username"), email=text("email"),
+                      password=text("password"), agreement=params.get("agreement"),
+                      locale=text("locale"), reason=text("reason"))
     mode = settings_service.current()["registrations_mode"]
     if mode == "none":
         raise Forbidden(NOT_ALLOWED)
@@ -319,6 +330,12 @@ def account_by_username(username: str) -> dict[str, dict[str, Any]] | None:
         return None
     bundle = repo.get_bundle(account_id)
     return bundle if _visible(bundle) else None
+
+
+def identity_proofs(account_id: str) -> list[dict[str, Any]]:
+    """Identity proofs were removed from Mastodon (3.5): the list is always empty."""
+    get_account(account_id)
+    return []
 
 
 def verify_credentials(viewer: Viewer) -> dict[str, Any]:

@@ -201,9 +201,13 @@ def _bounds(page: Page) -> tuple[str, str, bool]:
     return (*keys.id_range(*page.id_range()), not page.ascending)
 
 
-def actors(viewer_id: str | None, status_id: str, kind: str, page: Page
+EDGE_KINDS = {"favourited": "FAV", "reblogged": "REBLOG", "bookmarked": "BMK"}
+
+
+def actors(viewer_id: str | None, status_id: str, action: str, page: Page
            ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Who favourited/boosted a status: (accounts, edge ids) newest first."""
+    """Who favourited or reblogged a status: (accounts, edge ids), newest first."""
+    kind = EDGE_KINDS[action]
     item = statuses.visible_item(status_id, viewer_id)
     lo, hi, descending = _bounds(page)
     entries = []
@@ -219,8 +223,9 @@ def actors(viewer_id: str | None, status_id: str, kind: str, page: Page
     return [accounts[e["account_id"]] for e in kept], [e["id"] for e in kept]
 
 
-def own_list(viewer: Viewer, kind: str, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+def own_list(viewer: Viewer, action: str, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     """The viewer's favourites or bookmarks: (statuses, edge ids), by when they were made."""
+    kind = EDGE_KINDS[action]
     lo, hi, descending = _bounds(page)
     chosen: list[tuple[str, dict[str, Any]]] = []
     batch: list[dict[str, Any]] = []

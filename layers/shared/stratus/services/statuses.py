@@ -94,7 +94,9 @@ def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, A
 
 
 def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, Any],
-                     page: Page) -> list[dict[str, Any]]:
+                     page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    """A page of an account's statuses and the ids its Link header uses (none for the pinned
+    list, which is not paginated)."""
     from . import accounts as accounts_service
 
     accounts_service.get_account(account_id)  # 404 for unknown or hidden accounts
@@ -102,7 +104,7 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         return flag(params.get(name))
 
     if truthy("pinned"):
-        return pinned_statuses(viewer_id, account_id)
+        return pinned_statuses(viewer_id, account_id), []
     tagged = formatter.normalize_tag(str(params["tagged"]).lstrip("#")) \
         if params.get("tagged") else None
     lo, hi = keys.id_range(*page.id_range())
@@ -140,7 +142,8 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         flush()
     if ascending:
         chosen.reverse()
-    return status_views.render(chosen, viewer_id)
+    rendered = status_views.render(chosen, viewer_id)
+    return rendered, [s["id"] for s in rendered]
 
 
 def pinned_statuses(viewer_id: str | None, account_id: str) -> list[dict[str, Any]]:
@@ -388,6 +391,17 @@ def create(viewer: Viewer, params: dict[str, Any]) -> str:
     base.transact(ops)
     after_create(item)
     return item["id"]
+
+
+def post(viewer: Viewer, params: dict[str, Any], idempotency_key: str | None,
+         lambda_context: Any = None) -> dict[str, Any]:
+    """POST /api/v1/statuses: a Status now, or a ScheduledStatus when `scheduled_at` is given."""
+    if params.get("scheduled_at"):
+        from . import scheduled
+
+        return scheduled.create(viewer, params, params["scheduled_at"])
+    status_id = create_idempotent(viewer, params, idempotency_key, lambda_context)
+    return show(viewer.account_id, status_id)
 
 
 def create_idempotent(viewer: Viewer, params: dict[str, Any], key: str | None,
