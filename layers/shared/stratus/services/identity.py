@@ -20,17 +20,20 @@ def role_for(role_id: str | None) -> roles.Role:
     return roles.from_item(item) if item else roles.EVERYONE
 
 
+def viewer_for_account(account_id: str, token: dict | None = None) -> Viewer | None:
+    """The local account acting (with `token`, or by itself for jobs); None if it is gone."""
+    bundle = accounts_repo.get_bundle(account_id)
+    account, user = bundle.get(accounts_repo.PROFILE), bundle.get(accounts_repo.USER)
+    if account is None or user is None:
+        return None
+    return Viewer(token=token or {"client_id": None}, account=account, user=user,
+                  stats=bundle.get(accounts_repo.STATS), role=role_for(user.get("role_id")))
+
+
 def viewer_for_token(raw: str) -> Viewer | None:
     token = oauth_repo.get_token(digest(raw))
     if token is None:
         return None
-    viewer = Viewer(token=token)
     if token.get("account_id"):
-        bundle = accounts_repo.get_bundle(token["account_id"])
-        viewer.account = bundle.get(accounts_repo.PROFILE)
-        viewer.user = bundle.get(accounts_repo.USER)
-        viewer.stats = bundle.get(accounts_repo.STATS)
-        if viewer.account is None or viewer.user is None:
-            return None  # the account is gone: its tokens die with it
-        viewer.role = role_for(viewer.user.get("role_id"))
-    return viewer
+        return viewer_for_account(token["account_id"], token)  # None: tokens die with accounts
+    return Viewer(token=token)

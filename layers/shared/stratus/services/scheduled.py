@@ -127,16 +127,11 @@ def publish(scheduled_id: str) -> str | None:
     if item is None:
         return None
     from . import identity
-    from ..auth.deps import Viewer as ViewerType
-    from ..repo import accounts as accounts_repo
 
-    bundle = accounts_repo.get_bundle(item["account_id"])
-    if accounts_repo.PROFILE not in bundle or accounts_repo.USER not in bundle:
+    viewer = identity.viewer_for_account(item["account_id"])
+    if viewer is None:  # the account is gone, and its schedule with it
         base.transact([base.Op("Delete", key=keys.scheduled_status(scheduled_id))])
         return None
-    viewer = ViewerType(token={"client_id": None}, account=bundle[accounts_repo.PROFILE],
-                        user=bundle[accounts_repo.USER],
-                        role=identity.role_for(bundle[accounts_repo.USER].get("role_id")))
     status_item, ops = statuses.build(viewer, dict(item["params"]),
                                       application=item.get("application"),
                                       scheduled_id=scheduled_id)
