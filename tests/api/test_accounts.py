@@ -112,6 +112,16 @@ def test_update_credentials_limits(client, alice, data, field):
     assert field in response.json()["details"]
 
 
+def test_header_upload(client, alice):
+    header = solid_png(30, 10, (9, 9, 9))
+    response = client.patch("/api/v1/accounts/update_credentials", headers=alice[1],
+                            files={"header": ("h.png", header, "image/png")})
+    assert response.status_code == 200
+    url = response.json()["header"]
+    assert "/system/accounts/headers/" in url and response.json()["header_static"] == url
+    assert client.get(url.removeprefix("http://localhost:8000")).content == header
+
+
 def test_avatar_must_be_an_image(client, alice):
     response = client.patch("/api/v1/accounts/update_credentials", headers=alice[1],
                             files={"avatar": ("a.png", b"not an image", "image/png")})

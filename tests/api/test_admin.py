@@ -128,3 +128,21 @@ def test_approved_user_can_use_the_api(client, app, staff, people):
     assert client.get("/api/v1/preferences", headers=token).status_code == 403
     client.post(f"/api/v1/admin/accounts/{people['pending']}/approve", headers=staff)
     assert client.get("/api/v1/preferences", headers=token).status_code == 200
+
+
+def test_operator_role_changes_and_password_resets(client, app, staff, people):
+    from stratus.services import accounts as accounts_service
+
+    token = auth(user_token(app, people["active"], scopes=ADMIN_SCOPES))
+    assert client.get("/api/v1/admin/accounts", headers=token).status_code == 403
+    accounts_service.operator_modify("active1", role="Moderator")
+    assert client.get("/api/v1/admin/accounts", headers=token).status_code == 200
+    v1_staff = client.get("/api/v1/admin/accounts?staff=true", headers=staff).json()
+    assert {a["username"] for a in v1_staff} == {"boss", "active1"}
+    new_password = accounts_service.operator_modify("active1", reset_password=True)
+    assert new_password and len(new_password) >= 16
+    assert client.get("/api/v1/admin/accounts", headers=token).status_code == 401  # signed out
+    assert accounts_service.authenticate("active1@example.org", new_password) == people["active"]
+    accounts_service.operator_modify("active1", role="User")
+    fresh = auth(user_token(app, people["active"], scopes=ADMIN_SCOPES))
+    assert client.get("/api/v1/admin/accounts", headers=fresh).status_code == 403

@@ -204,6 +204,44 @@ def test_authorization_code_with_pkce(client):
     assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
 
 
+def test_plain_pkce(client):
+    app = make_app(client, redirect_uris="https://app.example/cb")
+    make_user()
+    params = {"response_type": "code", "client_id": app.client_id, "scope": "read",
+              "redirect_uri": "https://app.example/cb", "code_challenge": "v" * 50,
+              "code_challenge_method": "plain"}
+    page = client.get("/oauth/authorize?" + urlencode(params))
+    signed = client.post("/auth/sign_in", data={**_hidden(page.text), "email": "alice@example.org",
+                                                "password": PASSWORD}, follow_redirects=False)
+    consent = client.get(signed.headers["location"])
+    redirect = client.post("/oauth/authorize", data={**_hidden(consent.text), "decision": "approve"},
+                           follow_redirects=False)
+    code = parse_qs(urlsplit(redirect.headers["location"]).query)["code"][0]
+    exchange = dict(grant_type="authorization_code", code=code, client_id=app.client_id,
+                    client_secret=app.client_secret, redirect_uri="https://app.example/cb")
+    assert token(client, **exchange, code_verifier="x" * 50).status_code == 400
+    assert token(client, **exchange, code_verifier="v" * 50).status_code == 200
+
+
+def test_disabled_users_cannot_sign_in(client):
+    from stratus.services import accounts
+
+    app = make_app(client, redirect_uris="https://app.example/cb")
+    make_user()
+    accounts.operator_modify("alice", disable=True)
+    page = client.get("/oauth/authorize?" + urlencode({
+        "response_type": "code", "client_id": app.client_id,
+        "redirect_uri": "https://app.example/cb"}))
+    refused = client.post("/auth/sign_in", data={**_hidden(page.text),
+                                                 "email": "alice@example.org",
+                                                 "password": PASSWORD})
+    assert refused.status_code == 422 and "Your account is disabled." in refused.text
+    password = token(client, grant_type="password", client_id=app.client_id,
+                     client_secret=app.client_secret, username="alice@example.org",
+                     password=PASSWORD)
+    assert password.status_code == 400 and password.json()["error"] == "invalid_grant"
+
+
 def test_expired_code_is_refused(client):
     app = make_app(client, redirect_uris="https://app.example/cb")
     make_user()

@@ -202,3 +202,34 @@ def test_scopes_on_statuses(client, people):
     response = client.post("/api/v1/statuses", headers=read_only, data={"status": "x"})
     assert response.status_code == 403
     assert client.post("/api/v1/statuses", data={"status": "x"}).status_code == 401
+
+
+def test_editing_in_a_mention_notifies_once(client, people, drain):
+    from stratus.repo import effects
+
+    ids_, tokens = people
+    status = post(client, tokens["alice"], status="plain words")
+    drain()
+    client.put(f"/api/v1/statuses/{status['id']}", headers=tokens["alice"],
+               data={"status": "now with @bob #added"})
+    drain()
+    assert [n["notification_type"] for n in effects.notifications(ids_["bob"])] == ["mention"]
+    client.put(f"/api/v1/statuses/{status['id']}", headers=tokens["alice"],
+               data={"status": "still @bob"})
+    drain()
+    assert len(effects.notifications(ids_["bob"])) == 1
+    listed = client.get(f"/api/v1/accounts/{ids_['alice']}/statuses?tagged=nothing").json()
+    assert listed == []
+
+
+def test_source_with_an_app_token_sees_public_statuses_only(client, people):
+    from tests.rig import app_token
+
+    _, tokens = people
+    app = make_app(client, name="Reader", scopes="read")
+    token = auth(app_token(client, app, scope="read"))
+    public = post(client, tokens["alice"], status="open")
+    private = post(client, tokens["alice"], status="closed", visibility="private")
+    assert client.get(f"/api/v1/statuses/{public['id']}/source", headers=token).json()["text"] == "open"
+    assert client.get(f"/api/v1/statuses/{private['id']}/source", headers=token).status_code == 404
+    assert client.get(f"/api/v1/statuses/{public['id']}/source").status_code == 401

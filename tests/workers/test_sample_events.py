@@ -39,7 +39,9 @@ def test_mailer_skips_stale_confirmations(runtime):
 def test_mailer_reports_unknown_jobs_as_failures(runtime):
     event = sample("MailerFunction")
     event["Records"][0]["body"] = json.dumps({"job": "mystery"})
-    with pytest.raises(Exception):  # every record failed: Lambda retries the batch
+    from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+    with pytest.raises(BatchProcessingError):  # every record failed: Lambda retries the batch
         invoke(runtime.stack, "MailerFunction", event)
 
 
