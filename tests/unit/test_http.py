@@ -123,3 +123,19 @@ def test_local_gateway_answers_cors_like_api_gateway(client):
     response = client.get("/api/v1/instance", headers={"Origin": "https://app.example"})
     assert response.headers["access-control-allow-origin"] == "*"
     assert "link" in response.headers["access-control-expose-headers"]
+
+
+def test_fill_page_walks_batches_until_full():
+    from stratus.http.pagination import Page, fill_page
+
+    batches = []
+
+    def evens(batch):
+        batches.append(len(batch))
+        return [n for n in batch if n % 2 == 0]
+
+    assert fill_page(iter(range(100, 0, -1)), evens, Page(limit=3), chunk=2) == [100, 98, 96]
+    assert batches == [3, 3]  # a batch is at least the page size; stops once full
+    assert fill_page(iter([1, 2, 3, 4]), evens, Page(limit=10)) == [2, 4]
+    # A min_id page is read upwards and handed back newest first.
+    assert fill_page(iter([2, 4, 6, 8]), evens, Page(limit=2, min_id="1")) == [4, 2]

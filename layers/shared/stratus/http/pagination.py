@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from ..config import settings
@@ -11,6 +12,8 @@ from ..ids import is_id
 from ..limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 
 CURSORS = ("max_id", "since_id", "min_id")
+E = TypeVar("E")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,31 @@ def page_params(params: dict[str, Any], *, default: int = DEFAULT_PAGE_LIMIT,
     except (TypeError, ValueError):
         offset = 0
     return Page(cursor("max_id"), cursor("since_id"), cursor("min_id"), limit, offset)
+
+
+def fill_page(entries: Iterable[E], hydrate: Callable[[list[E]], list[T]], page: Page, *,
+              chunk: int = 25) -> list[T]:
+    """A page from index entries that need reading and filtering: `hydrate(batch)` reads a
+    batch of entries at once and returns the results it keeps. DynamoDB applies Limit before
+    filters, so filtered lists walk the index in batches until the page is full. Results come
+    newest first (a `min_id` page is read upwards, then reversed)."""
+    found: list[T] = []
+    batch: list[E] = []
+    size = max(page.limit, chunk)
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) >= size:
+            found.extend(hydrate(batch))
+            batch = []
+            if len(found) >= page.limit:
+                break
+    else:
+        if batch:
+            found.extend(hydrate(batch))
+    found = found[:page.limit]
+    if page.ascending:
+        found.reverse()
+    return found
 
 
 def link_header(path: str, query: list[tuple[str, str]], *, next_max_id: str | None,

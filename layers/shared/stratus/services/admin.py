@@ -12,7 +12,7 @@ from ..auth.tokens import digest
 from ..convert import accounts as convert
 from ..errors import Forbidden, NotFound
 from ..params import flag
-from ..http.pagination import Page
+from ..http.pagination import Page, fill_page
 from ..repo import accounts as repo
 from ..repo import audit, base, keys
 from ..repo import oauth as oauth_repo
@@ -73,28 +73,12 @@ def _matches(bundle: dict[str, dict[str, Any]], filters: dict[str, Any]) -> bool
 
 def list_accounts(filters: dict[str, Any], page: Page) -> list[dict[str, Any]]:
     """Admin::Account entities, newest first, filtered, one page (loops to fill it)."""
-    found: list[dict[str, Any]] = []
-    chunk: list[str] = []
+    def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        ids_ = [e["account_id"] for e in entries]
+        bundles = repo.get_many(ids_, (repo.PROFILE, repo.STATS, repo.USER))
+        return [_render(bundles[a]) for a in ids_ if a in bundles and _matches(bundles[a], filters)]
 
-    def flush() -> None:
-        bundles = repo.get_many(chunk, (repo.PROFILE, repo.STATS, repo.USER))
-        for account_id in chunk:
-            bundle = bundles.get(account_id)
-            if bundle and _matches(bundle, filters) and len(found) < page.limit:
-                found.append(_render(bundle))
-        chunk.clear()
-
-    for entry in _entries(filters, page):
-        chunk.append(entry["account_id"])
-        if len(chunk) >= max(page.limit, 25):
-            flush()
-            if len(found) >= page.limit:
-                break
-    if chunk and len(found) < page.limit:
-        flush()
-    if page.ascending:
-        found.reverse()
-    return found
+    return fill_page(_entries(filters, page), hydrate, page)
 
 
 def _render(bundle: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from .. import clock, ids, limits
 from ..auth.deps import Viewer
 from ..errors import Forbidden, NotFound, Unprocessable
-from ..http.pagination import Page
+from ..http.pagination import Page, fill_page
 from ..policy import visibility
 from ..repo import base, keys
 from ..repo import statuses as repo
@@ -227,29 +227,15 @@ def own_list(viewer: Viewer, action: str, page: Page) -> tuple[list[dict[str, An
     """The viewer's favourites or bookmarks: (statuses, edge ids), by when they were made."""
     kind = EDGE_KINDS[action]
     lo, hi, descending = _bounds(page)
-    chosen: list[tuple[str, dict[str, Any]]] = []
-    batch: list[dict[str, Any]] = []
 
-    def flush() -> None:
-        found = repo.get_many([e["status_id"] for e in batch])
+    def hydrate(entries: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+        found = repo.get_many([e["status_id"] for e in entries])
         visible = {s["id"] for s in visibility.filter_visible(
-            [found[e["status_id"]] for e in batch if e["status_id"] in found],
+            [found[e["status_id"]] for e in entries if e["status_id"] in found],
             viewer.account_id, repo.follows)}
-        for entry in batch:
-            if entry["status_id"] in visible and len(chosen) < page.limit:
-                chosen.append((entry["id"], found[entry["status_id"]]))
-        batch.clear()
+        return [(e["id"], found[e["status_id"]]) for e in entries if e["status_id"] in visible]
 
-    for entry in repo.edge_entries("GSI2", keys.edges_of(kind, viewer.account_id), lo, hi,
-                                   descending):
-        batch.append(entry)
-        if len(batch) >= page.limit:
-            flush()
-            if len(chosen) >= page.limit:
-                break
-    if batch and len(chosen) < page.limit:
-        flush()
-    if not descending:
-        chosen.reverse()
+    chosen = fill_page(repo.edge_entries("GSI2", keys.edges_of(kind, viewer.account_id), lo, hi,
+                                         descending), hydrate, page)
     rendered = status_views.render([s for _, s in chosen], viewer.account_id)
     return rendered, [edge_id for edge_id, _ in chosen]

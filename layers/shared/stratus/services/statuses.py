@@ -10,7 +10,7 @@ from .. import clock, ids, limits
 from ..auth.deps import Viewer
 from ..config import settings
 from ..errors import NotFound, Unprocessable
-from ..http.pagination import Page
+from ..http.pagination import Page, fill_page
 from ..params import flag
 from ..policy import visibility
 from ..repo import accounts as accounts_repo
@@ -107,11 +107,6 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         return pinned_statuses(viewer_id, account_id), []
     tagged = formatter.normalize_tag(str(params["tagged"]).lstrip("#")) \
         if params.get("tagged") else None
-    lo, hi = keys.id_range(*page.id_range())
-    ascending = page.ascending
-    chosen: list[dict[str, Any]] = []
-    batch: list[str] = []
-
     def keep(status: dict[str, Any]) -> bool:
         if truthy("exclude_reblogs") and status.get("reblog_of_id"):
             return False
@@ -124,24 +119,14 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
             return False
         return True
 
-    def flush() -> None:
-        found = repo.get_many(batch)
-        candidates = [found[s] for s in batch if s in found and keep(found[s])]
-        for status in visibility.filter_visible(candidates, viewer_id, repo.follows):
-            if len(chosen) < page.limit:
-                chosen.append(status)
-        batch.clear()
+    def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        found = repo.get_many([e["id"] for e in entries])
+        candidates = [found[e["id"]] for e in entries if e["id"] in found and keep(found[e["id"]])]
+        return visibility.filter_visible(candidates, viewer_id, repo.follows)
 
-    for entry in repo.account_status_entries(account_id, lo, hi, descending=not ascending):
-        batch.append(entry["id"])
-        if len(batch) >= max(page.limit, 20):
-            flush()
-            if len(chosen) >= page.limit:
-                break
-    if batch and len(chosen) < page.limit:
-        flush()
-    if ascending:
-        chosen.reverse()
+    lo, hi = keys.id_range(*page.id_range())
+    chosen = fill_page(repo.account_status_entries(account_id, lo, hi,
+                                                   descending=not page.ascending), hydrate, page)
     rendered = status_views.render(chosen, viewer_id)
     return rendered, [s["id"] for s in rendered]
 
