@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from stratus.jobs.dispatch import route
-from stratus.jobs.publish import send
+from stratus.repo.queues import send
 from stratus.observability import job_handler, logger
 
 QUEUES = {"counters": "COUNTERS_QUEUE_URL", "mail": "MAIL_QUEUE_URL",

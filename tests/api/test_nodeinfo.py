@@ -108,7 +108,7 @@ def test_redelivered_jobs_count_once(runtime, drain):
 
 
 def test_duplicate_sqs_delivery_through_the_worker(runtime, drain):
-    from stratus.jobs.publish import send
+    from stratus.repo.queues import send
 
     message = {"job": "count", "event_id": "evt-9", "event_name": "INSERT",
                "item_type": "status", "new": {"type": "status", "local": True}, "old": {}}

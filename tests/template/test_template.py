@@ -68,15 +68,17 @@ def test_function_environments_do_not_conflict(runtime):
     assert runtime.stack.env()["MAIN_TABLE"] == "stratus-local-MainTable"
 
 
-def test_only_the_repo_layer_imports_boto3():
+def test_only_the_repo_layer_talks_to_aws():
+    """boto3, botocore and the client factory are used in stratus/repo only."""
     package = cfn.ROOT / "layers/shared/stratus"
     offenders = []
-    for path in package.rglob("*.py"):
-        if path.parent.name == "repo":
+    for path in [*package.rglob("*.py"), *(cfn.ROOT / "functions").rglob("*.py")]:
+        if path.parent == package / "repo":
             continue
         source = path.read_text()
-        if "import boto3" in source or "from boto3" in source or "import botocore" in source:
-            offenders.append(str(path.relative_to(package)))
+        if any(marker in source for marker in ("import boto3", "from boto3", "import botocore",
+                                               "repo.client", "from .client")):
+            offenders.append(str(path.relative_to(cfn.ROOT)))
     assert offenders == []
 
 
@@ -127,3 +129,22 @@ def test_every_app_route_is_reachable_through_the_template(runtime):
                     f"{method} {path} goes to {found[0].function}, not {fn.logical_id}"
                 checked += 1
     assert checked > 50
+
+
+def test_business_layers_do_not_need_the_web_framework():
+    """services/, repo/, domain/, convert/ and policy/ import without FastAPI or Starlette
+    (they are used by workers and the operator CLI, and stay testable on their own)."""
+    import subprocess
+    import sys
+
+    layers = ("services", "repo", "domain", "convert", "policy")
+    modules = [f"stratus.{layer}.{p.stem}" for layer in layers
+               for p in (cfn.ROOT / "layers/shared/stratus" / layer).glob("*.py")
+               if p.stem != "__init__"]
+    code = ("import importlib, sys\n"
+            f"for name in {modules!r}: importlib.import_module(name)\n"
+            "print(sorted(m for m in ('fastapi', 'starlette', 'mangum') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=cfn.ROOT, env={"PYTHONPATH": f"{cfn.ROOT / 'layers/shared'}"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

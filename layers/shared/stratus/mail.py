@@ -10,7 +10,7 @@ from email.message import EmailMessage
 from email.utils import formataddr, make_msgid
 
 from .config import settings
-from .repo.client import client
+from .repo import mail as outbox
 
 
 def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailMessage:
@@ -28,5 +28,4 @@ def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailM
 
 
 def send(message: EmailMessage) -> str:
-    response = client("ses").send_raw_email(RawMessage={"Data": message.as_bytes()})
-    return response["MessageId"]
+    return outbox.send_raw(message.as_bytes())

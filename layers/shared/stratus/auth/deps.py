@@ -7,12 +7,11 @@ on an app token 422 → unconfirmed / pending / disabled 403.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 
-from ..domain import roles
+from ..domain.viewer import Viewer
 from ..errors import Forbidden, Unauthorized, Unprocessable
 from . import scopes as scope_rules
 
@@ -23,26 +22,6 @@ UNCONFIRMED = "Your login is missing a confirmed e-mail address"
 PENDING = "Your login is currently pending approval"
 DISABLED = "Your login is currently disabled"
 NOT_ALLOWED = "This action is not allowed"
-
-
-@dataclass
-class Viewer:
-    token: dict[str, Any]
-    account: dict[str, Any] | None = None
-    user: dict[str, Any] | None = None
-    stats: dict[str, Any] | None = None
-    role: roles.Role = field(default=roles.EVERYONE)
-
-    @property
-    def account_id(self) -> str | None:
-        return self.account["id"] if self.account else None
-
-    @property
-    def scopes(self) -> list[str]:
-        return list(self.token.get("scopes", []))
-
-    def can(self, permission: int) -> bool:
-        return self.role.can(permission)
 
 
 def bearer(request: Request) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import clock, ids, limits
 from ..auth import passwords
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..auth.tokens import digest, generate
 from ..convert import accounts as convert
 from ..errors import Forbidden, NotFound, Unprocessable, ValidationFailed

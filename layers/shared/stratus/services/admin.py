@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .. import clock, ids
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..auth.tokens import digest
 from ..convert import accounts as convert
 from ..errors import Forbidden, NotFound

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..auth.tokens import digest
 from ..domain import roles
 from ..repo import accounts as accounts_repo

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import clock, ids, limits
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..errors import Forbidden, NotFound, Unprocessable
 from ..http.pagination import Page, fill_page
 from ..policy import visibility

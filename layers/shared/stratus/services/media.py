@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from .. import clock, ids, limits
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..convert import statuses as convert
 from ..errors import NotFound, Unprocessable
 from ..repo import base, keys, media as storage

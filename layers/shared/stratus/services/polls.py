@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import clock, ids
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..convert import statuses as convert
 from ..errors import NotFound, Unprocessable
 from ..repo import base, keys

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .. import clock, ids
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..convert import statuses as convert
 from ..errors import NotFound, Unprocessable
 from ..http.pagination import Page

@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from .. import clock, ids, limits
-from ..auth.deps import Viewer
+from ..domain.viewer import Viewer
 from ..config import settings
 from ..errors import NotFound, Unprocessable
 from ..http.pagination import Page, fill_page
@@ -408,16 +408,12 @@ _idempotent = None
 def _idempotent_create():
     global _idempotent
     if _idempotent is None:
-        import os
-
-        from aws_lambda_powertools.utilities.idempotency import (DynamoDBPersistenceLayer,
-                                                                IdempotencyConfig,
+        from aws_lambda_powertools.utilities.idempotency import (IdempotencyConfig,
                                                                 idempotent_function)
 
-        from ..repo.client import client
+        from ..repo.idempotency import persistence_layer
 
-        persistence = DynamoDBPersistenceLayer(table_name=os.environ["IDEMPOTENCY_TABLE"],
-                                               boto3_client=client("dynamodb"))
+        persistence = persistence_layer()
         config = IdempotencyConfig(event_key_jmespath="[account_id, key]",
                                    expires_after_seconds=3600)
 

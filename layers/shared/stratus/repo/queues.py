@@ -1,11 +1,11 @@
-"""Sending job messages to SQS in batches of ten."""
+"""Job queues: sending job messages to SQS in batches of ten."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from ..repo.client import client
+from .client import client
 
 
 def send(queue_url: str, messages: list[dict[str, Any]]) -> None:
