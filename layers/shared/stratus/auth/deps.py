@@ -7,7 +7,6 @@ on an app token 422 → unconfirmed / pending / disabled 403.
 
 from __future__ import annotations
 
-from typing import Any
 
 from starlette.requests import Request
 
