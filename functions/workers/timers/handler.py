@@ -6,11 +6,11 @@ import json
 from typing import Any
 
 from stratus.observability import sqs_batch_handler
-from stratus.services import effects
+from stratus.services import timers
 
 
 def _record(record: Any) -> None:
-    effects.timer(json.loads(record.body))
+    timers.handle(json.loads(record.body))
 
 
 handler = sqs_batch_handler(_record)

@@ -42,11 +42,6 @@ class NotFound(ApiError):
     default_message = "Record not found"
 
 
-class Gone(ApiError):
-    status = 410
-    default_message = "Gone"
-
-
 class Unprocessable(ApiError):
     status = 422
     default_message = "Validation failed"
@@ -55,11 +50,6 @@ class Unprocessable(ApiError):
 class TooManyRequests(ApiError):
     status = 429
     default_message = "Too many requests"
-
-
-class ServiceUnavailable(ApiError):
-    status = 503
-    default_message = "Service unavailable"
 
 
 class OAuthError(ApiError):

@@ -56,15 +56,3 @@ def handle(job: dict[str, Any]) -> int:
     else:
         raise ValueError(f"unknown effects job {kind!r}")
     return created
-
-
-def timer(job: dict[str, Any]) -> None:
-    """Timer jobs fired by one-off schedules."""
-    from . import scheduled
-
-    if job.get("job") == "poll_expired":
-        polls.close(job["poll_id"])
-    elif job.get("job") == "publish_scheduled":
-        scheduled.publish(job["scheduled_status_id"])
-    else:
-        raise ValueError(f"unknown timer job {job.get('job')!r}")
