@@ -136,7 +136,7 @@ def statuses_bench(gateway, calls) -> None:
     from stratus.services import accounts, identity, interactions, oauth, statuses
 
     account_id, _ = accounts.operator_create("bench", "bench@example.org", "bench password",
-                                             role=None, confirmed=True, approve=True)
+                                             role=None, confirmed=True)
     app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
     token, raw = oauth.new_token(app, account_id, ["read", "write"])
     oauth_repo.put_token(token)

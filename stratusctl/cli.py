@@ -101,7 +101,7 @@ def cmd_accounts(args: argparse.Namespace) -> None:
     if args.action == "create":
         account_id, password = accounts.operator_create(
             args.username, args.email, args.password, role=args.role,
-            confirmed=args.confirmed, approve=args.approve)
+            confirmed=args.confirmed)
         print(f"created @{args.username} (id {account_id})")
         if password:
             print(f"New password: {password}")
@@ -148,7 +148,8 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--password", help="default: generate one and print it")
     create.add_argument("--role", choices=["Owner", "Admin", "Moderator"])
     create.add_argument("--confirmed", action="store_true", help="skip e-mail confirmation")
-    create.add_argument("--approve", action="store_true", help="skip the approval queue")
+    create.add_argument("--approve", action="store_true",
+                        help="accepted for tootctl habits: operator-made accounts are approved")
     modify = a_actions.add_parser("modify", help="change a local account")
     modify.add_argument("username")
     modify.add_argument("--role", help="Owner, Admin, Moderator or User (no role)")

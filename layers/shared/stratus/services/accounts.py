@@ -466,7 +466,7 @@ def role_id_for(name: str | None) -> str | None:
 
 
 def operator_create(username: str, email: str, password: str | None, *, role: str | None,
-                    confirmed: bool, approve: bool) -> tuple[str, str | None]:
+                    confirmed: bool) -> tuple[str, str | None]:
     """Create a local account as the operator; returns (account id, generated password)."""
     generated = None
     if not password:
@@ -474,9 +474,7 @@ def operator_create(username: str, email: str, password: str | None, *, role: st
     data = NewAccount(username=username, email=email, password=password)
     # Reserved names are for sign-ups: the operator may take them (as tootctl does).
     validate_new(data, require_agreement=False, require_reason=False, allow_reserved=True)
-    # The operator is the approver: accounts created here skip the approval queue (tootctl
-    # does the same); `approve` is accepted for symmetry with `accounts modify --approve`.
-    del approve
+    # The operator is the approver: accounts created here skip the approval queue.
     profile, user, admin, confirmation_hash = new_account_items(
         data, approved=True, confirmed=confirmed, role_id=role_id_for(role))
     base.transact(create_ops(profile, user, admin, confirmation_hash))
