@@ -13,11 +13,10 @@ def profile_item(profile: dict[str, Any]) -> dict[str, Any]:
     return {**keys.account_profile(profile["id"]), "type": "account", **profile}
 
 
-def admin_item(account_id: str, origin: str, status: str, fields: dict[str, Any]
-               ) -> dict[str, Any]:
+def admin_item(account_id: str, origin: str, status: str) -> dict[str, Any]:
     return {**keys.account_admin(account_id), "type": "admin_index", "account_id": account_id,
             "origin": origin, "status": status,
-            **keys.admin_index_keys(account_id, origin, status), **fields}
+            **keys.admin_index_keys(account_id, origin, status)}
 
 
 def get_bundle(account_id: str, parts: tuple[str, ...] = (PROFILE, STATS, USER)

@@ -65,11 +65,10 @@ def _origin_status(user: dict[str, Any], profile: dict[str, Any]) -> str:
 
 
 def admin_entry(profile: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+    """The staff index entry: only origin and status, which the listing queries by (filters
+    on names, e-mail and role read the account itself, so nothing here goes stale)."""
     return repo.admin_item(profile["id"], "remote" if profile.get("domain") else "local",
-                           _origin_status(user, profile),
-                           {"username": profile["username"].lower(),
-                            "email": user.get("email", "").lower(),
-                            "role_id": user.get("role_id")})
+                           _origin_status(user, profile))
 
 
 # --- sign-up ------------------------------------------------------------------------------
@@ -223,7 +222,6 @@ def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
         ops.append(base.Op("Delete", key=keys.email(user["email"])))
         ops.append(base.put_new({**keys.email(email), "type": "email", "account_id": account_id},
                                 on_conflict=ValidationFailed({"email": [TAKEN]})))
-        ops.append(base.set_op(keys.account_admin(account_id), {"email": email.lower()}))
     ops.append(base.set_op(keys.account_user(account_id), changes))
     ops.append(base.put_new({**keys.confirmation(digest(confirmation_token(account_id, nonce))),
                              "type": "confirmation", "account_id": account_id}))
