@@ -80,6 +80,9 @@ def main() -> None:
     from werkzeug.serving import WSGIRequestHandler
 
     WSGIRequestHandler.log_request = lambda *args, **kwargs: None
+    from .emulator import prepare
+
+    prepare()
     emulator.start()
     os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{port}"
     from .runtime import STATE_DIR, start

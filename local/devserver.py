@@ -65,9 +65,9 @@ def main() -> None:
     from werkzeug.serving import WSGIRequestHandler
 
     WSGIRequestHandler.log_request = lambda *args, **kwargs: None  # the emulator's access log
-    from .emulator import serialize_requests
+    from .emulator import prepare
 
-    serialize_requests()
+    prepare()
     emulator.start()
     endpoint = f"http://127.0.0.1:{moto_port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint

@@ -14,7 +14,8 @@ import pytest
 
 from local.runtime import AWS_DEFAULTS
 
-REFERENCE = Path(__file__).resolve().parent.parent.parent / "shared" / "reference"
+# Copies of the public reference files (sources and licences in tests/reference/README.md).
+REFERENCE = Path(__file__).resolve().parent / "reference"
 DOMAIN = "localhost:8000"
 BASE_URL = f"http://{DOMAIN}"
 
@@ -30,9 +31,9 @@ os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "stratus-test")
 def aws():
     from moto import mock_aws
 
-    from local.emulator import serialize_requests
+    from local.emulator import prepare
 
-    serialize_requests()
+    prepare()
     with mock_aws():
         yield
 

@@ -52,6 +52,15 @@ class TooManyRequests(ApiError):
     default_message = "Too many requests"
 
 
+class Busy(TooManyRequests):
+    """Too many concurrent changes to one item: safe to retry after a moment."""
+
+    default_message = "This resource is busy; try again in a moment"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message, headers={"Retry-After": "1"})
+
+
 class OAuthError(ApiError):
     """RFC 6749 error: `error` is the code, `error_description` the human text."""
 

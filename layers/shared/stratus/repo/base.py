@@ -6,6 +6,7 @@ each operation (`Op.on_conflict`), so e.g. a taken username surfaces as Mastodon
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..config import settings
-from ..errors import ApiError
+from ..errors import ApiError, Busy
 from .client import dynamodb
 
 _serializer = None
@@ -253,26 +254,54 @@ def put_new(item: dict[str, Any], on_conflict: ApiError | None = None) -> Op:
     return Op("Put", item=item, condition="attribute_not_exists(PK)", on_conflict=on_conflict)
 
 
-class TransactionConflict(Exception):
-    """A condition failed in a transaction and no API error was attached to that operation."""
+class ConditionFailed(Exception):
+    """A condition of a transaction failed and no API error was attached to that operation.
+    `failed` holds the indexes of the operations whose condition failed."""
 
     def __init__(self, reasons: list[str]) -> None:
         super().__init__(", ".join(reasons))
         self.reasons = reasons
+        self.failed = [i for i, reason in enumerate(reasons) if reason == "ConditionalCheckFailed"]
+
+
+# Concurrent transactions on one item cancel each other (`ConditionFailed`); DynamoDB's
+# advice is to retry with jittered backoff. After that the caller gets a retryable 429.
+CONFLICT_ATTEMPTS = 6
+CONFLICT_BASE_DELAY = 0.02
+CONFLICT_MAX_DELAY = 0.5
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(random.uniform(0, min(CONFLICT_MAX_DELAY, CONFLICT_BASE_DELAY * 2 ** attempt)))
+
+
+def _is_conflict(reasons: list[str]) -> bool:
+    return "ConditionFailed" in reasons and "ConditionalCheckFailed" not in reasons
 
 
 def transact(ops: Sequence[Op], *, token: str | None = None) -> None:
+    """Write `ops` atomically. A failed condition raises the API error attached to its op
+    (`Op.on_conflict`) or `ConditionFailed`; conflicts with concurrent transactions are retried
+    with jitter, then surface as `Busy` (429), never as a server error."""
     kwargs: dict[str, Any] = {"TransactItems": [op.render() for op in ops]}
     if token:
         kwargs["ClientRequestToken"] = token
     client = dynamodb()
-    try:
-        client.transact_write_items(**kwargs)
-    except client.exceptions.TransactionCanceledException as exc:
-        reasons = [r.get("Code", "None") for r in exc.response.get("CancellationReasons", [])]
-        for op, reason in zip(ops, reasons):
-            if reason == "ConditionalCheckFailed" and op.on_conflict is not None:
-                raise op.on_conflict from exc
-        if "ConditionalCheckFailed" in reasons:
-            raise TransactionConflict(reasons) from exc
-        raise
+    for attempt in range(CONFLICT_ATTEMPTS):
+        try:
+            client.transact_write_items(**kwargs)
+            return
+        except client.exceptions.TransactionCanceledException as exc:
+            reasons = [r.get("Code", "None") or "None"
+                       for r in exc.response.get("CancellationReasons", [])]
+            if _is_conflict(reasons):
+                if attempt + 1 < CONFLICT_ATTEMPTS:
+                    _backoff(attempt)
+                    continue
+                raise Busy() from exc
+            for op, reason in zip(ops, reasons):
+                if reason == "ConditionalCheckFailed" and op.on_conflict is not None:
+                    raise op.on_conflict from exc
+            if "ConditionalCheckFailed" in reasons:
+                raise ConditionFailed(reasons) from exc
+            raise

@@ -33,7 +33,7 @@ def notify(recipient_id: str, kind: str, from_id: str, subject_id: str,
                           "notification_type": kind, "from_account_id": from_id,
                           **notification}),
         ])
-    except base.TransactionConflict:
+    except base.ConditionFailed:
         return False
     return True
 

@@ -86,7 +86,7 @@ def apply_counters(event_id: str, stats: dict[str, int], week: str | None,
     """Apply once per event id; returns False when the event was already counted."""
     try:
         base.transact(counter_ops(event_id, stats, week, week_counts))
-    except base.TransactionConflict:
+    except base.ConditionFailed:
         return False
     return True
 

@@ -12,7 +12,7 @@ from ..http.pagination import Page, fill_page
 from ..policy import visibility
 from ..repo import base, keys
 from ..repo import statuses as repo
-from ..repo.base import TransactionConflict
+from ..repo.base import ConditionFailed
 from . import status_views, statuses
 
 NOT_ALLOWED = "This action is not allowed"
@@ -39,7 +39,7 @@ def _add(ops: list[base.Op]) -> bool:
     """Run an edge-creating transaction; False if the edge already existed (idempotent)."""
     try:
         base.transact(ops)
-    except TransactionConflict:
+    except ConditionFailed:
         return False
     return True
 
@@ -72,7 +72,7 @@ def _remove(viewer: Viewer, status_id: str, key_for, counter: str | None) -> dic
         ops.append(_counter(item["id"], counter, -1))
     try:
         base.transact(ops)
-    except TransactionConflict:
+    except ConditionFailed:
         pass  # removed concurrently: already undone
     rendered = status_views.render([repo.get(item["id"])], viewer.account_id)
     return rendered[0]
@@ -142,7 +142,7 @@ def unreblog(viewer: Viewer, status_id: str) -> dict[str, Any]:
             _counter(original_id, "reblogs_count", -1),
             base.Op("Update", key=keys.account_stats(viewer.account_id),
                     expression="ADD statuses_count :minus", vals={":minus": -1})])
-    except TransactionConflict:
+    except ConditionFailed:
         pass
     original = repo.get(original_id)
     if original is None:
@@ -180,7 +180,7 @@ def unpin(viewer: Viewer, status_id: str) -> dict[str, Any]:
                                    condition="attribute_exists(PK)"),
                            base.Op("Update", key=keys.account_stats(viewer.account_id),
                                    expression="ADD pins_count :minus", vals={":minus": -1})])
-        except TransactionConflict:
+        except ConditionFailed:
             pass
     return statuses.show(viewer.account_id, item["id"])
 

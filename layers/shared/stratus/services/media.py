@@ -150,7 +150,7 @@ def process_stored(media_id: str) -> bool:
         base.transact([base.set_op(keys.media(media_id), fields,
                                    condition="attribute_exists(PK) AND processing = :yes")
                        .with_vals({":yes": True})])
-    except base.TransactionConflict:
+    except base.ConditionFailed:
         return False
     return True
 

@@ -311,7 +311,7 @@ def token(params: dict[str, Any], headers: dict[str, str]) -> dict:
     try:
         _, body, status = server().create_token_response(
             settings().base_url + "/oauth/token", "POST", urlencode(flat), request_headers)
-    except base.TransactionConflict as exc:
+    except base.ConditionFailed as exc:
         # A code redeemed twice at once, or a refresh token used twice: only one wins.
         raise OAuthError("invalid_grant", DESCRIPTIONS["invalid_grant"]) from exc
     if status != 200:

@@ -10,7 +10,7 @@ from ..convert import statuses as convert
 from ..errors import NotFound, Unprocessable
 from ..repo import base, keys
 from ..repo import statuses as repo
-from ..repo.base import TransactionConflict
+from ..repo.base import ConditionFailed
 from . import statuses
 
 
@@ -63,7 +63,7 @@ def vote(viewer: Viewer, poll_id: str, raw_choices: Any) -> dict[str, Any]:
                     condition="closed = :no AND expires_at > :now",
                     vals={":one": 1, ":no": False, ":now": clock.iso(now)},
                     on_conflict=Unprocessable("Validation failed: The poll has already ended"))])
-    except TransactionConflict as exc:
+    except ConditionFailed as exc:
         raise Unprocessable("Validation failed: The poll has already ended") from exc
     return render(repo.get_poll(poll["id"]), viewer.account_id)
 
@@ -76,7 +76,7 @@ def close(poll_id: str) -> bool:
     try:
         base.transact([base.Op("Update", key=keys.poll(poll_id), expression="SET closed = :yes",
                                condition="closed = :no", vals={":yes": True, ":no": False})])
-    except TransactionConflict:
+    except ConditionFailed:
         return False
     return True
 

@@ -13,7 +13,7 @@ from ..errors import NotFound, Unprocessable
 from ..http.pagination import Page
 from ..repo import base, keys, scheduler
 from ..repo import statuses as repo
-from ..repo.base import TransactionConflict
+from ..repo.base import ConditionFailed
 from . import statuses
 
 MINIMUM_DELAY = timedelta(minutes=5)
@@ -139,7 +139,7 @@ def publish(scheduled_id: str) -> str | None:
                    condition="attribute_exists(PK)"), *ops]
     try:
         base.transact(ops)
-    except TransactionConflict:
+    except ConditionFailed:
         return None  # already published by an earlier delivery
     statuses.after_create(status_item)
     return status_item["id"]
