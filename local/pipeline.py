@@ -167,9 +167,15 @@ class Pipeline:
     # -- SQS -> function ----------------------------------------------------------------------
     def pump_queue(self, source: QueueSource) -> int:
         sqs = client("sqs")
-        received = sqs.receive_message(QueueUrl=source.url, MaxNumberOfMessages=source.batch_size,
-                                       WaitTimeSeconds=0, AttributeNames=["All"],
-                                       MessageAttributeNames=["All"]).get("Messages", [])
+        received: list[dict[str, Any]] = []
+        while len(received) < source.batch_size:  # Lambda's poller gathers up to BatchSize
+            got = sqs.receive_message(QueueUrl=source.url,
+                                      MaxNumberOfMessages=min(10, source.batch_size - len(received)),
+                                      WaitTimeSeconds=0, AttributeNames=["All"],
+                                      MessageAttributeNames=["All"]).get("Messages", [])
+            if not got:
+                break
+            received += got
         if not received:
             return 0
         records = [{

@@ -1,33 +1,41 @@
-"""Main table stream → SQS job queues (the outbox). Reports failures per record so Lambda
-retries from the first failed record only."""
+"""Main table stream → SQS job queues (the outbox, `stratus.jobs.outbox`). Reports failures
+per record so Lambda retries from the first failed record only."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from stratus.jobs.dispatch import route
-from stratus.repo.queues import send
+from stratus.jobs.outbox import route
 from stratus.observability import job_handler, logger
-
-QUEUES = {"counters": "COUNTERS_QUEUE_URL", "mail": "MAIL_QUEUE_URL",
-          "effects": "EFFECTS_QUEUE_URL", "media": "MEDIA_QUEUE_URL"}
+from stratus.repo import queues
 
 
 def _dispatch(event: dict[str, Any], _context: Any) -> dict[str, Any]:
-    for record in event.get("Records", []):
+    """Route the batch's records, then send their jobs ten to a request. Stream batches are
+    ordered: a record that cannot be routed is reported and Lambda retries from it on (its
+    predecessors' jobs are sent first); a failed send reports the whole batch (consumers are
+    idempotent, so jobs sent twice change nothing)."""
+    records = event.get("Records", [])
+    by_queue: dict[str, list[dict[str, Any]]] = {}
+    failed_at = None
+    for record in records:
         try:
-            by_queue: dict[str, list[dict[str, Any]]] = {}
-            for queue, message in route(record):
-                by_queue.setdefault(queue, []).append(message)
-            for queue, messages in by_queue.items():
-                send(os.environ[QUEUES[queue]], messages)
+            routed = route(record)
         except Exception:
             logger.exception("dispatch failed", extra={"event_id": record.get("eventID")})
-            # Stream batches are ordered: report this record and Lambda retries from it on.
-            return {"batchItemFailures": [
-                {"itemIdentifier": record["dynamodb"].get("SequenceNumber")}]}
-    return {"batchItemFailures": []}
+            failed_at = record
+            break
+        for queue, job in routed:
+            by_queue.setdefault(queue, []).append(job.to_dict())
+    try:
+        for queue, messages in by_queue.items():
+            queues.send(queues.url(queue), messages)
+    except Exception:
+        logger.exception("enqueueing failed", extra={"records": len(records)})
+        failed_at = records[0]
+    if failed_at is None:
+        return {"batchItemFailures": []}
+    return {"batchItemFailures": [{"itemIdentifier": failed_at["dynamodb"]["SequenceNumber"]}]}
 
 
 handler = job_handler(_dispatch)

@@ -24,8 +24,12 @@ def test_favourite_is_idempotent_and_counted(client, people, drain):
         [("favourite", ids_["bob"])]
     undone = client.post(f"/api/v1/statuses/{status['id']}/unfavourite", headers=tokens["bob"])
     assert undone.json()["favourited"] is False and undone.json()["favourites_count"] == 0
+    drain()
     again = client.post(f"/api/v1/statuses/{status['id']}/unfavourite", headers=tokens["bob"])
     assert again.status_code == 200 and again.json()["favourites_count"] == 0
+    assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 0
+    # Undoing the like took its notification back (Mastodon: the notification goes with it).
+    assert effects.notifications(ids_["alice"]) == []
 
 
 def test_unfavourite_works_after_losing_access(client, people):
@@ -156,7 +160,9 @@ def test_mention_notifications_once(client, people, drain, runtime):
     # Duplicate SQS delivery of the same job creates nothing new.
     from stratus.services import effects as effects_service
 
-    job = {"job": "status_created", "event_id": "dup", "status_id": "1", "account_id": ids_["alice"],
-           "mention_ids": [ids_["bob"]], "tags": []}
+    from stratus.jobs.messages import StatusCreated
+
+    job = StatusCreated(event_id="dup", status_id="1", account_id=ids_["alice"],
+                        mention_ids=[ids_["bob"]])
     assert effects_service.handle(job) == 1
     assert effects_service.handle(job) == 0

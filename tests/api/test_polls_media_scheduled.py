@@ -203,7 +203,7 @@ def test_scheduled_status_fires_through_the_schedule(client, people, runtime, dr
 
 def test_expired_media_files_are_removed(runtime):
     """A TTL delete on the stream (done by DynamoDB itself) removes the files from S3."""
-    from stratus.jobs.dispatch import route
+    from stratus.jobs.outbox import route
     from stratus.repo import media as storage
     from stratus.repo.base import serialize
     from stratus.repo.client import client as aws
@@ -215,7 +215,7 @@ def test_expired_media_files_are_removed(runtime):
               "userIdentity": {"type": "Service", "principalId": "dynamodb.amazonaws.com"},
               "dynamodb": {"OldImage": serialize(old), "SequenceNumber": "1"}}
     [(queue, job)] = route(record)
-    assert queue == "effects" and job["job"] == "media_expired"
+    assert queue == "effects" and job.name == "media_expired"
     effects_service.handle(job)
     listed = aws("s3").list_objects_v2(Bucket=runtime.env["MEDIA_BUCKET"]).get("Contents", [])
     assert listed == []

@@ -50,12 +50,14 @@ def test_statuses_with_mastodon_py(live_server, tmp_path):
     history = writer.status_history(with_media.id)
     assert len(history) == 2 and "A cloud" in history[0].content
 
-    assert reader.status_favourite(with_media.id).favourited is True
+    liked = reader.status_favourite(with_media.id)
+    assert liked.favourited is True and liked.favourites_count == 1  # own like shown at once
     boost = reader.status_reblog(with_media.id)
-    assert boost.reblog.id == with_media.id
+    assert boost.reblog.id == with_media.id and boost.reblog.reblogs_count == 1
     assert reader.status_bookmark(with_media.id).bookmarked is True
     assert [s.id for s in reader.bookmarks()] == [with_media.id]
     assert [s.id for s in reader.favourites()] == [with_media.id]
+    live_server.pipeline.drain()  # the counters follow from the stream
     fresh = writer.status(with_media.id)
     assert fresh.favourites_count == 1 and fresh.reblogs_count == 1
 

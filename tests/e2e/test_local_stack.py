@@ -72,10 +72,10 @@ def test_serves_the_metadata_endpoints(dev_stack):
 def test_stratusctl_settings_flip_open_registrations(dev_stack):
     nodeinfo = dev_stack["base"] + "/nodeinfo/2.0"
     assert json.loads(get(nodeinfo)[2])["openRegistrations"] is True
-    result = ctl(dev_stack, "settings", "set", "registrations_mode", "approved")
+    result = ctl(dev_stack, "settings", "set", "registrations_mode", "none")
     assert result.returncode == 0, result.stderr
     assert json.loads(get(nodeinfo)[2])["openRegistrations"] is False
-    assert ctl(dev_stack, "settings", "get", "registrations_mode").stdout.strip() == "approved"
+    assert ctl(dev_stack, "settings", "get", "registrations_mode").stdout.strip() == "none"
     bad = ctl(dev_stack, "settings", "set", "registrations_mode", "whenever")
     assert bad.returncode == 1 and "must be one of" in bad.stderr
     ctl(dev_stack, "settings", "set", "rules", "Be kind\nNo spam")

@@ -1,17 +1,30 @@
-"""SQS worker: applies instance counter changes (users, local posts, weekly activity)."""
+"""SQS worker: counters kept from the stream (status, account and instance counters, weekly
+activity). Takes the whole batch at once so that changes to one counter are aggregated."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from stratus.jobs.messages import ItemChanged
-from stratus.observability import sqs_batch_handler
-from stratus.services import stats
+from stratus.jobs import messages
+from stratus.observability import job_handler, logger
+from stratus.services import counters
 
 
-def _record(record: Any) -> None:
-    stats.apply_change(ItemChanged.from_dict(json.loads(record.body)))
+def _handle(event: dict[str, Any], _context: Any) -> dict[str, Any]:
+    batch: list[tuple[str, messages.Count]] = []
+    failed: list[str] = []
+    for record in event.get("Records", []):
+        try:
+            job = messages.decode(record["body"])
+            if not isinstance(job, messages.Count):
+                raise ValueError(f"not a counter job: {job.name}")
+        except ValueError:
+            logger.exception("poison counter message", extra={"message_id": record["messageId"]})
+            failed.append(record["messageId"])
+            continue
+        batch.append((record["messageId"], job))
+    failed += counters.apply_batch(batch)
+    return {"batchItemFailures": [{"itemIdentifier": m} for m in failed]}
 
 
-handler = sqs_batch_handler(_record)
+handler = job_handler(_handle)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from stratus.jobs import messages
 from stratus.observability import sqs_batch_handler
 from stratus.services import effects
 
 
 def _record(record: Any) -> None:
-    effects.handle(json.loads(record.body))
+    effects.handle(messages.decode(record.body))
 
 
 handler = sqs_batch_handler(_record)

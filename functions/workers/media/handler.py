@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from stratus.jobs import messages
 from stratus.observability import sqs_batch_handler
 from stratus.services import media
 
 
 def _record(record: Any) -> None:
-    job = json.loads(record.body)
-    if job.get("job") != "process_media":
-        raise ValueError(f"unknown media job {job.get('job')!r}")
-    media.process_stored(job["media_id"])
+    job = messages.decode(record.body)
+    if not isinstance(job, messages.ProcessMedia):
+        raise ValueError(f"not a media job: {job.name}")
+    media.process_stored(job.media_id)
 
 
 handler = sqs_batch_handler(_record)

@@ -57,6 +57,10 @@ class Settings:
     def default_language(self) -> str:
         return self._get("DEFAULT_LANGUAGE", "en")
 
+    def queue_url(self, queue: str) -> str:
+        """A job queue's URL by its short name (counters, mail, effects, media)."""
+        return self._get(f"{queue.upper()}_QUEUE_URL")
+
     @cached_property
     def mail_from(self) -> str:
         return os.environ.get("MAIL_FROM") or f"notifications@{self.domain.split(':')[0]}"

@@ -173,7 +173,8 @@ def nodeinfo(s: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
             "localPosts": max(int(stats.get("local_posts", 0)), 0),
         },
         # Issue #2: only `open` counts as open (Mastodon also counts `approved` as open).
-        "openRegistrations": s["registrations_mode"] == "open",
+        # Mastodon: open unless closed (sign-ups that need approval are still open ones).
+        "openRegistrations": s["registrations_mode"] != "none",
         "metadata": {
             "nodeName": s["site_title"],
             "nodeDescription": s["site_description"],

@@ -70,6 +70,11 @@ def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, An
            edges: ViewerEdges) -> dict[str, Any]:
     sid = str(item["id"])
     thread = str(item.get("thread_id") or sid)
+    pending = edges.pending.get(sid, {})
+
+    def count(name: str) -> int:
+        return max(int(stats.get(name, 0)) + pending.get(name, 0), 0)
+
     entity: dict[str, Any] = {
         "id": sid,
         "created_at": item["created_at"],
@@ -81,9 +86,9 @@ def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, An
         "language": item.get("language"),
         "uri": item["uri"],
         "url": item.get("url"),
-        "replies_count": max(int(stats.get("replies_count", 0)), 0),
-        "reblogs_count": max(int(stats.get("reblogs_count", 0)), 0),
-        "favourites_count": max(int(stats.get("favourites_count", 0)), 0),
+        "replies_count": count("replies_count"),
+        "reblogs_count": count("reblogs_count"),
+        "favourites_count": count("favourites_count"),
         "quotes_count": 0,
         "edited_at": item.get("edited_at"),
         "content": item.get("content", ""),

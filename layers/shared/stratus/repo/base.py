@@ -110,8 +110,13 @@ def put(item: dict[str, Any], *, condition: str | None = None,
     return True
 
 
-def delete(key: dict[str, str], *, table_name: str | None = None) -> None:
-    dynamodb().delete_item(TableName=table_name or table(), Key=serialize(key))
+def delete(key: dict[str, str], *, table_name: str | None = None, returning: bool = False
+           ) -> dict[str, Any] | None:
+    """Delete an item; with `returning`, the item as it was (None if there was none)."""
+    response = dynamodb().delete_item(TableName=table_name or table(), Key=serialize(key),
+                                      ReturnValues="ALL_OLD" if returning else "NONE")
+    raw = response.get("Attributes")
+    return deserialize(raw) if raw else None
 
 
 def update(key: dict[str, str], expression: str, *, names: dict[str, str] | None = None,
@@ -190,6 +195,23 @@ def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None
                     found.append(item)
             request = response.get("UnprocessedKeys") or {}
     return found
+
+
+def delete_many(item_keys: Sequence[dict[str, str]], *, table_name: str | None = None) -> None:
+    """Delete items in batches of 25 (BatchWriteItem), retrying what DynamoDB left over."""
+    name = table_name or table()
+    unique = list({(k["PK"], k["SK"]): k for k in item_keys}.values())
+    for start in range(0, len(unique), 25):
+        request = {name: [{"DeleteRequest": {"Key": serialize(k)}}
+                          for k in unique[start:start + 25]]}
+        for attempt in range(8):
+            left = dynamodb().batch_write_item(RequestItems=request).get("UnprocessedItems")
+            if not left:
+                break
+            request = left
+            _backoff(attempt)
+        else:
+            raise RuntimeError(f"DynamoDB left {len(request[name])} deletes unprocessed")
 
 
 @dataclass

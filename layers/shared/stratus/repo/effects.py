@@ -1,8 +1,10 @@
-"""Derived records written by stream consumers: hashtag index entries and notifications.
-Every write is conditional, so a redelivered job changes nothing."""
+"""Derived records written by stream consumers: hashtag index entries and notifications, and
+the cascade that removes what points at a deleted status. Every write is conditional or a
+delete, so a redelivered job changes nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from . import base, keys
@@ -17,13 +19,13 @@ def index_tags(status_id: str, tags: list[str], fields: dict[str, Any]) -> None:
 
 
 def unindex_tags(status_id: str, tags: list[str]) -> None:
-    for name in tags:
-        base.delete(keys.tagged_status(name, status_id))
+    base.delete_many([keys.tagged_status(name, status_id) for name in tags])
 
 
 def notify(recipient_id: str, kind: str, from_id: str, subject_id: str,
            notification: dict[str, Any]) -> bool:
     """Create a notification once per (recipient, type, actor, subject); False if it exists."""
+    status_id = notification.get("status_id")
     try:
         base.transact([
             base.put_new({**keys.notification_once(recipient_id, kind, from_id, subject_id),
@@ -31,12 +33,81 @@ def notify(recipient_id: str, kind: str, from_id: str, subject_id: str,
             base.put_new({**keys.notification(recipient_id, notification["id"]),
                           "type": "notification", "account_id": recipient_id,
                           "notification_type": kind, "from_account_id": from_id,
-                          **notification}),
+                          "subject_id": subject_id, **notification,
+                          **(keys.notification_index_keys(status_id, notification["id"])
+                             if status_id else {})}),
         ])
     except base.ConditionFailed:
         return False
     return True
 
 
+def unnotify(recipient_id: str, kind: str, from_id: str, subject_id: str) -> bool:
+    """Remove the notification an action made (an undone like or boost); False if none."""
+    once = keys.notification_once(recipient_id, kind, from_id, subject_id)
+    sentinel = base.get(once, consistent=True)
+    if sentinel is None:
+        return False
+    base.delete_many([keys.notification(recipient_id, sentinel["notification_id"]), once])
+    return True
+
+
+def notifications_about(status_id: str, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` notifications about a status (index entries: recipient and id)."""
+    return list(base.query(keys.notifications_about(status_id), index="GSI1", limit=limit))
+
+
+def remove_notifications(entries: list[dict[str, Any]]) -> None:
+    """Delete notifications and their once-sentinels, from index entries."""
+    found = base.batch_get([keys.notification(e["account_id"], e["id"]) for e in entries])
+    doomed = []
+    for item in found:
+        doomed.append(keys.notification(item["account_id"], item["id"]))
+        if item.get("subject_id"):
+            doomed.append(keys.notification_once(item["account_id"], item["notification_type"],
+                                                 item["from_account_id"], item["subject_id"]))
+    base.delete_many(doomed)
+
+
 def notifications(account_id: str) -> list[dict[str, Any]]:
     return list(base.query(keys.notifications_of(account_id), descending=True))
+
+
+# --- what is left of a deleted status ----------------------------------------------------------
+EDGE_KINDS = ("FAV", "BMK", "REBLOG", "PIN")  # others' likes, bookmarks, boosts and pins
+
+
+def edges_at(kind: str, status_id: str, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` accounts' `kind` edges pointing at a status (index entries)."""
+    return list(base.query(keys.edges_by_status(kind, status_id), index="GSI1", limit=limit))
+
+
+def edge_key(kind: str, account_id: str, status_id: str) -> dict[str, str]:
+    return {"FAV": keys.favourite, "BMK": keys.bookmark, "REBLOG": keys.reblog_edge,
+            "PIN": keys.pin}[kind](account_id, status_id)
+
+
+def remove_edges(kind: str, status_id: str, entries: list[dict[str, Any]]) -> None:
+    """Delete edges pointing at a status; a boost edge takes its boost status with it."""
+    edge_keys = [edge_key(kind, e["account_id"], status_id) for e in entries]
+    doomed = list(edge_keys)
+    if kind == "REBLOG":
+        for edge in base.batch_get(edge_keys):
+            if edge.get("reblog_id"):
+                doomed += [keys.status(edge["reblog_id"]), keys.status_stats(edge["reblog_id"])]
+    base.delete_many(doomed)
+
+
+def leftovers(status_id: str, poll_id: str | None, limit: int) -> list[dict[str, str]]:
+    """Keys of the items a status's and its poll's partitions still hold (edits, votes)."""
+    found: Iterator[dict[str, Any]] = base.query(keys.status_pk(status_id), limit=limit,
+                                                 projection="PK, SK")
+    items = [keys.key(i["PK"], i["SK"]) for i in found]
+    if poll_id and len(items) < limit:
+        items += [keys.key(i["PK"], i["SK"]) for i in base.query(
+            keys.poll_pk(poll_id), limit=limit - len(items), projection="PK, SK")]
+    return items
+
+
+def remove(item_keys: list[dict[str, str]]) -> None:
+    base.delete_many(item_keys)

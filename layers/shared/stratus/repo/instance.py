@@ -61,36 +61,6 @@ def set_activity_stats(active_month: int, active_halfyear: int, computed_at: str
                       ":t": "instance_stats"})
 
 
-def counter_ops(event_id: str, stats: dict[str, int], week: str | None,
-                week_counts: dict[str, int]) -> list[base.Op]:
-    """Counter deltas guarded by a dedupe sentinel: a redelivered event changes nothing."""
-    ops = [base.put_new({**keys.dedupe("counters", event_id), "type": "dedupe",
-                         "ttl": base.now_epoch() + 7 * 86400})]
-    if stats:
-        names = {f"#s{i}": name for i, name in enumerate(stats)}
-        vals = {f":s{i}": delta for i, delta in enumerate(stats.values())}
-        expression = "ADD " + ", ".join(f"#s{i} :s{i}" for i in range(len(stats)))
-        ops.append(base.Op("Update", key=keys.instance_stats(), expression=expression,
-                           names=names, vals=vals))
-    if week and week_counts:
-        names = {f"#w{i}": name for i, name in enumerate(week_counts)}
-        vals = {f":w{i}": delta for i, delta in enumerate(week_counts.values())}
-        expression = "ADD " + ", ".join(f"#w{i} :w{i}" for i in range(len(week_counts)))
-        ops.append(base.Op("Update", key=keys.activity_week(week), expression=expression,
-                           names=names, vals=vals))
-    return ops
-
-
-def apply_counters(event_id: str, stats: dict[str, int], week: str | None,
-                   week_counts: dict[str, int]) -> bool:
-    """Apply once per event id; returns False when the event was already counted."""
-    try:
-        base.transact(counter_ops(event_id, stats, week, week_counts))
-    except base.ConditionFailed:
-        return False
-    return True
-
-
 def set_week_logins(week: str, logins: int) -> None:
     base.update(keys.activity_week(week), "SET logins = :l", vals={":l": logins})
 

@@ -286,11 +286,15 @@ def edges_of(kind: str, owner_id: str) -> str:
 
 # --- polls, media, scheduled statuses, hashtags, notifications ----------------------------
 def poll(poll_id: str) -> dict[str, str]:
-    return key("POLL#" + pad(poll_id), "POLL")
+    return key(poll_pk(poll_id), "POLL")
+
+
+def poll_pk(poll_id: str) -> str:
+    return "POLL#" + pad(poll_id)
 
 
 def poll_vote(poll_id: str, account_id: str) -> dict[str, str]:
-    return key("POLL#" + pad(poll_id), VOTE_PREFIX + pad(account_id))
+    return key(poll_pk(poll_id), VOTE_PREFIX + pad(account_id))
 
 
 VOTE_PREFIX = "VOTE#"
@@ -340,6 +344,15 @@ def notification_once(account_id: str, kind: str, from_id: str, subject_id: str
 
 def notifications_of(account_id: str) -> str:
     return "NOTIF#" + pad(account_id)
+
+
+def notification_index_keys(status_id: str, notification_id: str) -> dict[str, str]:
+    """GSI1: the notifications about a status (they go when it goes)."""
+    return {"GSI1PK": notifications_about(status_id), "GSI1SK": pad(notification_id)}
+
+
+def notifications_about(status_id: str) -> str:
+    return "NOTIFSON#" + pad(status_id)
 
 
 # --- relationships (the social graph arrives later; the visibility policy asks already) ------

@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..config import settings
 from .client import client
+
+
+def url(queue: str) -> str:
+    """A job queue's URL by its short name (counters, mail, effects, media)."""
+    return settings().queue_url(queue)
 
 
 def send(queue_url: str, messages: list[dict[str, Any]]) -> None:

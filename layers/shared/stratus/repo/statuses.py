@@ -70,8 +70,12 @@ def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> ViewerEdges:
     kinds = {keys.FAV: edges.favourited, keys.REBLOG: edges.reblogged,
              keys.BOOKMARK: edges.bookmarked, keys.PIN: edges.pinned,
              keys.MUTED_THREAD: edges.muted_threads}
+    uncounted = {keys.FAV: "favourites_count", keys.REBLOG: "reblogs_count"}
     for item in base.batch_get(wanted):
-        kinds[keys.prefix_of(item["SK"])].add(keys.id_in(item["SK"]))
+        kind, status_id = keys.prefix_of(item["SK"]), keys.id_in(item["SK"])
+        kinds[kind].add(status_id)
+        if kind in uncounted and not item.get("counted"):
+            edges.expect(status_id, uncounted[kind], 1)
     return edges
 
 
@@ -85,6 +89,11 @@ def follows(follower_id: str, followed_ids: list[str]) -> set[str]:
 
 def edge(key: dict[str, str]) -> dict[str, Any] | None:
     return base.get(key, consistent=True)
+
+
+def remove_edge(key: dict[str, str]) -> dict[str, Any] | None:
+    """Delete an edge; returns it as it was (None if it was already gone)."""
+    return base.delete(key, returning=True)
 
 
 def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool

@@ -41,6 +41,7 @@ PRIVACY = ("public", "unlisted", "private")
 NOT_ALLOWED = "This action is not allowed"
 
 TAKEN = ("ERR_TAKEN", "is already taken")
+FIELD_ORDER = ("username", "email", "password", "agreement", "locale", "reason")
 BLANK = ("ERR_BLANK", "can't be blank")
 
 
@@ -112,8 +113,14 @@ def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: b
         details["locale"] = [("ERR_INCLUSION", "is not included in the list")]
     if require_reason and not (data.reason or "").strip():
         details["reason"] = [BLANK]
+    # Uniqueness is reported with every other failure, as Mastodon's model validation does
+    # (the creating transaction's sentinels still decide a race).
+    if "username" not in details and repo.id_by_handle(username):
+        details["username"] = [TAKEN]
+    if "email" not in details and repo.id_by_email(email):
+        details["email"] = [TAKEN]
     if details:
-        raise ValidationFailed(details)
+        raise ValidationFailed(dict(sorted(details.items(), key=lambda kv: FIELD_ORDER.index(kv[0]))))
 
 
 def new_account_items(data: NewAccount, *, approved: bool, confirmed: bool,
@@ -206,13 +213,15 @@ def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
     if user.get("confirmed_at"):
         raise Forbidden("This method is only available while the e-mail is awaiting confirmation")
     account_id = viewer.account_id
-    old_nonce = user.get("confirmation_nonce")
-    nonce = generate(16)
-    changes: dict[str, Any] = {"confirmation_nonce": nonce}
+    # The link already sent stays valid (Devise resends the unexpired token): the mail is sent
+    # again because the request time changes, which the outbox turns into a mail job.
+    changes: dict[str, Any] = {"confirmation_requested_at": clock.iso(clock.now())}
     ops: list[base.Op] = []
-    if old_nonce:
-        ops.append(base.Op("Delete", key=keys.confirmation(
-            digest(confirmation_token(account_id, old_nonce)))))
+    if not user.get("confirmation_nonce"):
+        nonce = generate(16)
+        changes["confirmation_nonce"] = nonce
+        ops.append(base.put_new({**keys.confirmation(digest(confirmation_token(account_id, nonce))),
+                                 "type": "confirmation", "account_id": account_id}))
     if isinstance(new_email, str) and new_email.strip() and \
             new_email.strip().lower() != user["email"].lower():
         email = new_email.strip()
@@ -223,8 +232,6 @@ def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
         ops.append(base.put_new({**keys.email(email), "type": "email", "account_id": account_id},
                                 on_conflict=ValidationFailed({"email": [TAKEN]})))
     ops.append(base.set_op(keys.account_user(account_id), changes))
-    ops.append(base.put_new({**keys.confirmation(digest(confirmation_token(account_id, nonce))),
-                             "type": "confirmation", "account_id": account_id}))
     base.transact(ops)
 
 

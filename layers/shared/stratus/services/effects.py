@@ -1,58 +1,117 @@
-"""Side effects of status activity, applied by the effects worker from stream-derived jobs:
-hashtag index entries and notification records (mention, reblog, favourite, poll)."""
+"""Side effects of status activity, applied by the effects worker from the outbox's jobs:
+hashtag index entries, notification records (mention, reblog, favourite, poll) and their
+removal when the action is undone, and the cascade that follows a deleted status."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from .. import clock, ids
+from ..jobs import messages as jobs
 from ..repo import effects as repo
+from ..repo import media as storage
+from ..repo import queues
 from . import polls
 
+CASCADE_PAGE = 100  # items removed per query
+CASCADE_PAGES = 20  # queries per job; a bigger cascade continues in a follow-up job
 
-def _notify(recipient: str, kind: str, actor: str, subject: str, status_id: str | None) -> bool:
+
+def _notify(recipient: str, kind: str, actor: str, subject: str, status_id: str | None) -> int:
     if recipient == actor and kind != "poll":
-        return False
-    return repo.notify(recipient, kind, actor, subject,
-                       {"id": ids.new_id(), "status_id": status_id,
-                        "created_at": clock.iso(clock.now())})
+        return 0
+    return int(repo.notify(recipient, kind, actor, subject,
+                           {"id": ids.new_id(), "status_id": status_id,
+                            "created_at": clock.iso(clock.now())}))
 
 
-def handle(job: dict[str, Any]) -> int:
-    """Apply one job; returns how many records it created (0 on redelivery)."""
-    kind = job.get("job")
+def status_created(job: jobs.StatusCreated) -> int:
+    if job.tags:
+        repo.index_tags(job.status_id, job.tags,
+                        {"visibility": job.visibility, "account_id": job.account_id})
     created = 0
-    if kind == "status_created":
-        if job.get("tags"):
-            repo.index_tags(job["status_id"], job["tags"],
-                            {"visibility": job.get("visibility"), "account_id": job["account_id"]})
-        if job.get("reblog_of_id"):
-            created += _notify(job["reblog_of_account_id"], "reblog", job["account_id"],
-                               job["reblog_of_id"], job["reblog_of_id"])
-        for mentioned in job.get("mention_ids", []):
-            created += _notify(mentioned, "mention", job["account_id"], job["status_id"],
-                               job["status_id"])
-    elif kind == "status_changed":
-        repo.unindex_tags(job["status_id"], job.get("removed_tags", []))
-        if job.get("added_tags"):
-            repo.index_tags(job["status_id"], job["added_tags"],
-                            {"visibility": job.get("visibility"), "account_id": job["account_id"]})
-        for mentioned in job.get("added_mention_ids", []):
-            created += _notify(mentioned, "mention", job["account_id"], job["status_id"],
-                               job["status_id"])
-    elif kind == "status_removed":
-        repo.unindex_tags(job["status_id"], job.get("tags", []))
-    elif kind == "media_expired":
-        from ..repo import media as storage
-
-        for key in job.get("keys", []):
-            storage.delete_object(key)  # unattached media that nobody posted
-    elif kind == "favourited":
-        created += _notify(job["status_account_id"], "favourite", job["account_id"],
-                           job["status_id"], job["status_id"])
-    elif kind == "poll_closed":
-        for voter in [*polls.voters(job["poll_id"]), job["account_id"]]:
-            created += _notify(voter, "poll", job["account_id"], job["poll_id"], job["status_id"])
-    else:
-        raise ValueError(f"unknown effects job {kind!r}")
+    if job.reblog_of_id:
+        created += _notify(job.reblog_of_account_id, "reblog", job.account_id,
+                           job.reblog_of_id, job.reblog_of_id)
+    for mentioned in job.mention_ids:
+        created += _notify(mentioned, "mention", job.account_id, job.status_id, job.status_id)
     return created
+
+
+def status_changed(job: jobs.StatusChanged) -> int:
+    repo.unindex_tags(job.status_id, job.removed_tags)
+    if job.added_tags:
+        repo.index_tags(job.status_id, job.added_tags,
+                        {"visibility": job.visibility, "account_id": job.account_id})
+    return sum(_notify(m, "mention", job.account_id, job.status_id, job.status_id)
+               for m in job.added_mention_ids)
+
+
+def status_removed(job: jobs.StatusRemoved) -> int:
+    """Remove what points at a deleted status: its hashtag entries; others' likes, bookmarks,
+    pins and boosts of it (a boost is a status: its removal cascades in turn); notifications
+    about it; its edit history and poll votes. A boost takes its own notification with it.
+    Returns how many items were removed; a cascade too big for one job continues in another."""
+    repo.unindex_tags(job.status_id, job.tags)
+    if job.reblog_of_id and job.reblog_of_account_id:
+        repo.unnotify(job.reblog_of_account_id, "reblog", job.account_id, job.reblog_of_id)
+        repo.remove([repo.edge_key("REBLOG", job.account_id, job.reblog_of_id)])
+    sources = [*((partial(repo.edges_at, kind, job.status_id),
+                  partial(repo.remove_edges, kind, job.status_id)) for kind in repo.EDGE_KINDS),
+               (partial(repo.notifications_about, job.status_id), repo.remove_notifications),
+               (partial(repo.leftovers, job.status_id, job.poll_id), repo.remove)]
+    removed = pages = 0
+    for fetch, remove in sources:
+        while True:
+            if pages == CASCADE_PAGES:
+                queues.send(queues.url("effects"), [job.to_dict()])  # the rest, in a new job
+                return removed
+            pages += 1
+            found = fetch(CASCADE_PAGE)
+            if found:
+                remove(found)
+                removed += len(found)
+            if len(found) < CASCADE_PAGE:
+                break
+    return removed
+
+
+def favourited(job: jobs.Favourited) -> int:
+    return _notify(job.status_account_id, "favourite", job.account_id, job.status_id,
+                   job.status_id)
+
+
+def unfavourited(job: jobs.Unfavourited) -> int:
+    return int(repo.unnotify(job.status_account_id, "favourite", job.account_id, job.status_id))
+
+
+def poll_closed(job: jobs.PollClosed) -> int:
+    return sum(_notify(voter, "poll", job.account_id, job.poll_id, job.status_id)
+               for voter in [*polls.voters(job.poll_id), job.account_id])
+
+
+def media_expired(job: jobs.MediaExpired) -> int:
+    for key in job.keys:
+        storage.delete_object(key)  # unattached media that nobody posted
+    return len(job.keys)
+
+
+HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
+    jobs.StatusCreated: status_created,
+    jobs.StatusChanged: status_changed,
+    jobs.StatusRemoved: status_removed,
+    jobs.Favourited: favourited,
+    jobs.Unfavourited: unfavourited,
+    jobs.PollClosed: poll_closed,
+    jobs.MediaExpired: media_expired,
+}
+
+
+def handle(job: jobs.Job) -> int:
+    """Apply one job; returns how many records it created or removed (0 on redelivery)."""
+    handler = HANDLERS.get(type(job))
+    if handler is None:
+        raise ValueError(f"not an effects job: {job.name}")
+    return handler(job)

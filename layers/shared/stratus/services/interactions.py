@@ -1,5 +1,6 @@
-"""Favourites, boosts, bookmarks, pins and conversation mutes. Each is idempotent, returns the
-status with fresh flags and counts, and changes counters in the same transaction as its edge."""
+"""Favourites, boosts, bookmarks, pins and conversation mutes. Each is idempotent and returns
+the status with fresh flags. Likes and boosts write only the viewer's own items (their counters
+follow from the stream, services/counters.py); pins check their limit in one transaction."""
 
 from __future__ import annotations
 
@@ -35,25 +36,15 @@ def _edge_item(kind: str, key: dict[str, str], viewer_id: str, status: dict[str,
             **keys.edge_index_keys(kind, viewer_id, status["id"], edge_id), **extra}
 
 
-def _add(ops: list[base.Op]) -> bool:
-    """Run an edge-creating transaction; False if the edge already existed (idempotent)."""
-    try:
-        base.transact(ops)
-    except ConditionFailed:
-        return False
-    return True
-
-
-def _counter(status_id: str, name: str, delta: int) -> base.Op:
-    return base.Op("Update", key=keys.status_stats(status_id), expression=f"ADD {name} :d",
-                   vals={":d": delta}, condition="attribute_exists(PK)")
+def _put_edge(item: dict[str, Any]) -> bool:
+    """Write an edge once; False if it already existed (the action is idempotent)."""
+    return base.put(item, condition="attribute_not_exists(PK)")
 
 
 def favourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
     status = _target(viewer, status_id)
-    _add([base.put_new(_edge_item("FAV", keys.favourite(viewer.account_id, status["id"]),
-                                  viewer.account_id, status)),
-          _counter(status["id"], "favourites_count", 1)])
+    _put_edge(_edge_item("FAV", keys.favourite(viewer.account_id, status["id"]),
+                         viewer.account_id, status))
     return statuses.show(viewer.account_id, status["id"])
 
 
@@ -66,16 +57,11 @@ def _remove(viewer: Viewer, status_id: str, key_for, counter: str | None) -> dic
     edge = repo.edge(key_for(viewer.account_id, item["id"])) if item else None
     if edge is None:
         return statuses.show(viewer.account_id, status_id)
-    ops = [base.Op("Delete", key=key_for(viewer.account_id, item["id"]),
-                   condition="attribute_exists(PK)")]
-    if counter:
-        ops.append(_counter(item["id"], counter, -1))
-    try:
-        base.transact(ops)
-    except ConditionFailed:
-        pass  # removed concurrently: already undone
-    rendered = status_views.render([repo.get(item["id"])], viewer.account_id)
-    return rendered[0]
+    removed = repo.remove_edge(key_for(viewer.account_id, item["id"]))
+    # The counter follows from the stream; show the viewer the count without their like.
+    taken_back = {item["id"]: {counter: -1}} if counter and removed and removed.get("counted") \
+        else None
+    return status_views.render([repo.get(item["id"])], viewer.account_id, taken_back)[0]
 
 
 def unfavourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
@@ -84,13 +70,23 @@ def unfavourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
 
 def bookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
     status = _target(viewer, status_id)
-    _add([base.put_new(_edge_item("BMK", keys.bookmark(viewer.account_id, status["id"]),
-                                  viewer.account_id, status))])
+    _put_edge(_edge_item("BMK", keys.bookmark(viewer.account_id, status["id"]),
+                         viewer.account_id, status))
     return statuses.show(viewer.account_id, status["id"])
 
 
 def unbookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
     return _remove(viewer, status_id, keys.bookmark, None)
+
+
+def reblog_visibility(viewer: Viewer, original: dict[str, Any], requested: Any) -> str:
+    """Mastodon: a boost of a private status (only its author may boost it) stays private;
+    otherwise the requested visibility, else the user's default; never direct."""
+    if original.get("visibility") in ("private", "direct"):
+        return original["visibility"]
+    wanted = requested if requested in ("public", "unlisted", "private") else \
+        viewer.user.get("settings", {}).get("default_privacy", "public")
+    return "public" if wanted == "direct" else wanted
 
 
 def reblog(viewer: Viewer, status_id: str, visibility_param: Any) -> dict[str, Any]:
@@ -100,28 +96,24 @@ def reblog(viewer: Viewer, status_id: str, visibility_param: Any) -> dict[str, A
     existing = repo.edge(keys.reblog_edge(viewer.account_id, status["id"]))
     if existing is not None:
         return statuses.show(viewer.account_id, existing["reblog_id"])
-    wanted = visibility_param if visibility_param in ("public", "unlisted", "private") else \
-        viewer.user.get("settings", {}).get("default_privacy", "public")
-    if wanted == "direct":
-        wanted = "public"
     reblog_id = ids.new_id()
     username = viewer.account["username"]
     now = clock.iso(clock.now())
     item = {"id": reblog_id, "account_id": viewer.account_id, "reblog_of_id": status["id"],
-            "reblog_of_account_id": status["account_id"], "visibility": wanted,
+            "reblog_of_account_id": status["account_id"],
+            "visibility": reblog_visibility(viewer, status, visibility_param),
             "uri": f"{statuses.settings().base_url}/users/{username}/statuses/{reblog_id}/activity",
             "url": None, "thread_id": reblog_id, "local": True, "created_at": now,
             "mention_ids": [], "tags": [], "media_ids": []}
-    created = _add([
-        base.put_new(_edge_item("REBLOG", keys.reblog_edge(viewer.account_id, status["id"]),
-                                viewer.account_id, status, reblog_id=reblog_id)),
-        base.put_new(repo.status_item(item, None)),
-        base.put_new(repo.stats_item(reblog_id)),
-        _counter(status["id"], "reblogs_count", 1),
-        base.Op("Update", key=keys.account_stats(viewer.account_id),
-                expression="ADD statuses_count :one SET last_status_at = :now",
-                vals={":one": 1, ":now": now})])
-    if not created:
+    # Only new items: boosts of one status by many accounts never touch a common item (the
+    # counters follow from the stream).
+    try:
+        base.transact([
+            base.put_new(_edge_item("REBLOG", keys.reblog_edge(viewer.account_id, status["id"]),
+                                    viewer.account_id, status, reblog_id=reblog_id)),
+            base.put_new(repo.status_item(item, None)),
+            base.put_new(repo.stats_item(reblog_id))])
+    except ConditionFailed:
         existing = repo.edge(keys.reblog_edge(viewer.account_id, status["id"]))
         return statuses.show(viewer.account_id, existing["reblog_id"])
     return statuses.show(viewer.account_id, reblog_id)
@@ -138,16 +130,14 @@ def unreblog(viewer: Viewer, status_id: str) -> dict[str, Any]:
             base.Op("Delete", key=keys.reblog_edge(viewer.account_id, original_id),
                     condition="attribute_exists(PK)"),
             base.Op("Delete", key=keys.status(edge["reblog_id"])),
-            base.Op("Delete", key=keys.status_stats(edge["reblog_id"])),
-            _counter(original_id, "reblogs_count", -1),
-            base.Op("Update", key=keys.account_stats(viewer.account_id),
-                    expression="ADD statuses_count :minus", vals={":minus": -1})])
+            base.Op("Delete", key=keys.status_stats(edge["reblog_id"]))])
     except ConditionFailed:
-        pass
+        pass  # undone concurrently
     original = repo.get(original_id)
     if original is None:
         raise NotFound()
-    return status_views.render([original], viewer.account_id)[0]
+    taken_back = {original_id: {"reblogs_count": -1}} if edge.get("counted") else None
+    return status_views.render([original], viewer.account_id, taken_back)[0]
 
 
 def pin(viewer: Viewer, status_id: str) -> dict[str, Any]:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import mail
+from ..jobs import messages as jobs
 from . import accounts
 
 
-def handle(job: dict[str, Any]) -> bool:
+def handle(job: jobs.Job) -> bool:
     """Send the mail a job asks for; False when it is stale (confirmed, or superseded)."""
-    if job.get("job") != "confirmation_mail":
-        raise ValueError(f"unknown mail job {job.get('job')!r}")
-    content = accounts.confirmation_mail(job["account_id"], job["nonce"])
+    if not isinstance(job, jobs.ConfirmationMail):
+        raise ValueError(f"not a mail job: {job.name}")
+    content = accounts.confirmation_mail(job.account_id, job.nonce)
     if content is None:
         return False
     to, subject, body = content

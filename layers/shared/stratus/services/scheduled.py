@@ -11,6 +11,7 @@ from ..domain.viewer import Viewer
 from ..convert import statuses as convert
 from ..errors import NotFound, Unprocessable
 from ..http.pagination import Page
+from ..jobs import messages as jobs
 from ..repo import base, keys, scheduler
 from ..repo import statuses as repo
 from ..repo.base import ConditionFailed
@@ -68,7 +69,7 @@ def create(viewer: Viewer, params: dict[str, Any], scheduled_at: Any) -> dict[st
                                                      "could not be found")))
     base.transact(ops)
     scheduler.schedule(_name(scheduled_id), when,
-                       {"job": "publish_scheduled", "scheduled_status_id": scheduled_id})
+                       jobs.PublishScheduled(scheduled_status_id=scheduled_id).to_dict())
     return render(item)
 
 
@@ -103,7 +104,7 @@ def move(viewer: Viewer, scheduled_id: str, scheduled_at: Any) -> dict[str, Any]
     base.transact([base.set_op(keys.scheduled_status(scheduled_id),
                                {"scheduled_at": clock.iso(when)})])
     scheduler.schedule(_name(scheduled_id), when,
-                       {"job": "publish_scheduled", "scheduled_status_id": scheduled_id})
+                       jobs.PublishScheduled(scheduled_status_id=scheduled_id).to_dict())
     return render({**item, "scheduled_at": clock.iso(when)})
 
 

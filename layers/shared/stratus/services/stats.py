@@ -1,4 +1,5 @@
-"""Instance statistics: exact counters kept from the stream, activity windows by schedule.
+"""Instance statistics: activity windows by schedule (the user and post counters are kept from
+the stream by services/counters.py).
 
 NodeInfo `usage` and the instance `stats`/`usage` blocks read one item; nothing here scans.
 """
@@ -6,10 +7,8 @@ NodeInfo `usage` and the instance `stats`/`usage` blocks read one item; nothing 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from .. import clock
-from ..jobs.messages import ItemChanged
 from ..repo import instance as repo
 
 ACTIVE_MONTH_DAYS = 28  # Mastodon: 4 weeks
@@ -18,44 +17,6 @@ ACTIVITY_TTL_DAYS = ACTIVE_HALFYEAR_DAYS + 7
 LOGIN_WEEKS = 12
 
 _recent: set[tuple[str, str]] = set()
-
-
-def _counts(item_type: str, image: dict[str, Any]) -> bool:
-    if not image:
-        return False
-    if item_type == "status":
-        return bool(image.get("local")) and not image.get("reblog_of_id") \
-            and not image.get("deleted_at")
-    return True
-
-
-def _week(image: dict[str, Any]) -> str:
-    created = image.get("created_at")
-    moment = clock.parse_iso(created) if created else clock.now()
-    return clock.week_key(moment)
-
-
-def deltas(change: ItemChanged) -> tuple[dict[str, int], str | None, dict[str, int]]:
-    """Counter deltas for one item change: (instance stats, week, weekly activity)."""
-    before = _counts(change.item_type, change.old)
-    after = _counts(change.item_type, change.new)
-    if before == after:
-        return {}, None, {}
-    sign = 1 if after else -1
-    image = change.new if after else change.old
-    if change.item_type == "user":
-        stat, weekly = "user_count", "registrations"
-    else:
-        stat, weekly = "local_posts", "statuses"
-    # Weekly activity counts what happened that week; removals do not rewrite history.
-    return {stat: sign}, _week(image), ({weekly: 1} if sign > 0 else {})
-
-
-def apply_change(change: ItemChanged) -> bool:
-    stats, week, week_counts = deltas(change)
-    if not stats and not week_counts:
-        return False
-    return repo.apply_counters(change.event_id, stats, week, week_counts)
 
 
 def record_sign_in(account_id: str, at: datetime | None = None) -> None:

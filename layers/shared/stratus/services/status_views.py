@@ -31,8 +31,10 @@ def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             if not e.get("disabled")}
 
 
-def render(items: list[dict[str, Any]], viewer_id: str | None) -> list[dict[str, Any]]:
-    """Entities for `items` (status items with `stats`), in order, dropping broken ones."""
+def render(items: list[dict[str, Any]], viewer_id: str | None,
+           pending: dict[str, dict[str, int]] | None = None) -> list[dict[str, Any]]:
+    """Entities for `items` (status items with `stats`), in order, dropping broken ones.
+    `pending`: counter changes of the viewer's own that the stream has yet to apply."""
     originals_wanted = [i["reblog_of_id"] for i in items if i.get("reblog_of_id")]
     originals = repo.get_many(originals_wanted) if originals_wanted else {}
     everything = list(items) + list(originals.values())
@@ -43,6 +45,9 @@ def render(items: list[dict[str, Any]], viewer_id: str | None) -> list[dict[str,
     poll_ids = [s["poll_id"] for s in everything if s.get("poll_id")]
     polls, votes = repo.get_polls_and_votes(poll_ids, viewer_id) if poll_ids else ({}, {})
     edges = repo.viewer_edges(viewer_id, everything) if viewer_id else ViewerEdges()
+    for status_id, counters in (pending or {}).items():
+        for counter, delta in counters.items():
+            edges.expect(status_id, counter, delta)
     emojis = _emoji_map(everything)
     now = clock.now()
 

@@ -11,6 +11,7 @@ from ..domain.viewer import Viewer
 from ..config import settings
 from ..errors import NotFound, Unprocessable
 from ..http.pagination import Page, fill_page
+from ..jobs import messages as jobs
 from ..params import flag
 from ..policy import visibility
 from ..repo import accounts as accounts_repo
@@ -345,16 +346,11 @@ def build(viewer: Viewer, prepared: dict[str, Any], *, application: dict[str, An
                                  "expires_at": clock.iso(expires_at), "closed": False}))
         item["_poll_expires_at"] = expires_at
     public_day = clock.day_key(now) if item["visibility"] == "public" else None
+    # The author's statuses_count and the parent's replies_count follow from the stream
+    # (services/counters.py): a reply to a busy thread touches no item other replies touch.
     ops += [base.put_new(repo.status_item({k: v for k, v in item.items()
                                            if not k.startswith("_")}, public_day)),
-            base.put_new(repo.stats_item(status_id)),
-            base.Op("Update", key=keys.account_stats(account["id"]),
-                    expression="ADD statuses_count :one SET last_status_at = :now",
-                    vals={":one": 1, ":now": item["created_at"]})]
-    if parent:
-        ops.append(base.Op("Update", key=keys.status_stats(parent["id"]),
-                           expression="ADD replies_count :one", vals={":one": 1},
-                           condition="attribute_exists(PK)", on_conflict=NotFound()))
+            base.put_new(repo.stats_item(status_id))]
     return item, ops
 
 
@@ -362,7 +358,7 @@ def after_create(item: dict[str, Any]) -> None:
     """Timers a new status needs (poll expiry) — the write itself has committed."""
     if item.get("_poll_expires_at"):
         scheduler.schedule(f"poll-{item['poll_id']}", item["_poll_expires_at"],
-                           {"job": "poll_expired", "poll_id": item["poll_id"]})
+                           jobs.PollExpired(poll_id=item["poll_id"]).to_dict())
 
 
 def create(viewer: Viewer, params: dict[str, Any]) -> str:
@@ -440,18 +436,15 @@ def delete(viewer: Viewer, status_id: str) -> dict[str, Any]:
     entity["text"] = item.get("text", "")
     entity["spoiler_text"] = item.get("spoiler_text", "")
     pinned = repo.edge(keys.pin(viewer.account_id, status_id)) is not None
+    # Counters, others' likes, boosts and bookmarks, notifications and edits of it follow
+    # from the stream (the outbox's status removal rule).
     ops = [base.Op("Delete", key=keys.status(status_id), condition="attribute_exists(PK)",
                    on_conflict=NotFound()),
-           base.Op("Delete", key=keys.status_stats(status_id)),
-           base.Op("Update", key=keys.account_stats(viewer.account_id),
-                   expression="ADD statuses_count :minus" + (", pins_count :minus" if pinned else ""),
-                   vals={":minus": -1})]
+           base.Op("Delete", key=keys.status_stats(status_id))]
     if pinned:
-        ops.append(base.Op("Delete", key=keys.pin(viewer.account_id, status_id)))
-    if item.get("in_reply_to_id") and repo.get(item["in_reply_to_id"]):
-        ops.append(base.Op("Update", key=keys.status_stats(item["in_reply_to_id"]),
-                           expression="ADD replies_count :minus", vals={":minus": -1},
-                           condition="attribute_exists(PK)"))
+        ops += [base.Op("Delete", key=keys.pin(viewer.account_id, status_id)),
+                base.Op("Update", key=keys.account_stats(viewer.account_id),
+                        expression="ADD pins_count :minus", vals={":minus": -1})]
     # Media goes back to the unattached pool (kept for a redraft, expires if unused).
     expiry = int((clock.now() + timedelta(days=1)).timestamp())
     for media_id in item.get("media_ids", []):
@@ -536,5 +529,5 @@ def edit(viewer: Viewer, status_id: str, params: dict[str, Any]) -> dict[str, An
             scheduler.cancel(f"poll-{item['poll_id']}")
         scheduler.schedule(f"poll-{changes['poll_id']}",
                            now + timedelta(seconds=prepared["poll"]["expires_in"]),
-                           {"job": "poll_expired", "poll_id": changes["poll_id"]})
+                           jobs.PollExpired(poll_id=changes["poll_id"]).to_dict())
     return show(viewer.account_id, status_id)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..jobs import messages as jobs
 from . import polls, scheduled
 
 
-def handle(job: dict[str, Any]) -> None:
-    if job.get("job") == "poll_expired":
-        polls.close(job["poll_id"])
-    elif job.get("job") == "publish_scheduled":
-        scheduled.publish(job["scheduled_status_id"])
+def handle(job: jobs.Job) -> None:
+    if isinstance(job, jobs.PollExpired):
+        polls.close(job.poll_id)
+    elif isinstance(job, jobs.PublishScheduled):
+        scheduled.publish(job.scheduled_status_id)
     else:
-        raise ValueError(f"unknown timer job {job.get('job')!r}")
+        raise ValueError(f"not a timer job: {job.name}")

@@ -1,0 +1,218 @@
+"""The outbox: which Main-table item change produces which job, declared in one table.
+
+Services only write data. Every committed write reaches the Main table stream as a change
+(INSERT, MODIFY or REMOVE of one item, with its old and new images); `RULES` below says, top to
+bottom, which changes have side effects, on which queue and as which typed job. The dispatcher
+(functions/dispatch) sends what `route()` returns. Pure: no AWS calls, tested directly.
+
+Add a side effect by adding a rule; a removal rule is how deletes cascade (a removed status
+takes its edges, boosts, notifications, hashtag entries and edits with it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..repo.base import deserialize
+from . import messages as jobs
+
+
+@dataclass(frozen=True)
+class Change:
+    """One stream record, decoded."""
+
+    event_id: str
+    event: str  # INSERT | MODIFY | REMOVE
+    new: dict[str, Any]
+    old: dict[str, Any]
+    by_ttl: bool = False  # removed by DynamoDB's TTL sweeper, not by our code
+
+    @property
+    def item_type(self) -> str | None:
+        return (self.new or self.old).get("type")
+
+    @property
+    def image(self) -> dict[str, Any]:
+        """The item as it is now, or as it was when it was removed."""
+        return self.new or self.old
+
+
+Condition = Callable[[Change], bool]
+
+
+def inserted(change: Change) -> bool:
+    return change.event == "INSERT"
+
+
+def removed(change: Change) -> bool:
+    return change.event == "REMOVE"
+
+
+def inserted_or_removed(change: Change) -> bool:
+    return change.event in ("INSERT", "REMOVE")
+
+
+def changed(*attributes: str) -> Condition:
+    def test(change: Change) -> bool:
+        return change.event == "MODIFY" and any(
+            change.new.get(a) != change.old.get(a) for a in attributes)
+    return test
+
+
+def became_true(attribute: str) -> Condition:
+    def test(change: Change) -> bool:
+        return bool(change.new.get(attribute)) and not change.old.get(attribute)
+    return test
+
+
+def expired(change: Change) -> bool:
+    return change.event == "REMOVE" and change.by_ttl
+
+
+def both(*conditions: Condition) -> Condition:
+    return lambda change: all(c(change) for c in conditions)
+
+
+# --- job builders: what a job carries, from the change ------------------------------------------
+def confirmation_requested(change: Change) -> bool:
+    """A confirmation mail is due: a new unconfirmed user, a new nonce, or a resend request."""
+    new, old = change.new, change.old
+    return bool(new.get("confirmation_nonce")) and not new.get("confirmed_at") and (
+        change.event == "INSERT" or new["confirmation_nonce"] != old.get("confirmation_nonce")
+        or new.get("confirmation_requested_at") != old.get("confirmation_requested_at"))
+
+
+def confirmation_mail(change: Change) -> jobs.Job:
+    return jobs.ConfirmationMail(event_id=change.event_id, account_id=change.new["account_id"],
+                                 nonce=change.new["confirmation_nonce"])
+
+
+# What the counting rules (services/counters.py) read of each counted item.
+COUNTED = {
+    "user": ("account_id", "created_at", "counted"),
+    "status": ("id", "account_id", "created_at", "local", "visibility", "in_reply_to_id",
+               "reblog_of_id", "counted"),
+    "fav": ("account_id", "status_id", "counted"),
+    "reblog": ("account_id", "status_id", "counted"),
+}
+
+
+def count(change: Change) -> jobs.Job:
+    image = change.image
+    return jobs.Count(event_id=change.event_id, event=change.event, item_type=change.item_type,
+                      item={k: image[k] for k in COUNTED[change.item_type] if k in image})
+
+
+def status_created(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.StatusCreated(event_id=change.event_id, status_id=new["id"],
+                              account_id=new["account_id"], visibility=new.get("visibility"),
+                              tags=new.get("tags", []), mention_ids=new.get("mention_ids", []),
+                              reblog_of_id=new.get("reblog_of_id"),
+                              reblog_of_account_id=new.get("reblog_of_account_id"))
+
+
+def status_changed(change: Change) -> jobs.Job:
+    new, old = change.new, change.old
+    return jobs.StatusChanged(
+        event_id=change.event_id, status_id=new["id"], account_id=new["account_id"],
+        visibility=new.get("visibility"),
+        added_tags=[t for t in new.get("tags", []) if t not in old.get("tags", [])],
+        removed_tags=[t for t in old.get("tags", []) if t not in new.get("tags", [])],
+        added_mention_ids=[m for m in new.get("mention_ids", [])
+                           if m not in old.get("mention_ids", [])])
+
+
+def status_removed(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.StatusRemoved(event_id=change.event_id, status_id=old["id"],
+                              account_id=old["account_id"], tags=old.get("tags", []),
+                              reblog_of_id=old.get("reblog_of_id"),
+                              reblog_of_account_id=old.get("reblog_of_account_id"),
+                              poll_id=old.get("poll_id"))
+
+
+def favourited(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.Favourited(event_id=change.event_id, account_id=new["account_id"],
+                           status_id=new["status_id"],
+                           status_account_id=new["status_account_id"])
+
+
+def unfavourited(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.Unfavourited(event_id=change.event_id, account_id=old["account_id"],
+                             status_id=old["status_id"],
+                             status_account_id=old["status_account_id"])
+
+
+def poll_closed(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.PollClosed(event_id=change.event_id, poll_id=new["id"],
+                           status_id=new["status_id"], account_id=new["account_id"])
+
+
+def process_media(change: Change) -> jobs.Job:
+    return jobs.ProcessMedia(event_id=change.event_id, media_id=change.new["id"])
+
+
+def media_expired(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.MediaExpired(event_id=change.event_id, media_id=old["id"],
+                             keys=[k for k in (old.get("file_key"), old.get("small_key")) if k])
+
+
+def processing(change: Change) -> bool:
+    return bool(change.new.get("processing"))
+
+
+@dataclass(frozen=True)
+class Rule:
+    item_type: str
+    when: Condition
+    queue: str  # counters | mail | effects | media
+    job: Callable[[Change], jobs.Job]
+
+
+# --- the registry --------------------------------------------------------------------------------
+RULES: tuple[Rule, ...] = (
+    # accounts
+    Rule("user", confirmation_requested, "mail", confirmation_mail),
+    Rule("user", inserted_or_removed, "counters", count),
+    # statuses
+    Rule("status", inserted_or_removed, "counters", count),
+    Rule("status", inserted, "effects", status_created),
+    Rule("status", changed("tags", "mention_ids"), "effects", status_changed),
+    Rule("status", removed, "effects", status_removed),
+    # what accounts do to statuses
+    Rule("fav", inserted_or_removed, "counters", count),
+    Rule("fav", inserted, "effects", favourited),
+    Rule("fav", removed, "effects", unfavourited),
+    Rule("reblog", inserted_or_removed, "counters", count),
+    # polls
+    Rule("poll", became_true("closed"), "effects", poll_closed),
+    # media
+    Rule("media_attachment", both(inserted, processing), "media", process_media),
+    Rule("media_attachment", expired, "effects", media_expired),
+)
+
+
+def decode(record: dict[str, Any]) -> Change:
+    images = record.get("dynamodb", {})
+    identity = record.get("userIdentity") or {}
+    return Change(
+        event_id=record["eventID"], event=record["eventName"],
+        new=deserialize(images["NewImage"]) if images.get("NewImage") else {},
+        old=deserialize(images["OldImage"]) if images.get("OldImage") else {},
+        # DynamoDB marks its own TTL deletes as done by the service.
+        by_ttl=identity.get("type") == "Service"
+        and identity.get("principalId") == "dynamodb.amazonaws.com")
+
+
+def route(record: dict[str, Any]) -> list[tuple[str, jobs.Job]]:
+    """The (queue, job) pairs one stream record produces."""
+    change = decode(record)
+    return [(rule.queue, rule.job(change)) for rule in RULES
+            if rule.item_type == change.item_type and rule.when(change)]

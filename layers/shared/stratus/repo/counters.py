@@ -1,0 +1,84 @@
+"""Counters kept from the stream: the guard that makes one item change count exactly once, and
+the aggregated increments a batch of changes applies in one transaction.
+
+A change counts once because its guard is written in the same transaction as the increments:
+an insert sets `counted` on the item that justifies the counter (only if the item still exists
+and is not counted yet); a removal of a counted item writes a dedupe sentinel for its stream
+event. Increments are aggregated per counter item, so a batch of a hundred likes of one status
+is one write to that status's counters, not a hundred competing ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import base, keys
+
+# Counter items, by kind: (kind, id). The instance item has no id.
+STATUS, ACCOUNT, INSTANCE, WEEK = "status", "account", "instance", "week"
+Target = tuple[str, str | None]
+DEDUPE_TTL = 7 * 86400
+
+
+def _target_key(target: Target) -> dict[str, str]:
+    kind, ident = target
+    if kind == STATUS:
+        return keys.status_stats(ident)
+    if kind == ACCOUNT:
+        return keys.account_stats(ident)
+    if kind == WEEK:
+        return keys.activity_week(ident)
+    return keys.instance_stats()
+
+
+def _source_key(item_type: str, item: dict[str, Any]) -> dict[str, str]:
+    if item_type == "user":
+        return keys.account_user(item["account_id"])
+    if item_type == "status":
+        return keys.status(item["id"])
+    if item_type == "fav":
+        return keys.favourite(item["account_id"], item["status_id"])
+    if item_type == "reblog":
+        return keys.reblog_edge(item["account_id"], item["status_id"])
+    raise ValueError(f"{item_type!r} items are not counted")
+
+
+def count_once(item_type: str, item: dict[str, Any]) -> base.Op:
+    """Guard for an insert: mark the item counted, if it still exists and is not yet."""
+    return base.Op("Update", key=_source_key(item_type, item), expression="SET counted = :t",
+                   condition="attribute_exists(PK) AND attribute_not_exists(counted)",
+                   vals={":t": True})
+
+
+def undo_once(event_id: str) -> base.Op:
+    """Guard for the removal of a counted item: one sentinel per stream event."""
+    return base.put_new({**keys.dedupe("counters", event_id), "type": "dedupe",
+                         "ttl": base.now_epoch() + DEDUPE_TTL})
+
+
+def guard_identity(op: base.Op) -> tuple[str, str]:
+    key = op.key or op.item or {}
+    return key["PK"], key["SK"]
+
+
+def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> base.Op:
+    """Add to a counter item's counters (and set attributes). Status and account counters
+    must exist (a deleted status is not revived by a late like); instance ones are created."""
+    names: dict[str, str] = {}
+    vals: dict[str, Any] = {}
+    parts = []
+    for i, (name, delta) in enumerate(adds.items()):
+        names[f"#c{i}"], vals[f":c{i}"] = name, delta
+    if adds:
+        parts.append("ADD " + ", ".join(f"#c{i} :c{i}" for i in range(len(adds))))
+    for i, (name, value) in enumerate(sets.items()):
+        names[f"#s{i}"], vals[f":s{i}"] = name, value
+    if sets:
+        parts.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(sets))))
+    condition = "attribute_exists(PK)" if target[0] in (STATUS, ACCOUNT) else None
+    return base.Op("Update", key=_target_key(target), expression=" ".join(parts), names=names,
+                   vals=vals, condition=condition)
+
+
+def apply(ops: list[base.Op]) -> None:
+    base.transact(ops)

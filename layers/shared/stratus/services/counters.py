@@ -1,0 +1,160 @@
+"""Counters derived from the stream, exactly once, without hot transactions.
+
+Requests write only the edge or status that justifies a counter (a like is one conditional put;
+a thousand people liking one status never contend). The counters worker turns the stream's
+inserts and removals into increments (`deltas`: Mastodon's counting rules), guards each change
+so a redelivery counts nothing (repo/counters.py), aggregates a batch per counter item and
+applies it in as few transactions as DynamoDB allows (100 items each). Concurrent workers that
+still collide on one item are retried with jitter by the repository; what stays contended is
+reported as failed and redelivered by SQS. Design and numbers: docs/data-model.md.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import clock
+from ..errors import Busy
+from ..jobs.messages import Count
+from ..repo import base
+from ..repo import counters as repo
+from ..repo.counters import ACCOUNT, INSTANCE, STATUS, WEEK, Target
+
+logger = logging.getLogger(__name__)
+MAX_OPS = 100  # TransactWriteItems' limit
+DISTRIBUTABLE = ("public", "unlisted")
+
+
+def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[str, Any]]]:
+    """Counter changes for one inserted or removed item: ({target: {counter: delta}},
+    {target: {attribute: value}}). Mastodon's rules: direct statuses count nowhere; replies
+    count on the parent only when public or unlisted; weekly activity is history (removals
+    do not rewrite it)."""
+    item, inserted = job.item, job.event == "INSERT"
+    sign = 1 if inserted else -1
+    adds: dict[Target, dict[str, int]] = {}
+    sets: dict[Target, dict[str, Any]] = {}
+
+    def add(target: Target, counter: str, delta: int = sign) -> None:
+        adds.setdefault(target, {})[counter] = adds.get(target, {}).get(counter, 0) + delta
+
+    def week() -> Target:
+        created = item.get("created_at")
+        return WEEK, clock.week_key(clock.parse_iso(created) if created else clock.now())
+
+    if job.item_type == "user":
+        add((INSTANCE, None), "user_count")
+        if inserted:
+            add(week(), "registrations")
+    elif job.item_type == "status":
+        if item.get("visibility") != "direct":
+            add((ACCOUNT, item["account_id"]), "statuses_count")
+            if inserted and item.get("created_at"):
+                sets[(ACCOUNT, item["account_id"])] = {"last_status_at": item["created_at"]}
+            if item.get("in_reply_to_id") and item.get("visibility") in DISTRIBUTABLE:
+                add((STATUS, item["in_reply_to_id"]), "replies_count")
+        if item.get("local") and not item.get("reblog_of_id"):
+            add((INSTANCE, None), "local_posts")
+            if inserted:
+                add(week(), "statuses")
+    elif job.item_type == "fav":
+        add((STATUS, item["status_id"]), "favourites_count")
+    elif job.item_type == "reblog":
+        add((STATUS, item["status_id"]), "reblogs_count")
+    return adds, sets
+
+
+@dataclass
+class _Change:
+    message_id: str
+    guard: base.Op
+    adds: dict[Target, dict[str, int]]
+    sets: dict[Target, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def targets(self) -> set[Target]:
+        return set(self.adds) | set(self.sets)
+
+
+def _plan(message_id: str, job: Count) -> _Change | None:
+    adds, sets = deltas(job)
+    if not adds and not sets:
+        return None
+    if job.event == "INSERT":
+        guard = repo.count_once(job.item_type, job.item)
+    elif job.item.get("counted"):
+        guard = repo.undo_once(job.event_id)
+    else:
+        return None  # removed before it was ever counted: nothing to take back
+    return _Change(message_id, guard, adds, sets)
+
+
+def _chunks(changes: list[_Change]) -> Iterable[list[_Change]]:
+    """Changes grouped so that guards + counter items fit in one transaction; a change whose
+    guard repeats one already in the chunk (a duplicate delivery) is left out of it."""
+    chunk: list[_Change] = []
+    guards: set[tuple[str, str]] = set()
+    targets: set[Target] = set()
+    for change in changes:
+        identity = repo.guard_identity(change.guard)
+        if identity in guards:
+            continue
+        if chunk and len(guards) + 1 + len(targets | change.targets) > MAX_OPS:
+            yield chunk
+            chunk, guards, targets = [], set(), set()
+        chunk.append(change)
+        guards.add(identity)
+        targets |= change.targets
+    if chunk:
+        yield chunk
+
+
+def _apply_chunk(chunk: list[_Change]) -> list[str]:
+    """Apply one chunk; returns the message ids that must be retried (still contended)."""
+    live = list(chunk)
+    gone: set[Target] = set()  # counter items that no longer exist
+    while live:
+        adds: dict[Target, dict[str, int]] = {}
+        sets: dict[Target, dict[str, list[Any]]] = {}
+        for change in live:
+            for target, counters in change.adds.items():
+                if target in gone:
+                    continue
+                merged = adds.setdefault(target, {})
+                for name, delta in counters.items():
+                    merged[name] = merged.get(name, 0) + delta
+            for target, attributes in change.sets.items():
+                if target not in gone:
+                    for name, value in attributes.items():
+                        sets.setdefault(target, {}).setdefault(name, []).append(value)
+        changes = {t: ({k: v for k, v in adds.get(t, {}).items() if v},
+                       {k: max(v) for k, v in sets.get(t, {}).items()})
+                   for t in set(adds) | set(sets)}
+        order = sorted((t for t, (a, s) in changes.items() if a or s), key=str)
+        ops = [c.guard for c in live] + [repo.change_op(t, *changes[t]) for t in order]
+        try:
+            repo.apply(ops)
+            return []
+        except base.ConditionFailed as failed:
+            stale = {i for i in failed.failed if i < len(live)}
+            gone |= {order[i - len(live)] for i in failed.failed if i >= len(live)}
+            live = [c for i, c in enumerate(live) if i not in stale]
+        except Busy:
+            return [c.message_id for c in live]
+    return []
+
+
+def apply_batch(batch: list[tuple[str, Count]]) -> list[str]:
+    """Apply a batch of counter jobs; returns the message ids to redeliver."""
+    changes = [c for message_id, job in batch if (c := _plan(message_id, job)) is not None]
+    retry: list[str] = []
+    for chunk in _chunks(changes):
+        try:
+            retry += _apply_chunk(chunk)
+        except Exception:  # noqa: BLE001 - SQS redelivers the chunk; the guards keep it exact
+            logger.exception("counter chunk failed", extra={"messages": len(chunk)})
+            retry += [c.message_id for c in chunk]
+    return retry
