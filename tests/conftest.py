@@ -116,3 +116,14 @@ def _fast_password_hashing():
     passwords.hash_password = functools.lru_cache(maxsize=None)(original)
     yield
     passwords.hash_password = original
+
+
+@pytest.fixture
+def people(client):
+    """alice, bob, carol and dave: ({name: account id}, {name: auth headers})."""
+    from tests.rig import auth, make_app, make_user, user_token
+
+    app = make_app(client)
+    ids_ = {name: make_user(name) for name in ("alice", "bob", "carol", "dave")}
+    return ids_, {n: auth(user_token(app, a, scopes=("read", "write", "follow")))
+                  for n, a in ids_.items()}

@@ -81,6 +81,31 @@ def test_resend_confirmation(client, runtime, drain, app, token):
     assert done.json()["error"] == "This method is only available while the e-mail is awaiting confirmation"
 
 
+def test_a_resent_mail_keeps_the_first_link_valid(client, runtime, drain, app, token):
+    """Mastodon (Devise) resends the unexpired token: both mails carry a working link."""
+    user = auth(sign_up(client, token).json()["access_token"])
+    first = confirmation_link(runtime, drain)
+    assert client.post("/api/v1/emails/confirmations", headers=user).status_code == 200
+    second = confirmation_link(runtime, drain)
+    assert second == first
+    followed = client.get(first.removeprefix("http://localhost:8000"), follow_redirects=False)
+    assert followed.status_code == 302
+    assert client.get("/api/v1/emails/check_confirmation", headers=user).json() is True
+
+
+def test_one_422_lists_every_failing_field(client, token):
+    make_user("taken")
+    response = sign_up(client, token, username="taken", email="bad", agreement="false")
+    assert response.status_code == 422
+    body = response.json()
+    assert body["details"] == {
+        "username": [{"error": "ERR_TAKEN", "description": "is already taken"}],
+        "email": [{"error": "ERR_INVALID", "description": "is invalid"}],
+        "agreement": [{"error": "ERR_ACCEPTED", "description": "must be accepted"}]}
+    assert body["error"] == ("Validation failed: Username is already taken, Email is invalid, "
+                             "Agreement must be accepted")
+
+
 def test_resend_only_from_the_signing_up_app(client, app, token):
     assert sign_up(client, token).status_code == 200
     from stratus.services import accounts

@@ -298,7 +298,7 @@ def _backoff(attempt: int) -> None:
 
 
 def _is_conflict(reasons: list[str]) -> bool:
-    return "ConditionFailed" in reasons and "ConditionalCheckFailed" not in reasons
+    return "TransactionConflict" in reasons and "ConditionalCheckFailed" not in reasons
 
 
 def transact(ops: Sequence[Op], *, token: str | None = None) -> None:

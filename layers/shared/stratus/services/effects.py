@@ -16,7 +16,7 @@ from ..repo import queues
 from . import polls
 
 CASCADE_PAGE = 100  # items removed per query
-CASCADE_PAGES = 20  # queries per job; a bigger cascade continues in a follow-up job
+CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
 
 
 def _notify(recipient: str, kind: str, actor: str, subject: str, status_id: str | None) -> int:
@@ -65,14 +65,15 @@ def status_removed(job: jobs.StatusRemoved) -> int:
     removed = pages = 0
     for fetch, remove in sources:
         while True:
+            found = fetch(CASCADE_PAGE)
+            if not found:
+                break
             if pages == CASCADE_PAGES:
                 queues.send(queues.url("effects"), [job.to_dict()])  # the rest, in a new job
                 return removed
+            remove(found)
+            removed += len(found)
             pages += 1
-            found = fetch(CASCADE_PAGE)
-            if found:
-                remove(found)
-                removed += len(found)
             if len(found) < CASCADE_PAGE:
                 break
     return removed

@@ -1,0 +1,208 @@
+"""Contention: many accounts acting on one item at once through the local stack (threads against
+the local API Gateway), and DynamoDB's transaction conflicts, which the emulator never produces
+(it applies one request at a time) and which are therefore injected as DynamoDB reports them."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlencode
+
+import pytest
+
+from stratus.repo import base, keys
+from stratus.repo import effects as effects_repo
+from stratus.repo import statuses as statuses_repo
+from stratus.repo.client import dynamodb
+from tests.api.test_statuses import post
+from tests.rig import app_token, auth, make_app, make_user, user_token
+
+
+def call(runtime, method: str, path: str, *, headers: dict | None = None,
+         data: dict | None = None, ip: str = "127.0.0.1") -> tuple[int, dict, object]:
+    """One request through the local API Gateway, from a client address of our choosing."""
+    body = urlencode(data or {}).encode()
+    raw_headers = [(b"host", b"localhost:8000"),
+                   (b"content-type", b"application/x-www-form-urlencoded")]
+    raw_headers += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(),
+             "query_string": b"", "headers": raw_headers, "client": (ip, 40000)}
+    status, response_headers, payload = runtime.gateway.handle(scope, body)
+    return status, {k.decode(): v.decode() for k, v in response_headers}, json.loads(payload)
+
+
+def crowd(client, size: int) -> list[dict[str, str]]:
+    app = make_app(client)
+    return [auth(user_token(app, make_user(f"fan{i}"), scopes=("read", "write")))
+            for i in range(size)]
+
+
+def at_once(fn, arguments) -> list:
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        return list(pool.map(fn, arguments))
+
+
+def test_a_hundred_concurrent_likes_all_succeed_and_count_exactly(client, people, runtime,
+                                                                   drain):
+    ids_, tokens = people
+    status = post(client, tokens["alice"], status="going viral")
+    fans = crowd(client, 100)
+    path = f"/api/v1/statuses/{status['id']}/favourite"
+    answers = at_once(lambda headers: call(runtime, "POST", path, headers=headers), fans)
+    assert [code for code, _, _ in answers] == [200] * 100
+    assert all(body["favourited"] is True for _, _, body in answers)
+    drain()
+    assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 100
+    notes = effects_repo.notifications(ids_["alice"])
+    assert len(notes) == 100 and {n["notification_type"] for n in notes} == {"favourite"}
+    # Everyone's like again (a retrying client) changes nothing.
+    at_once(lambda headers: call(runtime, "POST", path, headers=headers), fans)
+    drain()
+    assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 100
+    assert client.get(f"/api/v1/statuses/{status['id']}").json()["favourites_count"] == 100
+
+
+def test_a_hundred_concurrent_boosts_all_succeed_and_count_exactly(client, people, runtime,
+                                                                    drain):
+    _, tokens = people
+    status = post(client, tokens["alice"], status="boost me")
+    fans = crowd(client, 100)
+    path = f"/api/v1/statuses/{status['id']}/reblog"
+    answers = at_once(lambda headers: call(runtime, "POST", path, headers=headers), fans)
+    assert [code for code, _, _ in answers] == [200] * 100
+    assert len({body["id"] for _, _, body in answers}) == 100
+    drain()
+    assert client.get(f"/api/v1/statuses/{status['id']}").json()["reblogs_count"] == 100
+    fan = client.get("/api/v1/accounts/verify_credentials", headers=fans[0]).json()
+    assert fan["statuses_count"] == 1  # a boost is a status of the booster's
+
+
+def test_fifty_concurrent_sign_ups_for_one_username(client, runtime, drain):
+    app = make_app(client)
+    tokens = [app_token(client, app) for _ in range(50)]
+
+    def sign_up(index: int):
+        return call(runtime, "POST", "/api/v1/accounts", headers=auth(tokens[index]),
+                    ip=f"198.51.100.{index + 1}",
+                    data={"username": "popular", "email": f"p{index}@example.org",
+                          "password": "a good password", "agreement": "true"})
+
+    answers = at_once(sign_up, range(50))
+    codes = sorted(code for code, _, _ in answers)
+    assert codes == [200] + [422] * 49
+    assert all(body["details"]["username"][0]["error"] == "ERR_TAKEN"
+               for code, _, body in answers if code == 422)
+    from stratus.repo import accounts as accounts_repo
+
+    assert accounts_repo.id_by_handle("popular") is not None
+    assert sum(accounts_repo.id_by_email(f"p{i}@example.org") is not None
+               for i in range(50)) == 1
+    # The 49 refused sign-ups left nothing behind, and the one that won gets its side effects.
+    drain()
+    assert len(runtime.mailbox.collect()) == 1
+    assert client.get("/nodeinfo/2.0").json()["usage"]["users"]["total"] == 1
+
+
+# --- injected transaction conflicts ---------------------------------------------------------------
+def conflicting(times: int | None, only=lambda items: True):
+    """Make TransactWriteItems fail the way DynamoDB does when another transaction holds one of
+    its items: TransactionCanceledException with a `TransactionConflict` reason for that item
+    and `None` for the others. `times=None`: always; `only`: which transactions."""
+    ddb = dynamodb()
+    real = ddb.transact_write_items
+    calls = {"conflicts": 0}
+
+    def transact_write_items(**kwargs):
+        if (times is None or calls["conflicts"] < times) and only(kwargs["TransactItems"]):
+            calls["conflicts"] += 1
+            reasons = [{"Code": "None"} for _ in kwargs["TransactItems"]]
+            reasons[-1] = {"Code": "TransactionConflict",
+                           "Message": "Transaction is ongoing for the item"}
+            error = {"Error": {"Code": "TransactionCanceledException",
+                               "Message": "Transaction cancelled, please refer cancellation "
+                                          "reasons for specific reasons [None, "
+                                          "TransactionConflict]"},
+                     "CancellationReasons": reasons}
+            raise ddb.exceptions.TransactionCanceledException(error, "TransactWriteItems")
+        return real(**kwargs)
+
+    return ddb, transact_write_items, calls
+
+
+@pytest.fixture
+def no_backoff(monkeypatch):
+    monkeypatch.setattr(base, "_backoff", lambda attempt: None)
+
+
+def test_a_conflicting_transaction_is_retried(client, people, monkeypatch, no_backoff):
+    _, tokens = people
+    ddb, fake, calls = conflicting(times=2)
+    monkeypatch.setattr(ddb, "transact_write_items", fake)
+    response = client.post("/api/v1/statuses", headers=tokens["alice"], data={"status": "hi"})
+    assert response.status_code == 200, response.text
+    assert calls["conflicts"] == 2
+    listed = client.get(f"/api/v1/accounts/{response.json()['account']['id']}/statuses").json()
+    assert [s["id"] for s in listed] == [response.json()["id"]]
+
+
+def test_a_conflict_that_persists_is_a_retryable_429_not_a_500(client, people, monkeypatch,
+                                                                no_backoff):
+    ids_, tokens = people
+    ddb, fake, calls = conflicting(times=None)
+    monkeypatch.setattr(ddb, "transact_write_items", fake)
+    response = client.post("/api/v1/statuses", headers=tokens["alice"], data={"status": "hi"})
+    assert response.status_code == 429
+    assert response.headers["retry-after"] == "1"
+    assert response.json() == {"error": "This resource is busy; try again in a moment"}
+    assert calls["conflicts"] == base.CONFLICT_ATTEMPTS
+    monkeypatch.undo()
+    assert client.get(f"/api/v1/accounts/{ids_['alice']}/statuses").json() == []
+
+
+def test_counter_jobs_under_conflict_are_redelivered_and_count_once(client, people, runtime,
+                                                                    drain, monkeypatch,
+                                                                    no_backoff):
+    _, tokens = people
+    status = post(client, tokens["alice"], status="contended")
+    drain()
+    for name in ("bob", "carol", "dave"):
+        client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens[name])
+    def adds_to_counters(items):
+        return any(i.get("Update", {}).get("UpdateExpression", "").startswith("ADD")
+                   for i in items)
+
+    # Conflicts for one whole attempt of the worker: it reports its messages as failed.
+    ddb, fake, calls = conflicting(times=base.CONFLICT_ATTEMPTS, only=adds_to_counters)
+    monkeypatch.setattr(ddb, "transact_write_items", fake)
+    runtime.pipeline.pump()  # stream → dispatch → queues → workers, once
+    assert calls["conflicts"] == base.CONFLICT_ATTEMPTS
+    assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 0
+    drain()
+    assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 3
+
+
+def test_a_batch_of_likes_is_one_counter_write(runtime):
+    """A hundred likes of one status in one worker batch: one transaction, exact count."""
+    from stratus.jobs.messages import Count
+    from stratus.services import counters
+
+    base.put(statuses_repo.stats_item("7"))
+    for i in range(100):
+        base.put({**keys.favourite(str(1000 + i), "7"), "type": "fav"})
+    batch = [(f"m{i}", Count(event_id=f"e{i}", event="INSERT", item_type="fav",
+                             item={"account_id": str(1000 + i), "status_id": "7"}))
+             for i in range(100)]
+    ddb = dynamodb()
+    writes = []
+    ddb.meta.events.register("provide-client-params.dynamodb.TransactWriteItems",
+                             lambda params, **_: writes.append(len(params["TransactItems"])))
+    try:
+        assert counters.apply_batch(batch) == []
+        assert counters.apply_batch(batch) == []  # redelivered: guards hold, nothing counts
+    finally:
+        ddb.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems")
+    assert base.get(keys.status_stats("7"))["favourites_count"] == 100
+    # 99 guards + the counter item, then the last like with the counter item; on redelivery
+    # every guard refuses at once and nothing is written.
+    assert writes == [100, 2, 100, 2]
+    assert base.get(keys.favourite("1000", "7"))["counted"] is True

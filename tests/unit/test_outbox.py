@@ -1,0 +1,95 @@
+"""The outbox registry: which item change produces which job, and that every job it produces
+has a consumer on its queue."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratus.jobs import messages as jobs
+from stratus.jobs.outbox import RULES, route
+from stratus.repo.base import serialize
+
+
+def record(event: str, new: dict | None = None, old: dict | None = None, **extra) -> dict:
+    images = {"SequenceNumber": "1"}
+    if new:
+        images["NewImage"] = serialize(new)
+    if old:
+        images["OldImage"] = serialize(old)
+    return {"eventID": "e1", "eventName": event, "dynamodb": images, **extra}
+
+
+STATUS = {"type": "status", "id": "10", "account_id": "1", "visibility": "public",
+          "tags": ["a"], "mention_ids": ["2"], "local": True}
+FAV = {"type": "fav", "account_id": "3", "status_id": "10", "status_account_id": "1"}
+
+
+def routed(rec: dict) -> list[tuple[str, str]]:
+    return [(queue, job.name) for queue, job in route(rec)]
+
+
+def test_a_new_status_is_counted_and_has_effects():
+    assert routed(record("INSERT", STATUS)) == [("counters", "count"),
+                                                ("effects", "status_created")]
+
+
+def test_a_removed_status_is_uncounted_and_cascades():
+    [(_, count), (_, removed)] = route(record("REMOVE", old={**STATUS, "counted": True}))
+    assert count.item["counted"] is True and count.event == "REMOVE"
+    assert isinstance(removed, jobs.StatusRemoved) and removed.tags == ["a"]
+
+
+def test_the_counting_guard_itself_triggers_nothing():
+    assert routed(record("MODIFY", {**STATUS, "counted": True}, STATUS)) == []
+    assert routed(record("MODIFY", {**FAV, "counted": True}, FAV)) == []
+    user = {"type": "user", "account_id": "1", "confirmation_nonce": "n"}
+    assert routed(record("MODIFY", {**user, "counted": True}, user)) == []
+
+
+def test_likes_count_notify_and_undo():
+    assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited")]
+    assert routed(record("REMOVE", old=FAV)) == [("counters", "count"),
+                                                  ("effects", "unfavourited")]
+
+
+def test_confirmation_mail_on_sign_up_and_on_request_only():
+    user = {"type": "user", "account_id": "1", "confirmation_nonce": "n"}
+    assert ("mail", "confirmation_mail") in routed(record("INSERT", user))
+    asked = {**user, "confirmation_requested_at": "2026-11-22T10:00:00.000Z"}
+    assert routed(record("MODIFY", asked, user)) == [("mail", "confirmation_mail")]
+    confirmed = {**user, "confirmed_at": "2026-11-22T10:00:00.000Z", "confirmation_nonce": None}
+    assert routed(record("MODIFY", confirmed, user)) == []
+
+
+def test_ttl_expiry_of_unattached_media_removes_its_files():
+    media = {"type": "media_attachment", "id": "5", "file_key": "f", "small_key": "s"}
+    by_ttl = record("REMOVE", old=media,
+                    userIdentity={"type": "Service", "principalId": "dynamodb.amazonaws.com"})
+    [(queue, job)] = route(by_ttl)
+    assert queue == "effects" and job.keys == ["f", "s"]
+    assert route(record("REMOVE", old=media)) == []
+
+
+def test_every_job_the_registry_produces_has_a_consumer():
+    from stratus.services import effects
+
+    consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
+                 "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia}}
+    samples = {"status": STATUS, "fav": FAV, "reblog": {**FAV, "type": "reblog"},
+               "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
+               "poll": {"type": "poll", "id": "7", "status_id": "10", "account_id": "1"},
+               "media_attachment": {"type": "media_attachment", "id": "5"}}
+    from stratus.jobs.outbox import Change
+
+    for rule in RULES:
+        image = samples[rule.item_type]
+        job = rule.job(Change("e", "INSERT", image, image))
+        assert type(job) in consumers[rule.queue], (rule.queue, job.name)
+
+
+def test_messages_round_trip_and_poison_is_refused():
+    job = jobs.StatusRemoved(event_id="e", status_id="1", account_id="2", tags=["x"])
+    assert jobs.decode(job.to_dict()) == job
+    for poison in ('"text"', '{"job": "nope"}', '{"job": "status_removed"}'):
+        with pytest.raises(ValueError):
+            jobs.decode(poison)

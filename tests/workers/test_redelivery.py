@@ -1,0 +1,181 @@
+"""SQS delivers at least once: every worker, given each of its messages twice, has the effect
+once; a poison message goes to the queue's DLQ after the template's maxReceiveCount while the
+rest of its batch is applied once and not retried (partial batch responses)."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratus.jobs.messages import PollExpired
+from stratus.repo import keys
+from stratus.repo import effects as effects_repo
+from stratus.repo import statuses as statuses_repo
+from stratus.repo.client import client as aws
+from stratus.repo.queues import send
+from tests.api.test_statuses import post
+from tests.rig import app_token, auth, make_app
+
+
+def dispatch_only(runtime) -> None:
+    """Stream → dispatch, leaving the jobs on their queues."""
+    for source in runtime.pipeline.streams:
+        while runtime.pipeline.pump_stream(source):
+            pass
+
+
+def queued(runtime, queue: str) -> list[str]:
+    sqs = aws("sqs")
+    bodies = []
+    while True:
+        got = sqs.receive_message(QueueUrl=runtime.stack.queue_urls[queue],
+                                  MaxNumberOfMessages=10).get("Messages", [])
+        if not got:
+            return bodies
+        for message in got:
+            bodies.append(message["Body"])
+            sqs.delete_message(QueueUrl=runtime.stack.queue_urls[queue],
+                               ReceiptHandle=message["ReceiptHandle"])
+
+
+def deliver_twice(runtime, queue: str) -> int:
+    """Every message waiting on `queue` is put back twice (a duplicate delivery)."""
+    bodies = queued(runtime, queue)
+    url = runtime.stack.queue_urls[queue]
+    for body in bodies:
+        aws("sqs").send_message(QueueUrl=url, MessageBody=body)
+        aws("sqs").send_message(QueueUrl=url, MessageBody=body)
+    return len(bodies)
+
+
+def test_counters_twice(client, people, runtime, drain):
+    ids_, tokens = people
+    status = post(client, tokens["alice"], status="count once")
+    client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
+    dispatch_only(runtime)
+    assert deliver_twice(runtime, "CountersQueue") == 6  # 4 sign-ups, the post, the like
+    drain()
+    assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 1
+    me = client.get("/api/v1/accounts/verify_credentials", headers=tokens["alice"]).json()
+    assert me["statuses_count"] == 1
+    assert client.get("/nodeinfo/2.0").json()["usage"]["localPosts"] == 1
+
+
+def test_effects_twice(client, people, runtime, drain):
+    ids_, tokens = people
+    status = post(client, tokens["alice"], status="hello @bob #once")
+    client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["carol"])
+    dispatch_only(runtime)
+    assert deliver_twice(runtime, "EffectsQueue") == 2
+    drain()
+    assert [n["notification_type"] for n in effects_repo.notifications(ids_["bob"])] == ["mention"]
+    assert [n["notification_type"] for n in effects_repo.notifications(ids_["alice"])] == \
+        ["favourite"]
+    assert statuses_repo.tag_status_ids("once", keys.pad(0), keys.MAX_SK) == [status["id"]]
+
+
+def test_mail_twice(client, runtime, drain):
+    app = make_app(client)
+    response = client.post("/api/v1/accounts", headers=auth(app_token(client, app)), data={
+        "username": "twice", "email": "twice@example.org", "password": "a good password",
+        "agreement": "true"})
+    assert response.status_code == 200
+    dispatch_only(runtime)
+    assert deliver_twice(runtime, "MailQueue") == 1
+    drain()
+    assert len(runtime.mailbox.collect()) == 1
+
+
+def test_timers_twice(client, people, runtime, drain):
+    ids_, tokens = people
+    status = post(client, tokens["alice"], status="vote",
+                  **{"poll[options][]": ["a", "b"], "poll[expires_in]": "300"})
+    client.post(f"/api/v1/polls/{status['poll']['id']}/votes", headers=tokens["bob"],
+                data={"choices[]": "1"})
+    drain()
+    job = PollExpired(poll_id=status["poll"]["id"]).to_dict()
+    send(runtime.stack.queue_urls["TimersQueue"], [job, job])
+    drain()
+    for name in ("alice", "bob"):
+        assert [n["notification_type"] for n in effects_repo.notifications(ids_[name])] == \
+            ["poll"]
+
+
+def test_media_processing_twice(client, people, runtime, drain):
+    import io
+    import random
+
+    from PIL import Image
+
+    _, tokens = people
+    rng = random.Random(3)
+    noise = Image.frombytes("RGB", (700, 700), bytes(rng.getrandbits(8) for _ in range(700 * 700 * 3)))
+    buffer = io.BytesIO()
+    noise.save(buffer, format="PNG")
+    response = client.post("/api/v2/media", headers=tokens["alice"],
+                           files={"file": ("noise.png", buffer.getvalue(), "image/png")})
+    assert response.status_code == 202
+    dispatch_only(runtime)
+    assert deliver_twice(runtime, "MediaJobsQueue") == 1
+    drain()
+    done = client.get(f"/api/v1/media/{response.json()['id']}", headers=tokens["alice"])
+    assert done.status_code == 200 and done.json()["blurhash"]
+    objects = aws("s3").list_objects_v2(Bucket=runtime.env["MEDIA_BUCKET"])["Contents"]
+    assert len(objects) == 2  # the original and its preview, each once
+
+
+@pytest.mark.parametrize("queue, dlq", [("CountersQueue", "CountersDLQ"),
+                                        ("EffectsQueue", "EffectsDLQ"),
+                                        ("MailQueue", "MailDLQ"),
+                                        ("TimersQueue", "TimersDLQ"),
+                                        ("MediaJobsQueue", "MediaJobsDLQ")])
+def test_poison_goes_to_the_dlq_after_max_receives(runtime, drain, queue, dlq):
+    sqs = aws("sqs")
+    url = runtime.stack.queue_urls[queue]
+    sqs.send_message(QueueUrl=url, MessageBody="not a job")
+    receives = []
+    real = runtime.pipeline.pump_queue
+
+    def counting(source):
+        if source.queue == queue:
+            receives.append(1)
+        return real(source)
+
+    runtime.pipeline.pump_queue = counting
+    drain()
+    messages = sqs.receive_message(QueueUrl=runtime.stack.queue_urls[dlq],
+                                   MaxNumberOfMessages=10).get("Messages", [])
+    assert [m["Body"] for m in messages] == ["not a job"]
+    max_receives = runtime.stack.template["Resources"][queue]["Properties"]["RedrivePolicy"][
+        "maxReceiveCount"]
+    assert max_receives == 5
+    assert sum(receives) - 1 == max_receives  # then one last receive finds the queue empty
+
+
+def test_a_poison_message_does_not_hold_back_its_batch(client, people, runtime, drain):
+    """One bad message among good ones: the good ones are applied once, only the bad one is
+    retried (and dead-lettered)."""
+    ids_, tokens = people
+    status = post(client, tokens["alice"], status="mixed batch")
+    client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
+    dispatch_only(runtime)
+    bodies = queued(runtime, "EffectsQueue")
+    url = runtime.stack.queue_urls["EffectsQueue"]
+    aws("sqs").send_message(QueueUrl=url, MessageBody='{"job": "mystery"}')
+    for body in bodies:
+        aws("sqs").send_message(QueueUrl=url, MessageBody=body)
+    applied = []
+    from stratus.services import effects
+
+    real = effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))]
+    effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))] = \
+        lambda job: applied.append(job.name) or real(job)
+    try:
+        drain()
+    finally:
+        effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))] = real
+    assert applied == ["favourited"]  # once, although the batch's poison was retried 5 times
+    assert [n["notification_type"] for n in effects_repo.notifications(ids_["alice"])] == \
+        ["favourite"]
+    dlq = aws("sqs").receive_message(QueueUrl=runtime.stack.queue_urls["EffectsDLQ"],
+                                     MaxNumberOfMessages=10).get("Messages", [])
+    assert [m["Body"] for m in dlq] == ['{"job": "mystery"}']
