@@ -193,7 +193,7 @@ def confirm(raw_token: str) -> str | None:
     base.transact(ops)
     client_id = user.get("created_by_client_id")
     app = oauth.get_app(client_id) if client_id else None
-    if app and app["redirect_uris"] and app["redirect_uris"][0] != oauth.OOB:
+    if app and app["redirect_uris"] and oauth.may_redirect_to(app["redirect_uris"][0]):
         return app["redirect_uris"][0]
     return None
 
