@@ -20,7 +20,7 @@ from ..repo import base, keys, media
 from ..repo import oauth as oauth_repo
 from . import identity, oauth, secrets
 from . import settings as settings_service
-from .media_types import EXTENSIONS, sniff_image
+from . import images
 
 USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -374,18 +374,26 @@ def _fields(raw: Any) -> list[dict[str, str]] | None:
     return fields
 
 
-def _upload(kind: str, account_id: str, upload: Any) -> str:
+def _upload(kind: str, account_id: str, upload: Any) -> dict[str, Any]:
+    """Store an avatar or header through the image pipeline: at most 2 MB and Mastodon's
+    pixel limits, cropped to 400×400 (avatar) or 1500×500 (header), metadata stripped,
+    re-encoded; an animated one also gets a still PNG (`avatar_static`). Returns the keys."""
     data = upload.file.read() if hasattr(upload, "file") else bytes(upload)
     limit = limits.AVATAR_SIZE_LIMIT if kind == "avatar" else limits.HEADER_SIZE_LIMIT
-    content_type = sniff_image(data)
-    if content_type not in limits.PROFILE_IMAGE_MIME_TYPES:
-        raise ValidationFailed({kind: [("ERR_INVALID", "must be a PNG, JPEG, GIF or WebP image")]})
     if len(data) > limit:
         raise ValidationFailed({kind: [("ERR_TOO_LARGE", f"must be smaller than {limit // (1024 * 1024)} MB")]})
-    key = (f"accounts/{kind}s/{keys.pad(account_id)}/"
-           f"{hashlib.sha256(data).hexdigest()[:16]}.{EXTENSIONS[content_type]}")
-    media.put_object(key, data, content_type)
-    return key
+    box = limits.AVATAR_DIMENSIONS if kind == "avatar" else limits.HEADER_DIMENSIONS
+    try:
+        encoded = images.normalize(data, limits.PROFILE_IMAGE_MIME_TYPES, cover=box)
+    except images.Refused as exc:
+        raise ValidationFailed({kind: [(exc.code, exc.message)]}) from None
+    name = f"accounts/{kind}s/{keys.pad(account_id)}/{hashlib.sha256(encoded.data).hexdigest()[:16]}"
+    media.put_object(f"{name}.{encoded.extension}", encoded.data, encoded.content_type)
+    static_key = None
+    if encoded.frames > 1:
+        static_key = f"{name}_static.png"
+        media.put_object(static_key, encoded.static_png(), "image/png")
+    return {f"{kind}_key": f"{name}.{encoded.extension}", f"{kind}_static_key": static_key}
 
 
 def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
@@ -437,7 +445,7 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
     for kind in ("avatar", "header"):
         upload = params.get(kind)
         if upload is not None and hasattr(upload, "file"):
-            changes[f"{kind}_key"] = _upload(kind, viewer.account_id, upload)
+            changes.update(_upload(kind, viewer.account_id, upload))
     ops = []
     if changes:
         ops.append(base.set_op(keys.account_profile(viewer.account_id), changes))
