@@ -69,6 +69,7 @@ def test_verify_credentials_with_app_and_user_tokens(client, entity):
     ("com.example.app:callback", "must specify a scheme."),
     ("//app.example/cb", "must be an absolute URI."),
     ("https:///cb", "must be an absolute URI."),
+    ("http://[::1/cb", "must be a valid URI."),
 ])
 def test_dangerous_redirect_uris_are_refused(client, uri, message):
     """Doorkeeper's checks with Mastodon's `forbid_redirect_uri` (plus `file:`): a redirect URI

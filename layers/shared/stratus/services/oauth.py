@@ -59,8 +59,13 @@ def redirect_uri_errors(uri: str) -> list[str]:
         errors.append("cannot contain a fragment.")
     if not rest.startswith("/"):
         errors.append("must specify a scheme.")  # opaque, like `mailto:` or `about:blank`
-    elif scheme.lower() in ("http", "https") and not urlsplit(uri).hostname:
-        errors.append("must be an absolute URI.")
+    elif scheme.lower() in ("http", "https"):
+        try:
+            host = urlsplit(uri).hostname
+        except ValueError:  # e.g. an unclosed IPv6 bracket
+            return [*errors, "must be a valid URI."]
+        if not host:
+            errors.append("must be an absolute URI.")
     return errors
 
 
