@@ -460,6 +460,8 @@ def validate_authorization(params: list[tuple[str, str]]) -> AuthorizationReques
 
 def approve(request: AuthorizationRequest, account_id: str) -> tuple[str | None, str | None]:
     """Issue a code: (redirect URL, None), or (None, code) for out-of-band apps."""
+    if request.redirect_uri != OOB and not may_redirect_to(request.redirect_uri):
+        raise AuthorizationFailure("The redirect uri included is not valid.")  # no code issued
     headers, _, _ = server().create_authorization_response(
         _authorize_uri(request.params), "GET", scopes=request.scopes,
         credentials={"user": account_id})
@@ -468,8 +470,6 @@ def approve(request: AuthorizationRequest, account_id: str) -> tuple[str | None,
         from urllib.parse import parse_qsl
 
         return None, dict(parse_qsl(urlsplit(location).query)).get("code", "")
-    if not may_redirect_to(request.redirect_uri):
-        raise AuthorizationFailure("The redirect uri included is not valid.")
     return location, None
 
 
