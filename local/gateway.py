@@ -142,6 +142,29 @@ def cors_configuration(template: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def media_headers(template: dict[str, Any]) -> list[tuple[bytes, bytes]]:
+    """The security headers the media distribution's response headers policy adds."""
+    resources = template.get("Resources", {})
+    for resource in resources.values():
+        if resource.get("Type") != "AWS::CloudFront::Distribution":
+            continue
+        behaviour = resource["Properties"]["DistributionConfig"].get("DefaultCacheBehavior", {})
+        policy_id = behaviour.get("ResponseHeadersPolicyId")
+        policy = resources.get(policy_id.get("Ref")) if isinstance(policy_id, dict) else None
+        if policy is None:
+            return []
+        config = policy["Properties"]["ResponseHeadersPolicyConfig"]
+        security = config.get("SecurityHeadersConfig", {})
+        headers = []
+        if security.get("ContentTypeOptions"):
+            headers.append((b"x-content-type-options", b"nosniff"))
+        if security.get("ContentSecurityPolicy"):
+            headers.append((b"content-security-policy",
+                            security["ContentSecurityPolicy"]["ContentSecurityPolicy"].encode()))
+        return headers
+    return []
+
+
 class Gateway:
     """An ASGI application in front of the stack's HTTP functions."""
 
@@ -150,6 +173,7 @@ class Gateway:
         self.router = Router(stack)
         self.media_bucket = media_bucket
         self.cors = cors_configuration(stack.template)
+        self.media_headers = media_headers(stack.template)
 
     def _cors_headers(self, origin: str | None) -> list[tuple[bytes, bytes]]:
         """What API Gateway adds for the template's CorsConfiguration."""
@@ -246,4 +270,5 @@ class Gateway:
             return 404, [(b"content-type", b"text/plain")], b"Not Found"
         content_type = obj.get("ContentType") or "application/octet-stream"
         return 200, [(b"content-type", content_type.encode()),
-                     (b"cache-control", b"public, max-age=31536000, immutable")], obj["Body"].read()
+                     (b"cache-control", b"public, max-age=31536000, immutable"),
+                     *self.media_headers], obj["Body"].read()

@@ -125,12 +125,15 @@ async def oauth_authorize_decision(request: Request):
     auth, failure = _validate(params)
     if failure is not None:
         return failure
-    if form.get("decision") != "approve":
-        location = oauth.deny(auth)
-        if location is None:
-            return _message("Authorization denied", "You denied the application access.")
-        return RedirectResponse(location, status_code=302)
-    location, code = oauth.approve(auth, profile["id"])
+    try:
+        if form.get("decision") != "approve":
+            location = oauth.deny(auth)
+            if location is None:
+                return _message("Authorization denied", "You denied the application access.")
+            return RedirectResponse(location, status_code=302)
+        location, code = oauth.approve(auth, profile["id"])
+    except oauth.AuthorizationFailure as exc:
+        return _message("Authorization failed", exc.message, status=400, error=True)
     if code is not None:
         return _message("Authorization code", "", code=code)
     return RedirectResponse(location, status_code=302)

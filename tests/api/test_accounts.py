@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stratus.services.instance import solid_png
+from tests import images
 from tests.rig import app_token, auth, make_app, make_user, user_token
 
 
@@ -91,7 +92,11 @@ def test_update_credentials(client, alice, entity):
     assert body["source"]["language"] == "de"
     assert body["avatar"].startswith("http://localhost:8000/system/accounts/avatars/")
     image = client.get(body["avatar"].removeprefix("http://localhost:8000"))
-    assert image.status_code == 200 and image.content == solid_png(8, 8, (1, 2, 3))
+    assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+    served = images.opened(image.content)
+    # Mastodon's `400x400#`: scaled to cover the square, then cropped.
+    assert served.size == (400, 400) and served.convert("RGB").getpixel((200, 200)) == (1, 2, 3)
+    assert body["avatar_static"] == body["avatar"]
     prefs = client.get("/api/v1/preferences", headers=headers).json()
     assert prefs["posting:default:visibility"] == "unlisted"
     assert prefs["posting:default:sensitive"] is True
@@ -119,13 +124,107 @@ def test_header_upload(client, alice):
     assert response.status_code == 200
     url = response.json()["header"]
     assert "/system/accounts/headers/" in url and response.json()["header_static"] == url
-    assert client.get(url.removeprefix("http://localhost:8000")).content == header
+    served = images.opened(client.get(url.removeprefix("http://localhost:8000")).content)
+    assert served.size == (1500, 500) and served.convert("RGB").getpixel((750, 250)) == (9, 9, 9)
 
 
 def test_avatar_must_be_an_image(client, alice):
     response = client.patch("/api/v1/accounts/update_credentials", headers=alice[1],
                             files={"avatar": ("a.png", b"not an image", "image/png")})
     assert response.status_code == 422 and "avatar" in response.json()["details"]
+
+
+def _profile_upload(client, alice, kind, data, name="p.png", mime="image/png"):
+    return client.patch("/api/v1/accounts/update_credentials", headers=alice[1],
+                        files={kind: (name, data, mime)})
+
+
+def _served(client, url):
+    return client.get(url.removeprefix("http://localhost:8000"))
+
+
+def _stored_keys(runtime, prefix):
+    from stratus.repo.client import client as aws
+
+    listed = aws("s3").list_objects_v2(Bucket=runtime.env["MEDIA_BUCKET"], Prefix=prefix)
+    return [o["Key"] for o in listed.get("Contents", [])]
+
+
+@pytest.mark.parametrize("kind", ["avatar", "header"])
+def test_profile_images_refuse_decompression_bombs(client, runtime, alice, kind):
+    """A 30000×30000 PNG is ~100 KB; decoded it is 900 megapixels. It is refused before any
+    pixel is decoded, and nothing is stored for others' browsers to choke on."""
+    bomb = images.bomb_png()
+    assert len(bomb) < 2 * 1024 * 1024
+    response = _profile_upload(client, alice, kind, bomb)
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert body["error"] == (f"Validation failed: {kind.capitalize()} dimensions exceed the "
+                             "limit of 33177600 pixels")
+    assert body["details"][kind][0]["error"] == "ERR_TOO_LARGE"
+    assert _stored_keys(runtime, "accounts/") == []
+    me = client.get("/api/v1/accounts/verify_credentials", headers=alice[1]).json()
+    assert me[kind].endswith("/missing.png")
+
+
+@pytest.mark.parametrize("kind", ["avatar", "header"])
+def test_profile_images_refuse_html_behind_a_png_signature(client, runtime, alice, kind):
+    response = _profile_upload(client, alice, kind, b"\x89PNG\r\n\x1a\n" + images.HTML)
+    assert response.status_code == 422
+    assert response.json()["details"][kind][0]["description"] == \
+        "must be a PNG, JPEG, GIF or WebP image"
+    assert _stored_keys(runtime, "accounts/") == []
+
+
+def test_profile_images_are_clean_re_encodings_served_as_what_they_are(client, alice):
+    """A real PNG with HTML appended decodes fine: what is stored and served is the
+    re-encoded picture alone, with its true type and `nosniff`."""
+    response = _profile_upload(client, alice, "avatar", images.png() + images.HTML)
+    assert response.status_code == 200, response.text
+    served = _served(client, response.json()["avatar"])
+    assert served.headers["content-type"] == "image/png"
+    assert served.headers["x-content-type-options"] == "nosniff"
+    assert served.headers["content-security-policy"] == "default-src 'none'; form-action 'none'"
+    assert b"<script" not in served.content and b"<html" not in served.content
+    assert images.opened(served.content).format == "PNG"
+
+
+def test_profile_images_lose_their_metadata_but_keep_their_orientation(client, alice):
+    photo = images.jpeg_with_gps()
+    assert images.metadata(photo)["exif"]  # the upload carries camera, GPS, comment, XMP
+    response = _profile_upload(client, alice, "header", photo, "p.jpg", "image/jpeg")
+    assert response.status_code == 200, response.text
+    served = _served(client, response.json()["header"])
+    assert served.headers["content-type"] == "image/jpeg"
+    assert images.metadata(served.content) == {}
+    for needle in (b"SecretCam", b"home sweet home", b"xmpmeta", b"Exif"):
+        assert needle not in served.content
+    # Stored on its side (orientation 6) with the left half blue: upright, the top is blue.
+    upright = images.opened(served.content).convert("RGB")
+    assert upright.size == (1500, 500)
+    top, bottom = upright.getpixel((750, 60)), upright.getpixel((750, 440))
+    assert top[2] > 150 > top[0] and bottom[0] > 150 > bottom[2]
+
+
+def test_profile_images_over_2_mb_are_refused(client, alice):
+    padded = images.png() + b"\0" * (2 * 1024 * 1024)
+    response = _profile_upload(client, alice, "avatar", padded)
+    assert response.status_code == 422
+    assert response.json()["error"] == "Validation failed: Avatar must be smaller than 2 MB"
+
+
+def test_animated_avatars_stay_animated_with_a_still_avatar_static(client, alice):
+    response = _profile_upload(client, alice, "avatar", images.animated_gif(), "a.gif",
+                               "image/gif")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    animated = _served(client, body["avatar"])
+    assert animated.headers["content-type"] == "image/gif"
+    gif = images.opened(animated.content)
+    assert gif.size == (400, 400) and gif.n_frames == 3
+    still = _served(client, body["avatar_static"])
+    assert body["avatar_static"] != body["avatar"] and still.headers["content-type"] == "image/png"
+    assert images.opened(still.content).size == (400, 400)
 
 
 def test_public_account_reads(client, alice, entity):

@@ -56,3 +56,38 @@ def test_verify_credentials_with_app_and_user_tokens(client, entity):
     assert client.get("/api/v1/apps/verify_credentials").status_code == 401
     bad = client.get("/api/v1/apps/verify_credentials", headers=auth("nope"))
     assert bad.status_code == 401 and bad.json() == {"error": "The access token is invalid"}
+
+
+@pytest.mark.parametrize("uri, message", [
+    ("javascript:alert(document.domain)", "is forbidden by the server."),
+    ("JavaScript://example.com/%0Aalert(1)", "is forbidden by the server."),
+    ("vbscript:msgbox(1)", "is forbidden by the server."),
+    ("data:text/html,<script>alert(1)</script>", "is forbidden by the server."),
+    ("file:///etc/passwd", "is forbidden by the server."),
+    ("\x01javascript:alert(1)", "must be a valid URI."),
+    ("https://app.example/cb#token", "cannot contain a fragment."),
+    ("com.example.app:callback", "must specify a scheme."),
+    ("//app.example/cb", "must be an absolute URI."),
+    ("https:///cb", "must be an absolute URI."),
+    ("http://[::1/cb", "must be a valid URI."),
+])
+def test_dangerous_redirect_uris_are_refused(client, uri, message):
+    """Doorkeeper's checks with Mastodon's `forbid_redirect_uri` (plus `file:`): a redirect URI
+    that a browser would run as script, or that is not a real absolute URI, is never stored."""
+    for payload in ({"client_name": "x", "redirect_uris": uri},
+                    {"client_name": "x", "redirect_uris": ["https://ok.example/cb", uri]}):
+        response = client.post("/api/v1/apps", json=payload)
+        assert response.status_code == 422, response.text
+        body = response.json()
+        assert message in body["error"] and body["error"].startswith("Validation failed: Redirect URI ")
+        assert body["details"]["redirect_uri"][0]["error"] == "ERR_INVALID"
+
+
+def test_native_and_web_redirect_uris_are_accepted(client):
+    uris = ["urn:ietf:wg:oauth:2.0:oob", "https://app.example/cb?x=1", "http://localhost:4000/cb",
+            "com.example.app:/callback", "toot://callback", "mastodon.app-1+x://oauth"]
+    response = client.post("/api/v1/apps", data={"client_name": "Native",
+                                                  "redirect_uris": "\n".join(uris[:3]) + "  "
+                                                  + " ".join(uris[3:])})
+    assert response.status_code == 200, response.text
+    assert response.json()["redirect_uris"] == uris  # split on any whitespace, as Mastodon does

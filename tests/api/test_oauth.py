@@ -314,3 +314,45 @@ def test_force_login_asks_again(client):
         "response_type": "code", "client_id": app.client_id,
         "redirect_uri": "https://app.example/cb", "force_login": "true"}))
     assert 'action="/auth/sign_in"' in forced.text
+
+
+def test_a_stored_script_redirect_uri_is_never_followed(client):
+    """Defence in depth: an app stored before redirect URIs were checked (or written around the
+    API) cannot send a browser to `javascript:` — not on consent, denial or an error."""
+    app = make_app(client, redirect_uris="https://app.example/cb")
+    make_user()
+    evil = "javascript:alert(document.cookie)//"
+    base.update(keys.app(app.client_id), "SET redirect_uris = :u",
+                vals={":u": ["https://app.example/cb", evil]})
+    params = {"response_type": "code", "client_id": app.client_id, "redirect_uri": evil,
+              "scope": "read", "state": "s"}
+    page = client.get("/oauth/authorize?" + urlencode(params), follow_redirects=False)
+    assert page.status_code == 400 and "location" not in page.headers
+    bad_scope = client.get("/oauth/authorize?" + urlencode({**params, "scope": "admin:write"}),
+                           follow_redirects=False)
+    assert bad_scope.status_code == 400 and "location" not in bad_scope.headers
+    # A consent form posted with that URI (as a forged or replayed form would) is refused too.
+    signed_in = authorize(client, app, redirect_uri="https://app.example/cb", decision="deny")
+    assert signed_in.headers["location"].startswith("https://app.example/cb?")
+    consent = client.get("/oauth/authorize?" + urlencode({**params,
+                                                          "redirect_uri": "https://app.example/cb"}))
+    for decision in ("deny", "approve"):
+        form = {**_hidden(consent.text), "redirect_uri": evil, "decision": decision}
+        response = client.post("/oauth/authorize", data=form, follow_redirects=False)
+        assert response.status_code == 400 and "location" not in response.headers
+
+
+def test_confirmation_never_redirects_to_a_script_uri(client):
+    from stratus.services import accounts
+
+    app = make_app(client, redirect_uris="https://app.example/welcome")
+    base.update(keys.app(app.client_id), "SET redirect_uris = :u",
+                vals={":u": ["javascript:alert(1)"]})
+    account_id = make_user("erin", confirmed=False)
+    user = accounts.repo.get_user(account_id)
+    base.update(keys.account_user(account_id), "SET created_by_client_id = :c",
+                vals={":c": app.client_id})
+    token = accounts.confirmation_token(account_id, user["confirmation_nonce"])
+    response = client.get(f"/auth/confirmation?confirmation_token={token}",
+                          follow_redirects=False)
+    assert response.status_code == 200 and "location" not in response.headers

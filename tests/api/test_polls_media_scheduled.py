@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
+import pytest
 
-from stratus import clock
+
+from stratus import clock, limits
 from stratus.repo import base, effects, keys
 from stratus.services.instance import solid_png
+from tests import images
 from tests.api.test_statuses import follow, post
 
 PNG = solid_png(64, 48, (10, 120, 200))
@@ -102,7 +106,9 @@ def test_media_upload_attach_and_describe(client, people, entity):
     assert media["meta"]["focus"] == {"x": 0.5, "y": -0.25}
     assert media["blurhash"] and media["preview_url"].endswith(".png")
     served = client.get(media["url"].removeprefix("http://localhost:8000"))
-    assert served.status_code == 200 and served.content == PNG
+    assert served.status_code == 200 and served.headers["content-type"] == "image/png"
+    assert served.headers["x-content-type-options"] == "nosniff"
+    assert images.opened(served.content).tobytes() == images.opened(PNG).tobytes()
     updated = client.put(f"/api/v1/media/{media['id']}", headers=tokens["alice"],
                          data={"description": "better words"})
     assert updated.json()["description"] == "better words"
@@ -251,3 +257,96 @@ def test_large_v2_uploads_are_processed_by_the_worker(client, people, drain):
     assert done.json()["meta"]["original"]["size"] == "700x700" and done.json()["blurhash"]
     assert client.post("/api/v1/statuses", headers=tokens["alice"],
                        data={"status": "now", "media_ids[]": [media["id"]]}).status_code == 200
+
+
+def _served(client, url):
+    return client.get(url.removeprefix("http://localhost:8000"))
+
+
+@pytest.mark.parametrize("size", [(30000, 30000), (8000, 5000)])
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_media_refuses_decompression_bombs(client, people, runtime, size, version):
+    """Refused before decoding, also on v2 where large files are otherwise left to the worker
+    (the padding makes this one large)."""
+    _, tokens = people
+    bomb = images.bomb_png(*size) + b"\0" * (limits.MEDIA_SYNC_PROCESSING_LIMIT + 1)
+    response = client.post(f"/api/{version}/media", headers=tokens["alice"],
+                           files={"file": ("b.png", bomb, "image/png")})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"].startswith("Validation failed: File dimensions ")
+    if size == (8000, 5000):
+        assert response.json()["error"] == ("Validation failed: File dimensions 8000x5000 "
+                                            "exceed the limit of 33177600 pixels")
+    from stratus.repo.client import client as aws
+
+    assert aws("s3").list_objects_v2(Bucket=runtime.env["MEDIA_BUCKET"]).get("Contents") is None
+
+
+def test_media_polyglots_are_refused_or_re_encoded(client, people):
+    _, tokens = people
+    fake = client.post("/api/v2/media", headers=tokens["alice"],
+                       files={"file": ("x.png", b"\x89PNG\r\n\x1a\n" + images.HTML, "image/png")})
+    assert fake.status_code == 422
+    assert fake.json()["error"] == "Validation failed: File must be a JPEG, PNG, GIF or WebP image"
+    real = client.post("/api/v2/media", headers=tokens["alice"],
+                       files={"file": ("x.png", PNG + images.HTML, "image/png")})
+    assert real.status_code == 200, real.text
+    served = _served(client, real.json()["url"])
+    assert served.headers["content-type"] == "image/png"
+    assert served.headers["x-content-type-options"] == "nosniff"
+    assert b"<script" not in served.content
+    assert images.opened(served.content).tobytes() == images.opened(PNG).tobytes()
+
+
+def test_media_metadata_is_stripped_and_orientation_applied(client, people):
+    _, tokens = people
+    response = client.post("/api/v1/media", headers=tokens["alice"],
+                           files={"file": ("p.jpg", images.jpeg_with_gps(), "image/jpeg")})
+    assert response.status_code == 200, response.text
+    media = response.json()
+    assert media["meta"]["original"]["size"] == "40x60"  # upright (it was stored 60x40)
+    served = _served(client, media["url"])
+    assert served.headers["content-type"] == "image/jpeg" and media["url"].endswith(".jpg")
+    assert images.metadata(served.content) == {}
+    for needle in (b"SecretCam", b"home sweet home", b"xmpmeta", b"Exif"):
+        assert needle not in served.content
+    upright = images.opened(served.content).convert("RGB")
+    assert upright.getpixel((20, 5))[2] > 150 and upright.getpixel((20, 55))[0] > 150
+
+
+def test_deferred_uploads_are_re_encoded_by_the_worker(client, people, runtime, drain):
+    """A v2 upload over the synchronous limit waits for the worker as an unrendered download
+    under a name no one else knows; what is published is the worker's clean re-encoding."""
+    from stratus.repo import media as storage
+    from stratus.repo.client import client as aws
+
+    _, tokens = people
+    padded = PNG + images.HTML + b" " * (limits.MEDIA_SYNC_PROCESSING_LIMIT + 1)
+    response = client.post("/api/v2/media", headers=tokens["alice"],
+                           files={"file": ("p.png", padded, "image/png")})
+    assert response.status_code == 202, response.text
+    media = response.json()
+    upload_key = base.get(keys.media(media["id"]))["file_key"]
+    raw = aws("s3").head_object(Bucket=runtime.env["MEDIA_BUCKET"], Key=upload_key)
+    assert raw["ContentType"] == "application/octet-stream"
+    drain()
+    done = client.get(f"/api/v1/media/{media['id']}", headers=tokens["alice"])
+    assert done.status_code == 200
+    served = _served(client, done.json()["url"])
+    assert served.headers["content-type"] == "image/png" and b"<script" not in served.content
+    assert images.opened(served.content).tobytes() == images.opened(PNG).tobytes()
+    with pytest.raises(Exception):
+        storage.get_object(upload_key)  # the raw upload is gone
+
+
+def test_deferred_upload_that_cannot_be_decoded_fails_like_mastodon(client, people, drain):
+    _, tokens = people
+    noise = bytes(random.Random(3).getrandbits(8) for _ in range(200_000))
+    broken = images.png(800, 600)[:60] + noise * 6  # a real header, then garbage
+    response = client.post("/api/v2/media", headers=tokens["alice"],
+                           files={"file": ("p.png", broken, "image/png")})
+    assert response.status_code == 202, response.text
+    drain()
+    failed = client.get(f"/api/v1/media/{response.json()['id']}", headers=tokens["alice"])
+    assert failed.status_code == 422
+    assert failed.json() == {"error": "Error processing thumbnail for uploaded media"}

@@ -9,6 +9,8 @@ from email.policy import default
 import requests
 from mastodon import Mastodon
 
+from tests import images
+
 SCOPES = ["read", "write", "follow", "push"]
 
 
@@ -43,7 +45,11 @@ def test_register_confirm_log_in_and_edit_profile(live_server, tmp_path):
                                               fields=[("Home", "https://carol.example")])
     assert updated.display_name == "Carol C." and updated.locked is True
     assert "/system/accounts/avatars/" in updated.avatar
-    assert requests.get(updated.avatar, timeout=10).content == avatar.read_bytes()
+    served = requests.get(updated.avatar, timeout=10)
+    assert served.headers["content-type"] == "image/png"
+    assert served.headers["x-content-type-options"] == "nosniff"
+    picture = images.opened(served.content)  # re-encoded, cropped to Mastodon's 400×400
+    assert picture.size == (400, 400) and picture.getpixel((200, 200)) == (200, 100, 50)
     assert user.account(me.id).display_name == "Carol C."
     assert user.account_lookup("carol").id == me.id
     assert user.preferences()["posting:default:visibility"] == "public"

@@ -148,3 +148,16 @@ def test_business_layers_do_not_need_the_web_framework():
                             cwd=cfn.ROOT, env={"PYTHONPATH": f"{cfn.ROOT / 'layers/shared'}"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_media_is_served_as_stored_and_never_runs_script():
+    """User files come from CloudFront: a response headers policy adds `nosniff` (the stored
+    content type is final) and Mastodon's no-script CSP for /system, to every response."""
+    behaviour = RESOURCES["MediaDistribution"]["Properties"]["DistributionConfig"][
+        "DefaultCacheBehavior"]
+    policy = RESOURCES[behaviour["ResponseHeadersPolicyId"]["Ref"]]
+    assert policy["Type"] == "AWS::CloudFront::ResponseHeadersPolicy"
+    security = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
+    assert security["ContentTypeOptions"] == {"Override": True}
+    assert security["ContentSecurityPolicy"] == {
+        "ContentSecurityPolicy": "default-src 'none'; form-action 'none'", "Override": True}

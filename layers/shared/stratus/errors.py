@@ -70,6 +70,10 @@ class OAuthError(ApiError):
         self.status = status
 
 
+# Attribute names Rails would not derive from the field name (Doorkeeper's locale).
+LABELS = {"redirect_uri": "Redirect URI"}
+
+
 class ValidationFailed(Unprocessable):
     """Mastodon's model validation error: `Validation failed: Name is too long` + `details`."""
 
@@ -77,7 +81,7 @@ class ValidationFailed(Unprocessable):
         # details: field -> [(ERR_CODE, description)]
         parts = []
         for field, errors in details.items():
-            label = field.replace("_", " ").capitalize()
+            label = LABELS.get(field) or field.replace("_", " ").capitalize()
             parts.extend(f"{label} {description}" for _, description in errors)
         super().__init__(
             "Validation failed: " + ", ".join(parts),

@@ -30,6 +30,8 @@ MEDIA_SUPPORTED_MIME_TYPES = (
 MEDIA_DESCRIPTION_LIMIT = 1500
 IMAGE_SIZE_LIMIT = 16 * 1024 * 1024
 IMAGE_MATRIX_LIMIT = 33_177_600  # 7680 x 4320
+GIF_MATRIX_LIMIT = 921_600  # 1280 x 720 (Mastodon's limit for GIF uploads)
+IMAGE_ORIGINAL_PIXELS = 8_294_400  # 3840 x 2160: larger originals are scaled down, as Mastodon does
 VIDEO_SIZE_LIMIT = 99 * 1024 * 1024
 VIDEO_FRAME_RATE_LIMIT = 120
 VIDEO_MATRIX_LIMIT = 8_294_400  # 3840 x 2160
@@ -60,6 +62,8 @@ MAX_EMAIL_LENGTH = 320
 AVATAR_SIZE_LIMIT = 2 * 1024 * 1024
 HEADER_SIZE_LIMIT = 2 * 1024 * 1024
 PROFILE_IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+AVATAR_DIMENSIONS = (400, 400)  # Mastodon's `400x400#`: scaled to cover, centre cropped
+HEADER_DIMENSIONS = (1500, 500)
 MAX_IDS_PER_REQUEST = 40  # GET /api/v1/accounts?id[]=, /api/v1/statuses?id[]=
 # Images up to this size are processed before POST /api/v2/media answers (200); larger ones
 # are processed by the media worker while the client polls (202, then GET answers 206 → 200).

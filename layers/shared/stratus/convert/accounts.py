@@ -46,6 +46,12 @@ def _media_url(key: str | None, default_path: str) -> str:
     return env().base_url + default_path
 
 
+def _static_url(profile: dict[str, Any], kind: str, url: str) -> str:
+    """The still image of an animated avatar or header (Mastodon's `*_static`), else `url`."""
+    key = profile.get(f"{kind}_static_key")
+    return f"{env().media_base_url}/{key}" if key else url
+
+
 def role(r: roles.Role) -> dict[str, Any]:
     return {"id": r.id, "name": r.name, "permissions": str(r.permissions), "color": r.color,
             "highlighted": r.highlighted}
@@ -76,10 +82,10 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
         "url": profile.get("url") or profile_url(username),
         "uri": profile.get("uri") or actor_uri(username),
         "avatar": avatar,
-        "avatar_static": avatar,
+        "avatar_static": _static_url(profile, "avatar", avatar),
         "avatar_description": profile.get("avatar_description", ""),
         "header": header,
-        "header_static": header,
+        "header_static": _static_url(profile, "header", header),
         "header_description": profile.get("header_description", ""),
         "followers_count": max(int(stats.get("followers_count", 0)), 0),
         "following_count": max(int(stats.get("following_count", 0)), 0),

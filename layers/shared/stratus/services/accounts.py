@@ -20,7 +20,7 @@ from ..repo import base, keys, media
 from ..repo import oauth as oauth_repo
 from . import identity, oauth, secrets
 from . import settings as settings_service
-from .media_types import EXTENSIONS, sniff_image
+from . import images
 
 USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -200,7 +200,7 @@ def confirm(raw_token: str) -> str | None:
     base.transact(ops)
     client_id = user.get("created_by_client_id")
     app = oauth.get_app(client_id) if client_id else None
-    if app and app["redirect_uris"] and app["redirect_uris"][0] != oauth.OOB:
+    if app and app["redirect_uris"] and oauth.may_redirect_to(app["redirect_uris"][0]):
         return app["redirect_uris"][0]
     return None
 
@@ -381,18 +381,26 @@ def _fields(raw: Any) -> list[dict[str, str]] | None:
     return fields
 
 
-def _upload(kind: str, account_id: str, upload: Any) -> str:
+def _upload(kind: str, account_id: str, upload: Any) -> dict[str, Any]:
+    """Store an avatar or header through the image pipeline: at most 2 MB and Mastodon's
+    pixel limits, cropped to 400×400 (avatar) or 1500×500 (header), metadata stripped,
+    re-encoded; an animated one also gets a still PNG (`avatar_static`). Returns the keys."""
     data = upload.file.read() if hasattr(upload, "file") else bytes(upload)
     limit = limits.AVATAR_SIZE_LIMIT if kind == "avatar" else limits.HEADER_SIZE_LIMIT
-    content_type = sniff_image(data)
-    if content_type not in limits.PROFILE_IMAGE_MIME_TYPES:
-        raise ValidationFailed({kind: [("ERR_INVALID", "must be a PNG, JPEG, GIF or WebP image")]})
     if len(data) > limit:
         raise ValidationFailed({kind: [("ERR_TOO_LARGE", f"must be smaller than {limit // (1024 * 1024)} MB")]})
-    key = (f"accounts/{kind}s/{keys.pad(account_id)}/"
-           f"{hashlib.sha256(data).hexdigest()[:16]}.{EXTENSIONS[content_type]}")
-    media.put_object(key, data, content_type)
-    return key
+    box = limits.AVATAR_DIMENSIONS if kind == "avatar" else limits.HEADER_DIMENSIONS
+    try:
+        encoded = images.normalize(data, limits.PROFILE_IMAGE_MIME_TYPES, cover=box)
+    except images.Refused as exc:
+        raise ValidationFailed({kind: [(exc.code, exc.message)]}) from None
+    name = f"accounts/{kind}s/{keys.pad(account_id)}/{hashlib.sha256(encoded.data).hexdigest()[:16]}"
+    media.put_object(f"{name}.{encoded.extension}", encoded.data, encoded.content_type)
+    static_key = None
+    if encoded.frames > 1:
+        static_key = f"{name}_static.png"
+        media.put_object(static_key, encoded.static_png(), "image/png")
+    return {f"{kind}_key": f"{name}.{encoded.extension}", f"{kind}_static_key": static_key}
 
 
 def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
@@ -444,7 +452,7 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
     for kind in ("avatar", "header"):
         upload = params.get(kind)
         if upload is not None and hasattr(upload, "file"):
-            changes[f"{kind}_key"] = _upload(kind, viewer.account_id, upload)
+            changes.update(_upload(kind, viewer.account_id, upload))
     ops = []
     if changes:
         ops.append(base.set_op(keys.account_profile(viewer.account_id), changes))

@@ -12,6 +12,7 @@ import hmac
 from functools import lru_cache
 import json
 import os
+import re
 import time
 from typing import Any
 from urllib.parse import unquote, urlencode, urlsplit
@@ -33,12 +34,52 @@ URL_LENGTH_LIMIT = 2000
 
 
 # --- applications -----------------------------------------------------------------------
-def _valid_redirect(uri: str) -> bool:
+# Doorkeeper's redirect URI checks, with Mastodon's `forbid_redirect_uri` (schemes a browser
+# runs or reads locally; `file:` added). Apps may use web URLs, their own scheme
+# (`com.example.app:/callback`, `toot://`) or the out-of-band URN.
+FORBIDDEN_SCHEMES = frozenset({"javascript", "vbscript", "data", "file"})
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
+
+
+def redirect_uri_errors(uri: str) -> list[str]:
+    """What is wrong with one redirect URI (Doorkeeper's messages); empty when it is fine."""
     if uri == OOB:
-        return True
-    parts = urlsplit(uri)
-    return bool(parts.scheme) and (bool(parts.netloc) or parts.scheme not in ("http", "https")) \
-        and not parts.fragment
+        return []
+    if any(ord(c) <= 0x20 or ord(c) >= 0x7F for c in uri):
+        # Browsers drop control characters and spaces (so "\x01javascript:" runs as script);
+        # Ruby's URI parser, and so Mastodon, refuses them.
+        return ["must be a valid URI."]
+    scheme, colon, rest = uri.partition(":")
+    if not colon or not _SCHEME.fullmatch(scheme):
+        return ["must be an absolute URI."]
+    errors = []
+    if scheme.lower() in FORBIDDEN_SCHEMES:
+        errors.append("is forbidden by the server.")
+    if "#" in rest:
+        errors.append("cannot contain a fragment.")
+    if not rest.startswith("/"):
+        errors.append("must specify a scheme.")  # opaque, like `mailto:` or `about:blank`
+    elif scheme.lower() in ("http", "https"):
+        try:
+            host = urlsplit(uri).hostname
+        except ValueError:  # e.g. an unclosed IPv6 bracket
+            return [*errors, "must be a valid URI."]
+        if not host:
+            errors.append("must be an absolute URI.")
+    return errors
+
+
+def may_redirect_to(uri: str | None) -> bool:
+    """Whether a browser may be sent to `uri`: checked again on every redirect, so an app
+    stored before these checks (or written around the API) can never send one to a script."""
+    return bool(uri) and uri != OOB and not redirect_uri_errors(uri)
+
+
+def _redirect_uris(raw: Any) -> list[str]:
+    """Mastodon joins an array with newlines and splits the string on any whitespace."""
+    if isinstance(raw, list):
+        raw = "\n".join(str(u) for u in raw)
+    return raw.split() if isinstance(raw, str) else []
 
 
 def create_app(name: Any, redirect_uris: Any, scopes: Any, website: Any) -> tuple[dict, str]:
@@ -49,18 +90,15 @@ def create_app(name: Any, redirect_uris: Any, scopes: Any, website: Any) -> tupl
         details["name"] = [("ERR_BLANK", "can't be blank")]
     elif len(name) > APP_NAME_LIMIT:
         details["name"] = [("ERR_TOO_LONG", f"is too long (maximum is {APP_NAME_LIMIT} characters)")]
-    if isinstance(redirect_uris, str):
-        uris = [u.strip() for u in redirect_uris.split("\n") if u.strip()]
-    elif isinstance(redirect_uris, list):
-        uris = [str(u).strip() for u in redirect_uris if str(u).strip()]
-    else:
-        uris = []
+    uris = _redirect_uris(redirect_uris)
     if not uris:
         details["redirect_uri"] = [("ERR_BLANK", "can't be blank")]
     elif any(len(u) > URL_LENGTH_LIMIT for u in uris):
         details["redirect_uri"] = [("ERR_TOO_LONG", f"is too long (maximum is {URL_LENGTH_LIMIT} characters)")]
-    elif not all(_valid_redirect(u) for u in uris):
-        details["redirect_uri"] = [("ERR_INVALID", "must be an absolute URI.")]
+    else:
+        problems = list(dict.fromkeys(e for u in uris for e in redirect_uri_errors(u)))
+        if problems:
+            details["redirect_uri"] = [("ERR_INVALID", e) for e in problems]
     requested = scope_rules.parse(scopes) or list(scope_rules.DEFAULT)
     bad = scope_rules.unknown(requested)
     if bad:
@@ -157,11 +195,15 @@ def _validator_class():
 
         def validate_redirect_uri(self, client_id, redirect_uri, request, *args, **kwargs):
             app = self._app(client_id)
-            return bool(app) and redirect_uri in app["redirect_uris"]
+            return bool(app) and redirect_uri in app["redirect_uris"] and \
+                not redirect_uri_errors(redirect_uri)
 
         def get_default_redirect_uri(self, client_id, request, *args, **kwargs):
             app = self._app(client_id)
-            return app["redirect_uris"][0] if app and len(app["redirect_uris"]) == 1 else None
+            if not app or len(app["redirect_uris"]) != 1:
+                return None
+            uri = app["redirect_uris"][0]
+            return None if redirect_uri_errors(uri) else uri
 
         def validate_response_type(self, client_id, response_type, client, request, *args, **kwargs):
             return response_type == "code"
@@ -411,14 +453,15 @@ def validate_authorization(params: list[tuple[str, str]]) -> AuthorizationReques
     except FatalClientError as exc:
         raise AuthorizationFailure(exc.description or exc.error) from exc
     except OAuth2Error as exc:
-        redirect = exc.in_uri(exc.redirect_uri) if exc.redirect_uri and \
-            exc.redirect_uri != OOB else None
+        redirect = exc.in_uri(exc.redirect_uri) if may_redirect_to(exc.redirect_uri) else None
         raise AuthorizationFailure(exc.description or exc.error, redirect) from exc
     return AuthorizationRequest(params, scopes, credentials)
 
 
 def approve(request: AuthorizationRequest, account_id: str) -> tuple[str | None, str | None]:
     """Issue a code: (redirect URL, None), or (None, code) for out-of-band apps."""
+    if request.redirect_uri != OOB and not may_redirect_to(request.redirect_uri):
+        raise AuthorizationFailure("The redirect uri included is not valid.")  # no code issued
     headers, _, _ = server().create_authorization_response(
         _authorize_uri(request.params), "GET", scopes=request.scopes,
         credentials={"user": account_id})
@@ -436,4 +479,6 @@ def deny(request: AuthorizationRequest) -> str | None:
 
     if request.redirect_uri == OOB:
         return None
+    if not may_redirect_to(request.redirect_uri):
+        raise AuthorizationFailure("The redirect uri included is not valid.")
     return AccessDeniedError(state=request.state).in_uri(request.redirect_uri)
