@@ -8,7 +8,8 @@ from stratus.auth.deps import Viewer, require_permission
 from stratus.domain.roles import Permission
 from stratus.http.app import create_app
 from stratus.http.forms import request_params
-from stratus.http.pagination import page_params, set_link
+from stratus.http.pagination import set_link
+from stratus.paging import page_params
 from stratus.observability import http_handler
 from stratus.services import admin
 
@@ -19,8 +20,8 @@ write_accounts = require_permission(Permission.MANAGE_USERS, "admin:write:accoun
 
 def _listing(request: Request, response: Response, filters: dict, params: dict):
     page = page_params(params, default=100, maximum=200)
-    accounts = admin.list_accounts(filters, page)
-    set_link(response, request, [a["id"] for a in accounts])
+    accounts, link_ids = admin.list_accounts(filters, page)
+    set_link(response, request, link_ids)
     return accounts
 
 

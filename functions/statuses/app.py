@@ -9,7 +9,8 @@ from stratus.auth.deps import Viewer, optional, require
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.forms import request_params
-from stratus.http.pagination import page_params, set_link
+from stratus.http.pagination import set_link
+from stratus.paging import page_params
 from stratus.observability import http_handler
 from stratus.services import interactions, polls, scheduled, statuses
 

@@ -57,3 +57,63 @@ def test_pagination(client, alice):
     assert ids(both) == [posted[4], posted[3]]
     limited = client.get(f"{base}?limit=100")
     assert len(limited.json()) == 7
+
+
+def test_filters_run_on_the_index_within_a_budget(client, alice, monkeypatch):
+    """only_media in a mostly-text history: each request examines at most the budget of
+    index entries (DynamoDB filters them, dropped ones count), answers a short page and links
+    on from where it stopped, so following `next` finds everything, a budget at a time."""
+    import base64
+
+    from stratus import paging
+    from stratus.repo.client import dynamodb
+
+    monkeypatch.setattr(paging, "EXAMINED_PER_PAGE", 10)
+    ids_, tokens = alice
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
+                           "HwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+
+    def with_media(text):
+        media = client.post("/api/v1/media", headers=tokens["alice"],
+                            files={"file": ("a.png", png, "image/png")}).json()
+        return post(client, tokens["alice"], status=text, **{"media_ids[]": [media["id"]]})
+
+    oldest = with_media("first picture")
+    for i in range(25):
+        post(client, tokens["alice"], status=f"words {i}")
+    newest = with_media("second picture")
+    scanned: list[int] = []
+    dynamodb().meta.events.register("after-call.dynamodb.Query",
+                                    lambda parsed, **_: scanned.append(parsed["ScannedCount"]))
+    found, pages = [], 0
+    url = f"/api/v1/accounts/{ids_['alice']}/statuses?only_media=true&limit=2"
+    try:
+        while url and pages < 10:
+            scanned.clear()
+            response = client.get(url)
+            pages += 1
+            assert sum(scanned) <= 10
+            found += ids(response)
+            link = response.headers.get("link", "")
+            url = link.split(";")[0].strip("<>").removeprefix("http://localhost:8000") \
+                if 'rel="next"' in link else None
+    finally:
+        dynamodb().meta.events.unregister("after-call.dynamodb.Query")
+    assert found == [newest["id"], oldest["id"]]
+    # 27 entries, 10 examined per request: [newest], [] (budget spent, link on), [oldest],
+    # then the end (nothing left to examine: no link).
+    assert pages == 4
+
+
+def test_statuses_carry_the_flags_their_index_entries_are_filtered_by(client, alice):
+    from stratus.repo import base, keys
+
+    ids_, tokens = alice
+    root = post(client, tokens["alice"], status="root")
+    own_thread = post(client, tokens["alice"], status="more", in_reply_to_id=root["id"])
+    other = post(client, tokens["bob"], status="bob", in_reply_to_id=root["id"])
+    entries = {e["id"]: e for author in ids_.values()
+               for e in base.query(keys.account_statuses(author), index="GSI1")}
+    assert entries[root["id"]]["is_reply"] is False and entries[root["id"]]["has_media"] is False
+    assert entries[own_thread["id"]]["is_reply"] is False  # a thread of one's own
+    assert entries[other["id"]]["is_reply"] is True and entries[other["id"]]["is_reblog"] is False

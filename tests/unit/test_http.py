@@ -9,7 +9,8 @@ from stratus import ids
 from stratus.errors import Forbidden, NotFound, OAuthError, ValidationFailed
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
-from stratus.http.pagination import link_header, page_params
+from stratus.http.pagination import link_header
+from stratus.paging import page_params
 from stratus.repo import keys
 
 
@@ -126,7 +127,7 @@ def test_local_gateway_answers_cors_like_api_gateway(client):
 
 
 def test_fill_page_walks_batches_until_full():
-    from stratus.http.pagination import Page, fill_page
+    from stratus.paging import Budget, Page, fill_page
 
     batches = []
 
@@ -134,8 +135,33 @@ def test_fill_page_walks_batches_until_full():
         batches.append(len(batch))
         return [n for n in batch if n % 2 == 0]
 
-    assert fill_page(iter(range(100, 0, -1)), evens, Page(limit=3), chunk=2) == [100, 98, 96]
+    def fill(entries, page, budget=None, chunk=25):
+        return fill_page(iter(entries), evens, page, budget=budget or Budget(), id_of=str,
+                         result_id=str, chunk=chunk)
+
+    full = fill(range(100, 0, -1), Page(limit=3), chunk=2)
+    assert full.items == [100, 98, 96] and full.link_ids == ["100", "96"]
     assert batches == [3, 3]  # a batch is at least the page size; stops once full
-    assert fill_page(iter([1, 2, 3, 4]), evens, Page(limit=10)) == [2, 4]
+    assert fill([1, 2, 3, 4], Page(limit=10)).items == [2, 4]
     # A min_id page is read upwards and handed back newest first.
-    assert fill_page(iter([2, 4, 6, 8]), evens, Page(limit=2, min_id="1")) == [4, 2]
+    upwards = fill([2, 4, 6, 8], Page(limit=2, min_id="1"))
+    assert upwards.items == [4, 2] and upwards.link_ids == ["4", "2"]
+    assert fill([1, 3], Page(limit=2)).link_ids == []  # nothing found, nothing examined past
+
+
+def test_a_spent_budget_gives_a_short_page_that_continues_where_reading_stopped():
+    from stratus.paging import Budget, Page, fill_page
+
+    budget = Budget(entries=4)
+
+    def entries():  # what a budgeted repository query does: count, remember, stop
+        for n in [9, 7, 6, 5, 3, 2, 1]:
+            if budget.spent:
+                return
+            budget.examined += 1
+            budget.last_id = str(n)
+            yield n
+
+    short = fill_page(entries(), lambda batch: [n for n in batch if n % 2 == 0],
+                      Page(limit=3), budget=budget, id_of=str, result_id=str)
+    assert short.items == [6] and short.link_ids == ["6", "5"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..paging import Budget
 from . import base, keys
 
 PROFILE, STATS, USER, ADMIN = "PROFILE", "STATS", "USER", "ADMIN"
@@ -94,7 +95,8 @@ def set_note(account_id: str, target_id: str, comment: str) -> None:
         base.delete(keys.account_note(account_id, target_id))
 
 
-def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, descending: bool):
+def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, descending: bool,
+               budget: Budget | None = None, step: int = 100):
     """Staff index entries in id order; a status without an origin merges both origins."""
     import heapq
 
@@ -103,7 +105,7 @@ def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, desc
     for each in origins:
         index, partition = keys.admin_index_partition(each, status)
         streams.append(base.query(partition, index=index, sk_between=(lo, hi),
-                                  descending=descending))
+                                  descending=descending, budget=budget, step=step))
     if len(streams) == 1:
         return streams[0]
     return heapq.merge(*streams, key=lambda e: e["GSI1SK"], reverse=descending)

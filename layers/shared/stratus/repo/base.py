@@ -15,6 +15,8 @@ from typing import Any
 
 from ..config import settings
 from ..errors import ApiError, Busy
+from ..paging import Budget
+from . import keys as keys_module
 from .client import dynamodb
 
 _serializer = None
@@ -135,11 +137,20 @@ def update(key: dict[str, str], expression: str, *, names: dict[str, str] | None
     return deserialize(dynamodb().update_item(**kwargs)["Attributes"])
 
 
+Filter = tuple[str, dict[str, str], dict[str, Any]]  # expression, names, values
+
+
 def query(pk: str, *, sk_between: tuple[str, str] | None = None, sk_prefix: str | None = None,
           index: str | None = None, descending: bool = False, limit: int | None = None,
-          projection: str | None = None, table_name: str | None = None
+          projection: str | None = None, table_name: str | None = None,
+          filter: Filter | None = None, budget: Budget | None = None, step: int = 100
           ) -> Iterator[dict[str, Any]]:
-    """Yield live items of one partition in sort order, following pages as needed."""
+    """Yield live items of one partition in sort order, following pages as needed.
+
+    `filter` is applied by DynamoDB (after Limit: an empty page may still have more). With a
+    `budget`, at most `budget.entries` items are examined in all (filtered-out ones count),
+    reading `step` items at first and twice as many each further call; the budget records how
+    far reading got, so a listing can continue from there."""
     pk_attr, sk_attr = ("PK", "SK") if index is None else (f"{index}PK", f"{index}SK")
     names = {"#pk": pk_attr}
     vals: dict[str, Any] = {":pk": pk}
@@ -154,18 +165,35 @@ def query(pk: str, *, sk_between: tuple[str, str] | None = None, sk_prefix: str 
         condition += " AND begins_with(#sk, :prefix)"
     kwargs: dict[str, Any] = {
         "TableName": table_name or table(), "KeyConditionExpression": condition,
-        "ExpressionAttributeNames": names, "ExpressionAttributeValues": values(vals),
         "ScanIndexForward": not descending,
     }
+    if filter is not None:
+        expression, filter_names, filter_vals = filter
+        kwargs["FilterExpression"] = expression
+        names.update(filter_names)
+        vals.update(filter_vals)
+    kwargs["ExpressionAttributeNames"] = names
+    kwargs["ExpressionAttributeValues"] = values(vals)
     if index is not None:
         kwargs["IndexName"] = index
     if projection:
         kwargs["ProjectionExpression"] = projection
     yielded = 0
     while True:
-        if limit is not None:
-            kwargs["Limit"] = max(limit - yielded, 1)
+        wanted = None if limit is None else max(limit - yielded, 1)
+        if budget is not None:
+            if budget.spent:
+                return
+            wanted = min(wanted or step, budget.left(), step)
+            step *= 2
+        if wanted is not None:
+            kwargs["Limit"] = wanted
         page = dynamodb().query(**kwargs)
+        last_key = page.get("LastEvaluatedKey")
+        if budget is not None:
+            budget.examined += page.get("ScannedCount", 0)
+            if last_key:
+                budget.last_id = keys_module.id_from_sk(deserialize(last_key)[sk_attr])
         for raw in page.get("Items", []):
             item = live(deserialize(raw))
             if item is None:
@@ -174,9 +202,9 @@ def query(pk: str, *, sk_between: tuple[str, str] | None = None, sk_prefix: str 
             yielded += 1
             if limit is not None and yielded >= limit:
                 return
-        if "LastEvaluatedKey" not in page:
+        if not last_key:
             return
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        kwargs["ExclusiveStartKey"] = last_key
 
 
 def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None

@@ -30,6 +30,11 @@ def id_in(key_part: str) -> str:
     return unpad(key_part.rsplit("#", 1)[1])
 
 
+def id_from_sk(sort_key: str) -> str:
+    """The id a listing's sort key ends with: `000…123`, `S#000…123` → `123`."""
+    return unpad(sort_key.rsplit("#", 1)[-1])
+
+
 def prefix_of(key_part: str) -> str:
     """The kind a key part starts with: `FAV#000…123` → `FAV#`."""
     return key_part.split("#", 1)[0] + "#"

@@ -6,15 +6,22 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..domain.edges import ViewerEdges
+from ..paging import Budget
 from . import base, keys
 
 STATUS, STATS = "STATUS", "STATS"
 
 
 def status_item(status: dict[str, Any], public_day: str | None) -> dict[str, Any]:
+    """The item of a status, with the flags its index entries are filtered by (projected into
+    the GSIs): a reply to someone else, a boost, media attached."""
+    flags = {"is_reply": bool(status.get("in_reply_to_id")) and
+             status.get("in_reply_to_account_id") != status["account_id"],
+             "is_reblog": bool(status.get("reblog_of_id")),
+             "has_media": bool(status.get("media_ids"))}
     return {**keys.status(status["id"]), "type": "status",
             **keys.status_index_keys(status["account_id"], status["id"], status["thread_id"],
-                                     public_day), **status}
+                                     public_day), **status, **flags}
 
 
 def stats_item(status_id: str) -> dict[str, Any]:
@@ -43,10 +50,32 @@ def get(status_id: str) -> dict[str, Any] | None:
     return get_many([status_id]).get(status_id)
 
 
-def account_status_entries(account_id: str, lo: str, hi: str, descending: bool
+def _listing_filter(*, exclude_replies: bool = False, exclude_reblogs: bool = False,
+                    only_media: bool = False) -> base.Filter | None:
+    parts: list[str] = []
+    names: dict[str, str] = {}
+    vals: dict[str, Any] = {}
+    for wanted, attribute, alias in ((exclude_replies, "is_reply", "#reply"),
+                                     (exclude_reblogs, "is_reblog", "#reblog")):
+        if wanted:
+            parts.append(f"(attribute_not_exists({alias}) OR {alias} = :no)")
+            names[alias], vals[":no"] = attribute, False
+    if only_media:
+        parts.append("#media = :yes")
+        names["#media"], vals[":yes"] = "has_media", True
+    return (" AND ".join(parts), names, vals) if parts else None
+
+
+def account_status_entries(account_id: str, lo: str, hi: str, descending: bool, *,
+                           budget: Budget, step: int, exclude_replies: bool = False,
+                           exclude_reblogs: bool = False, only_media: bool = False
                            ) -> Iterator[dict[str, Any]]:
+    """An account's statuses (index entries), the listing's filters applied by DynamoDB."""
     return base.query(keys.account_statuses(account_id), index="GSI1", sk_between=(lo, hi),
-                      descending=descending)
+                      descending=descending, budget=budget, step=step,
+                      filter=_listing_filter(exclude_replies=exclude_replies,
+                                             exclude_reblogs=exclude_reblogs,
+                                             only_media=only_media))
 
 
 def thread_entries(thread_id: str) -> list[dict[str, Any]]:
@@ -96,9 +125,10 @@ def remove_edge(key: dict[str, str]) -> dict[str, Any] | None:
     return base.delete(key, returning=True)
 
 
-def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool
-                 ) -> Iterator[dict[str, Any]]:
-    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending)
+def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool, *,
+                 budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
+    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,
+                      budget=budget, step=step)
 
 
 def get_items(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:

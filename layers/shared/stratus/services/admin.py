@@ -12,7 +12,7 @@ from ..auth.tokens import digest
 from ..convert import accounts as convert
 from ..errors import Forbidden, NotFound
 from ..params import flag
-from ..http.pagination import Page, fill_page
+from ..paging import EXAMINED_PER_PAGE, Budget, Page, fill_page
 from ..repo import accounts as repo
 from ..repo import audit, base, keys
 from ..repo import oauth as oauth_repo
@@ -40,10 +40,12 @@ def v2_filters(params: dict[str, Any]) -> dict[str, Any]:
             **{k: params.get(k) for k in ("username", "display_name", "email", "ip", "by_domain")}}
 
 
-def _entries(filters: dict[str, Any], page: Page) -> Iterator[dict[str, Any]]:
+def _entries(filters: dict[str, Any], page: Page, budget: Budget
+             ) -> Iterator[dict[str, Any]]:
     lo, hi = keys.id_range(*page.id_range())
     return repo.admin_page(filters.get("origin"), filters.get("status"), lo=lo, hi=hi,
-                           descending=not page.ascending)
+                           descending=not page.ascending, budget=budget,
+                           step=max(page.limit, 20))
 
 
 def _matches(bundle: dict[str, dict[str, Any]], filters: dict[str, Any]) -> bool:
@@ -71,14 +73,18 @@ def _matches(bundle: dict[str, dict[str, Any]], filters: dict[str, Any]) -> bool
     return True
 
 
-def list_accounts(filters: dict[str, Any], page: Page) -> list[dict[str, Any]]:
-    """Admin::Account entities, newest first, filtered, one page (loops to fill it)."""
+def list_accounts(filters: dict[str, Any], page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    """Admin::Account entities, newest first, filtered, one page (loops to fill it, within
+    the examination budget), and the ids its Link header continues from."""
     def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ids_ = [e["account_id"] for e in entries]
         bundles = repo.get_many(ids_, (repo.PROFILE, repo.STATS, repo.USER))
         return [_render(bundles[a]) for a in ids_ if a in bundles and _matches(bundles[a], filters)]
 
-    return fill_page(_entries(filters, page), hydrate, page)
+    budget = Budget(entries=max(EXAMINED_PER_PAGE, 2 * page.limit))
+    filled = fill_page(_entries(filters, page, budget), hydrate, page, budget=budget,
+                       id_of=lambda e: e["account_id"], result_id=lambda a: a["id"])
+    return filled.items, filled.link_ids
 
 
 def _render(bundle: dict[str, dict[str, Any]]) -> dict[str, Any]:

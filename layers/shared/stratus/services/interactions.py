@@ -9,7 +9,7 @@ from typing import Any
 from .. import clock, ids, limits
 from ..domain.viewer import Viewer
 from ..errors import Forbidden, NotFound, Unprocessable
-from ..http.pagination import Page, fill_page
+from ..paging import Budget, Page, fill_page
 from ..policy import visibility
 from ..repo import base, keys
 from ..repo import statuses as repo
@@ -225,7 +225,10 @@ def own_list(viewer: Viewer, action: str, page: Page) -> tuple[list[dict[str, An
             viewer.account_id, repo.follows)}
         return [(e["id"], found[e["status_id"]]) for e in entries if e["status_id"] in visible]
 
-    chosen = fill_page(repo.edge_entries("GSI2", keys.edges_of(kind, viewer.account_id), lo, hi,
-                                         descending), hydrate, page)
-    rendered = status_views.render([s for _, s in chosen], viewer.account_id)
-    return rendered, [edge_id for edge_id, _ in chosen]
+    budget = Budget()
+    filled = fill_page(repo.edge_entries("GSI2", keys.edges_of(kind, viewer.account_id), lo, hi,
+                                         descending, budget=budget, step=max(page.limit, 20)),
+                       hydrate, page, budget=budget, id_of=lambda e: e["id"],
+                       result_id=lambda pair: pair[0])
+    rendered = status_views.render([s for _, s in filled.items], viewer.account_id)
+    return rendered, filled.link_ids

@@ -10,7 +10,7 @@ from .. import clock, ids
 from ..domain.viewer import Viewer
 from ..convert import statuses as convert
 from ..errors import NotFound, Unprocessable
-from ..http.pagination import Page
+from ..paging import Page
 from ..jobs import messages as jobs
 from ..repo import base, keys, scheduler
 from ..repo import statuses as repo

@@ -10,7 +10,7 @@ from .. import clock, ids, limits
 from ..domain.viewer import Viewer
 from ..config import settings
 from ..errors import NotFound, Unprocessable
-from ..http.pagination import Page, fill_page
+from ..paging import Budget, Page, fill_page
 from ..jobs import messages as jobs
 from ..params import flag
 from ..policy import visibility
@@ -101,6 +101,7 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
     from . import accounts as accounts_service
 
     accounts_service.get_account(account_id)  # 404 for unknown or hidden accounts
+
     def truthy(name: str) -> bool:
         return flag(params.get(name))
 
@@ -108,28 +109,24 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         return pinned_statuses(viewer_id, account_id), []
     tagged = formatter.normalize_tag(str(params["tagged"]).lstrip("#")) \
         if params.get("tagged") else None
-    def keep(status: dict[str, Any]) -> bool:
-        if truthy("exclude_reblogs") and status.get("reblog_of_id"):
-            return False
-        if truthy("exclude_replies") and status.get("in_reply_to_id") and \
-                status.get("in_reply_to_account_id") != account_id:
-            return False
-        if truthy("only_media") and not status.get("media_ids"):
-            return False
-        if tagged and tagged not in status.get("tags", []):
-            return False
-        return True
 
     def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         found = repo.get_many([e["id"] for e in entries])
-        candidates = [found[e["id"]] for e in entries if e["id"] in found and keep(found[e["id"]])]
+        candidates = [found[e["id"]] for e in entries if e["id"] in found and
+                      (not tagged or tagged in found[e["id"]].get("tags", []))]
         return visibility.filter_visible(candidates, viewer_id, repo.follows)
 
+    # Replies, boosts and media are filtered by DynamoDB on the index entries; a hashtag is
+    # checked on the statuses read (their index entries carry no tags).
     lo, hi = keys.id_range(*page.id_range())
-    chosen = fill_page(repo.account_status_entries(account_id, lo, hi,
-                                                   descending=not page.ascending), hydrate, page)
-    rendered = status_views.render(chosen, viewer_id)
-    return rendered, [s["id"] for s in rendered]
+    budget = Budget()
+    entries = repo.account_status_entries(
+        account_id, lo, hi, not page.ascending, budget=budget, step=max(page.limit, 20),
+        exclude_replies=truthy("exclude_replies"), exclude_reblogs=truthy("exclude_reblogs"),
+        only_media=truthy("only_media"))
+    filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
+                       result_id=lambda s: s["id"])
+    return status_views.render(filled.items, viewer_id), filled.link_ids
 
 
 def pinned_statuses(viewer_id: str | None, account_id: str) -> list[dict[str, Any]]:
