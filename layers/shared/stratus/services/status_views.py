@@ -1,6 +1,7 @@
 """Turning status items into Status entities for a viewer, with a constant number of batched
 reads per page: statuses, boosted originals, accounts, media, polls + votes, viewer edges,
-custom emoji. Never one read per status."""
+custom emoji. Never one read per status. Every status embedded in another (a boost's original
+today) passes the visibility policy here, so no route can render one the viewer may not see."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from .. import clock
 from ..convert import instance as convert_instance
 from ..convert import statuses as convert
 from ..domain.edges import ViewerEdges
+from ..policy import visibility
 from ..repo import accounts as accounts_repo
 from ..repo import instance as instance_repo
 from ..repo import statuses as repo
@@ -37,6 +39,10 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
     `pending`: counter changes of the viewer's own that the stream has yet to apply."""
     originals_wanted = [i["reblog_of_id"] for i in items if i.get("reblog_of_id")]
     originals = repo.get_many(originals_wanted) if originals_wanted else {}
+    # The one visibility policy guards what is embedded too: a boost of a status the viewer
+    # may not see is not shown (whatever the boost's own visibility says).
+    originals = {o["id"]: o for o in visibility.filter_visible(originals.values(), viewer_id,
+                                                                 repo.follows)}
     everything = list(items) + list(originals.values())
     accounts = load_accounts([s["account_id"] for s in everything] +
                              [m for s in everything for m in s.get("mention_ids", [])])
