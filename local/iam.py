@@ -309,7 +309,8 @@ def _sqs(op: str, params: dict[str, Any], region: str, account: str, _: Any
     return [(action, "*")]
 
 
-_S3_OBJECT_ACTIONS = {"HeadObject": "GetObject", "CreateMultipartUpload": "PutObject",
+_S3_OBJECT_ACTIONS = {"HeadObject": "GetObject", "CopyObject": "PutObject",
+                      "CreateMultipartUpload": "PutObject",
                       "UploadPart": "PutObject", "UploadPartCopy": "PutObject",
                       "CompleteMultipartUpload": "PutObject",
                       "ListParts": "ListMultipartUploadParts"}
