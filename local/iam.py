@@ -232,22 +232,27 @@ def role_statements(transformed: dict[str, Any], function: str, resolve: Callabl
 
 
 _roles: dict[int, dict[str, Role]] = {}  # id(stack) -> function -> role, dropped with the stack
+_roles_lock = threading.Lock()
 
 
 def role_for(stack: Any, function: str) -> Role:
-    roles = _roles.get(id(stack))
-    if roles is None:
-        roles = _roles[id(stack)] = {}
-        weakref.finalize(stack, _roles.pop, id(stack), None)
-    role = roles.get(function)
-    if role is None:
-        role_id, statements = role_statements(sam_transform(stack.template), function,
-                                              stack.resolver.resolve)
-        secrets = {arn.split(":secret:", 1)[1].rsplit("-", 1)[0]: arn
-                   for arn in stack.secret_arns.values() if ":secret:" in arn}
-        role = roles[function] = Role(function, f"{stack_name(stack)}-{role_id}", cfn.ACCOUNT,
-                                      [Statement.parse(s) for s in statements], secrets)
-    return role
+    """`function`'s execution role in `stack`, compiled once per stack."""
+    role = _roles.get(id(stack), {}).get(function)
+    if role is not None:
+        return role
+    with _roles_lock:
+        roles = _roles.get(id(stack))
+        if roles is None:
+            roles = _roles[id(stack)] = {}
+            weakref.finalize(stack, _roles.pop, id(stack), None)
+        if function not in roles:
+            role_id, statements = role_statements(sam_transform(stack.template), function,
+                                                  stack.resolver.resolve)
+            secrets = {arn.split(":secret:", 1)[1].rsplit("-", 1)[0]: arn
+                       for arn in stack.secret_arns.values() if ":secret:" in arn}
+            roles[function] = Role(function, f"{stack_name(stack)}-{role_id}", cfn.ACCOUNT,
+                                   [Statement.parse(s) for s in statements], secrets)
+        return roles[function]
 
 
 def stack_name(stack: Any) -> str:
