@@ -272,8 +272,10 @@ def authorizations(service: str, operation: str, params: dict[str, Any], *, regi
 
 def _dynamodb(op: str, params: dict[str, Any], region: str, account: str, _: Any
               ) -> list[tuple[str, str]]:
-    def table(name: str) -> str:
-        return name if name.startswith("arn:") else f"arn:aws:dynamodb:{region}:{account}:table/{name}"
+    def table(name: str) -> str:  # TableName may be the table's ARN
+        if name.startswith("arn:"):
+            return name
+        return f"arn:aws:dynamodb:{region}:{account}:table/{name}"
 
     if op == "TransactWriteItems":  # there is no TransactWriteItems action: each item is checked
         kinds = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem",
@@ -409,8 +411,9 @@ _MAPPERS: dict[str, Callable[..., list[tuple[str, str]]]] = {
 }
 
 # How each service says "denied" (error code, HTTP status), as the SDK sees it.
-_DENIAL = {"s3": ("AccessDenied", 403), "sqs": ("AccessDenied", 403), "ses": ("AccessDenied", 403),
-           "dynamodb": ("AccessDeniedException", 400), "dynamodbstreams": ("AccessDeniedException", 400),
+_DENIAL = {"s3": ("AccessDenied", 403), "sqs": ("AccessDenied", 403),
+           "ses": ("AccessDenied", 403), "dynamodb": ("AccessDeniedException", 400),
+           "dynamodbstreams": ("AccessDeniedException", 400),
            "secretsmanager": ("AccessDeniedException", 400)}
 
 
@@ -465,14 +468,15 @@ def denial(made: Any, operation: str, role: Role, action: str, resource: str, ve
            else f"because no identity-based policy allows the {action} action")
     service = made.meta.service_model.service_name
     code, status = _DENIAL.get(service, ("AccessDeniedException", 403))
-    response = {"Error": {"Code": code, "Message": f"User: {role.principal} is not authorized "
-                                                   f"to perform: {action} on resource: {resource} {why}"},
+    message = (f"User: {role.principal} is not authorized to perform: {action} on resource: "
+               f"{resource} {why}")
+    response = {"Error": {"Code": code, "Message": message},
                 "ResponseMetadata": {"HTTPStatusCode": status, "RequestId": str(uuid.uuid4())}}
     return made.exceptions.from_code(code)(response, operation)
 
 
-def _authorise(made: Any, params: dict[str, Any], model: Any, context: dict[str, Any] | None = None,
-               **_: Any) -> None:
+def _authorise(made: Any, params: dict[str, Any], model: Any,
+               context: dict[str, Any] | None = None, **_: Any) -> None:
     role = _acting.get()
     if role is None:
         return
