@@ -8,7 +8,7 @@ import time
 import uuid
 from typing import Any
 
-from . import cfn
+from . import cfn, iam
 
 
 class LambdaContext:
@@ -40,6 +40,9 @@ def _ensure_event_loop() -> None:
 
 def invoke(stack: Any, logical_id: str, event: dict[str, Any],
            request_id: str | None = None) -> Any:
+    """Run the function's handler as Lambda would: with its context, and every AWS call it makes
+    (its cold-start imports too) authorised against its execution role (local/iam.py)."""
     _ensure_event_loop()
     fn = stack.functions[logical_id]
-    return stack.handler(logical_id)(event, LambdaContext(fn, request_id))
+    with iam.acting_as(stack, logical_id):
+        return stack.handler(logical_id)(event, LambdaContext(fn, request_id))

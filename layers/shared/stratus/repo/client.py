@@ -1,17 +1,20 @@
 """boto3 clients, created once per process and only when first used.
 
 This is the only module that imports boto3 (repo/ modules and stratus.mail/jobs use these
-factories). `reset()` drops them (tests start a fresh emulator per test).
+factories). `reset()` drops them (tests start a fresh emulator per test). `on_create()` lets the
+local stack attach its IAM check to every client (local/iam.py); on Lambda nothing registers one.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 _clients: dict[str, Any] = {}
 _session: Any = None
 _lock = threading.Lock()
+_hooks: list[Callable[[Any], None]] = []
 
 
 def client(service: str) -> Any:
@@ -26,10 +29,21 @@ def client(service: str) -> Any:
 
             if _session is None:
                 _session = boto3.session.Session()  # one session: its loader caches models
-            _clients[service] = _session.client(
+            made = _session.client(
                 service, config=Config(retries={"mode": "standard", "max_attempts": 5})
             )
+            for hook in _hooks:
+                hook(made)
+            _clients[service] = made
         return _clients[service]
+
+
+def on_create(hook: Callable[[Any], None]) -> None:
+    """Call `hook(client)` for every client already made and every one made from now on."""
+    with _lock:
+        _hooks.append(hook)
+        for made in _clients.values():
+            hook(made)
 
 
 def dynamodb() -> Any:
