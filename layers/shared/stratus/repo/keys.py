@@ -360,9 +360,67 @@ def notifications_about(status_id: str) -> str:
     return "NOTIFSON#" + pad(status_id)
 
 
-# --- relationships (the social graph arrives later; the visibility policy asks already) ------
+# --- relationships ---------------------------------------------------------------------------
+# Every edge lives in its source account's partition under a deterministic key, so any
+# relationship between a viewer and a page of accounts is one BatchGetItem both ways.
+FOLLOWING, FOLLOW_REQUEST, BLOCK, MUTE, DOMAIN_BLOCK_OF_USER, ENDORSEMENT = (
+    "FOLLOWING#", "FOLREQ#", "BLOCK#", "MUTE#", "UDOMBLOCK#", "ENDORSE#")
+
+
 def follow(follower_id: str, followed_id: str) -> dict[str, str]:
-    return key(account_pk(follower_id), "FOLLOWING#" + pad(followed_id))
+    return key(account_pk(follower_id), FOLLOWING + pad(followed_id))
+
+
+def follow_index_keys(follower_id: str, followed_id: str, follow_id: str) -> dict[str, str]:
+    """GSI1: an account's followers; GSI2: whom an account follows — both by follow id."""
+    return {"GSI1PK": followers_of(followed_id), "GSI1SK": pad(follow_id),
+            "GSI2PK": followings_of(follower_id), "GSI2SK": pad(follow_id)}
+
+
+def followers_of(account_id: str) -> str:
+    return "FOLLOWERS#" + pad(account_id)
+
+
+def followings_of(account_id: str) -> str:
+    return "FOLLOWINGS#" + pad(account_id)
+
+
+def follow_request(target_id: str, requester_id: str) -> dict[str, str]:
+    """A pending request to follow a locked account, in the target's partition."""
+    return key(account_pk(target_id), FOLLOW_REQUEST + pad(requester_id))
+
+
+def follow_request_index_keys(target_id: str, request_id: str) -> dict[str, str]:
+    return {"GSI1PK": follow_requests_of(target_id), "GSI1SK": pad(request_id)}
+
+
+def follow_requests_of(account_id: str) -> str:
+    return "FOLREQS#" + pad(account_id)
+
+
+def block(blocker_id: str, blocked_id: str) -> dict[str, str]:
+    return key(account_pk(blocker_id), BLOCK + pad(blocked_id))
+
+
+def mute(muter_id: str, muted_id: str) -> dict[str, str]:
+    return key(account_pk(muter_id), MUTE + pad(muted_id))
+
+
+def user_domain_block(account_id: str, domain: str) -> dict[str, str]:
+    return key(account_pk(account_id), DOMAIN_BLOCK_OF_USER + domain.lower())
+
+
+def endorsement(account_id: str, target_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), ENDORSEMENT + pad(target_id))
+
+
+def edge_list_index_keys(kind: str, owner_id: str, edge_id: str) -> dict[str, str]:
+    """GSI1: an account's blocks, mutes, domain blocks or endorsements, by when made."""
+    return {"GSI1PK": edge_list_of(kind, owner_id), "GSI1SK": pad(edge_id)}
+
+
+def edge_list_of(kind: str, owner_id: str) -> str:
+    return f"{kind.rstrip('#')}S#" + pad(owner_id)
 
 
 # --- background jobs ---------------------------------------------------------------------
