@@ -216,3 +216,21 @@ def test_concurrent_posts_with_one_idempotency_key(live_server):
     with httpx.Client(base_url=base) as http:
         me = http.get("/api/v1/accounts/verify_credentials", headers=headers).json()
     assert me["statuses_count"] == 1
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("0", True), ("123", True), ("9223372036854775807", True),
+    ("9223372036854775808", False), ("99999999999999999999", False), ("²", False),
+    ("١٢٣", False), ("12a", False), ("", False), (" 1", False), ("-1", False), (12, False),
+])
+def test_is_id_reads_ids_like_a_bigint(value, expected):
+    from stratus.ids import is_id
+
+    assert is_id(value) is expected
+
+
+def test_indexed_values_orders_numbers_then_the_rest():
+    from stratus.params import indexed_values
+
+    assert indexed_values({"10": "c", "x": "d", "2": "b", "²": "e", "0": "a"}) == \
+        ["a", "b", "c", "d", "e"]
