@@ -388,8 +388,10 @@ def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: i
                 if max_time:
                     command += ["--max-time", str(max_time)]
                 with open(workdir / f"schemathesis-{name}.log", "w") as out:
+                    # In the work directory: schemathesis keeps a cache where it runs.
                     runs[name] = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT,
-                                                env={**os.environ, "NO_COLOR": "1"}).returncode
+                                                env={**os.environ, "NO_COLOR": "1"},
+                                                cwd=workdir).returncode
             hostile_sent = run_hostile(f"http://127.0.0.1:{port}", seeded["token"], workdir,
                                        hostile) if hostile != "off" else 0
         finally:
