@@ -9,7 +9,7 @@ PORT ?= 8000
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: dev test lint build bench clean
+.PHONY: dev test lint build bench fuzz clean
 
 $(STAMP): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON313) -m venv $(VENV)
@@ -40,6 +40,9 @@ build: $(SAM_STAMP) $(STAMP) ## sam build (no container; needs python3.13, e.g. 
 
 bench: $(STAMP) ## cold-start and warm request timings
 	$(VENV)/bin/python -m local.bench
+
+fuzz: $(STAMP) ## schemathesis against the local stack: requests, 5xx, tracebacks (docs/security.md)
+	$(VENV)/bin/python -m local.fuzz $(FUZZ_ARGS)
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .stratus

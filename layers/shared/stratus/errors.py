@@ -42,6 +42,11 @@ class NotFound(ApiError):
     default_message = "Record not found"
 
 
+class PayloadTooLarge(ApiError):
+    status = 413
+    default_message = "Request entity too large"
+
+
 class Unprocessable(ApiError):
     status = 422
     default_message = "Validation failed"

@@ -3,16 +3,23 @@
 The low bits are a per-process random start plus a sequence, so ids minted in the same millisecond
 by one process never collide and different processes very rarely do. Ids are decimal strings at the
 API edge and zero-padded to 20 digits inside sort keys (`stratus.repo.keys.pad`).
+
+`is_id` is the one test of an id that came from a request (path, `id[]`, cursors, `media_ids`,
+...): ASCII digits only, and small enough for Mastodon's bigint (a signed 64-bit integer).
+`str.isdigit()` is not enough: it accepts `²` or `١٢٣`, which `int()` then refuses.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 import threading
 import time
 
 _lock = threading.Lock()
+_DIGITS = re.compile(r"[0-9]{1,19}")
+MAX_ID = (1 << 63) - 1  # Mastodon's ids are PostgreSQL bigints
 _sequence = itertools.count(secrets.randbelow(1 << 16))
 
 
@@ -33,4 +40,7 @@ def timestamp_ms(snowflake: str | int) -> int:
 
 
 def is_id(value: object) -> bool:
-    return isinstance(value, str) and value.isdigit() and 0 < len(value) <= 20
+    """An id as a request may carry it: a string of ASCII digits that fits in a signed 64-bit
+    integer."""
+    return (isinstance(value, str) and _DIGITS.fullmatch(value) is not None
+            and int(value) <= MAX_ID)

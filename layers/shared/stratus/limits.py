@@ -4,6 +4,14 @@ The instance endpoints publish these values in `configuration`; validators impor
 so what a client is told is what the server checks.
 """
 
+# Requests (the edge: stratus.http.forms). API Gateway refuses payloads over 10 MB; JSON and
+# form bodies are parameters only, so they get far less. Rack's param_depth_limit is 32.
+MAX_REQUEST_BODY = 10 * 1024 * 1024
+MAX_PARAMS_BODY = 1024 * 1024
+MAX_PARAMS_DEPTH = 32
+MAX_PARAMS_FIELDS = 2000
+MAX_UPLOADS = 16
+
 # Accounts (Mastodon's Account model and its validators)
 MAX_DISPLAY_NAME_LENGTH = 30
 MAX_NOTE_LENGTH = 500

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .ids import is_id
+
 _FALSE = {"0", "f", "false", "off", "no", "n"}
 
 
@@ -26,3 +28,12 @@ def flag(value: Any, default: bool = False) -> bool:
     """A boolean parameter with a default for when it is absent or blank."""
     result = truthy(value)
     return default if result is None else result
+
+
+def indexed_values(raw: dict[Any, Any]) -> list[Any]:
+    """The values of a Rails indexed hash (`fields_attributes[0][name]=...` arrives as
+    `{"0": {...}, "1": {...}}`) in index order; keys that are not indexes (ASCII digits, read
+    like ids) follow in the order they came."""
+    numbered = sorted((int(k), position) for position, k in enumerate(raw) if is_id(k))
+    keys = list(raw)
+    return [raw[keys[p]] for _, p in numbered] + [v for k, v in raw.items() if not is_id(k)]

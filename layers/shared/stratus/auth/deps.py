@@ -8,6 +8,8 @@ on an app token 422 → unconfirmed / pending / disabled 403.
 from __future__ import annotations
 
 
+from dataclasses import dataclass
+
 from starlette.requests import Request
 
 from ..domain.viewer import Viewer
@@ -21,6 +23,17 @@ UNCONFIRMED = "Your login is missing a confirmed e-mail address"
 PENDING = "Your login is currently pending approval"
 DISABLED = "Your login is currently disabled"
 NOT_ALLOWED = "This action is not allowed"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a route's auth dependency asks for, kept on the dependency as `.declared` so the
+    route table can be checked against it (tests/security/test_authorization_matrix.py)."""
+
+    kind: str  # "require", "optional" or "permission"
+    scopes: tuple[str, ...]
+    user: bool = True
+    permission: int | None = None
 
 
 def bearer(request: Request) -> str | None:
@@ -79,6 +92,7 @@ def require(*accepted: str, user: bool = True, allow_unconfirmed: bool = False):
             stats.record_sign_in(viewer.account_id)
         return viewer
 
+    dependency.declared = Declared("require", accepted, user)
     return dependency
 
 
@@ -93,6 +107,7 @@ def optional(*accepted: str):
                 check_user(viewer)
         return viewer
 
+    dependency.declared = Declared("optional", accepted, user=False)
     return dependency
 
 
@@ -106,4 +121,5 @@ def require_permission(permission: int, *accepted: str):
             raise Forbidden(NOT_ALLOWED)
         return viewer
 
+    dependency.declared = Declared("permission", accepted, permission=permission)
     return dependency

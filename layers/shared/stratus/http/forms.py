@@ -4,6 +4,15 @@ Mastodon (Rails) params: `key[]=a&key[]=b` is an array, `a[b][c]=x` nests, `a[0]
 is an indexed hash (clients send `fields_attributes[0][name]`). Values from the body win over
 the query string; services read what they know and ignore the rest, and read booleans with
 `stratus.params.flag` (`true/false/1/0/on/off`).
+
+This is also the edge where bad input stops, as a 4xx with Mastodon's error body (issue 8):
+- text must be UTF-8, alike in all formats: percent-escapes that are not UTF-8, multipart fields
+  that are not UTF-8, and JSON strings holding lone surrogates (`"\\ud800"`, which no UTF-8
+  store can keep) are refused with 400, as Rails refuses parameters with an invalid encoding;
+- JSON is strict: `NaN` and `Infinity` are not JSON (400);
+- nesting is limited to `MAX_PARAMS_DEPTH` levels like Rack's `param_depth_limit` (400, never
+  a RecursionError), and the field count like Rack's;
+- JSON and form bodies over `MAX_PARAMS_BODY`, and any body over API Gateway's 10 MB, are 413.
 """
 
 from __future__ import annotations
@@ -13,9 +22,17 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl
 
-from ..errors import BadRequest
+from starlette.formparsers import MultiPartException, MultiPartParser
+
+from ..errors import BadRequest, PayloadTooLarge
+from ..limits import (MAX_PARAMS_BODY, MAX_PARAMS_DEPTH, MAX_PARAMS_FIELDS, MAX_REQUEST_BODY,
+                      MAX_UPLOADS)
 
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+PARSE_ERROR = "Error occurred while parsing request parameters"
+INVALID_TEXT = "Invalid request parameters: text is not valid UTF-8"
+TOO_DEEP = "Invalid request parameters: nested too deeply"
 
 
 def _split(name: str) -> list[str]:
@@ -68,8 +85,88 @@ def nest(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """Turn flat Rails-style names into nested dicts and lists."""
     result: dict[str, Any] = {}
     for name, value in pairs:
-        _assign(result, _split(name), value)
+        parts = _split(name)
+        if len(parts) > MAX_PARAMS_DEPTH:
+            raise BadRequest(TOO_DEEP)
+        _assign(result, parts, value)
     return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_json(data: Any) -> None:
+    """Nesting depth and text of a parsed JSON document (walked without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                raise BadRequest(INVALID_TEXT)
+        elif isinstance(node, (dict, list)):
+            if depth > MAX_PARAMS_DEPTH:
+                raise BadRequest(TOO_DEEP)
+            if isinstance(node, dict):
+                stack.extend((k, depth) for k in node)
+                stack.extend((v, depth + 1) for v in node.values())
+            else:
+                stack.extend((v, depth + 1) for v in node)
+
+
+def _parse_json(raw: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(raw, parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        raise BadRequest(INVALID_TEXT) from exc
+    except RecursionError as exc:
+        raise BadRequest(TOO_DEEP) from exc
+    except ValueError as exc:
+        raise BadRequest(PARSE_ERROR) from exc
+    if not isinstance(data, dict):
+        raise BadRequest(PARSE_ERROR)
+    _check_json(data)
+    # JSON may still use Rails names: {"ids[]": ["1", "2"]} is ids = ["1", "2"].
+    pairs = [(k, item) for k, v in data.items()
+             for item in (v if k.endswith("[]") and isinstance(v, list) else [v])]
+    return nest(pairs) if any("[" in k for k in data) else data
+
+
+def _parse_query(text: str) -> dict[str, Any]:
+    """A query string or urlencoded body; percent-escapes must decode as UTF-8."""
+    try:
+        pairs = parse_qsl(text, keep_blank_values=True, errors="strict",
+                          max_num_fields=MAX_PARAMS_FIELDS)
+    except UnicodeDecodeError as exc:
+        raise BadRequest(INVALID_TEXT) from exc
+    except ValueError as exc:  # more fields than allowed
+        raise BadRequest(PARSE_ERROR) from exc
+    return nest(pairs)
+
+
+class _MultiPartParser(MultiPartParser):
+    """Starlette's parser, except that a text field that is not UTF-8 is refused (Starlette
+    would quietly read it as Latin-1)."""
+
+    def on_part_end(self) -> None:
+        if self._current_part.file is None:
+            try:
+                bytes(self._current_part.data).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise MultiPartException(INVALID_TEXT) from exc
+        super().on_part_end()
+
+
+async def _parse_multipart(request: Any) -> dict[str, Any]:
+    parser = _MultiPartParser(request.headers, request.stream(), max_files=MAX_UPLOADS,
+                              max_fields=MAX_PARAMS_FIELDS)
+    try:
+        form = await parser.parse()
+    except MultiPartException as exc:
+        raise BadRequest(INVALID_TEXT if exc.message == INVALID_TEXT else PARSE_ERROR) from exc
+    except Exception as exc:  # noqa: BLE001 - whatever else a malformed body raises is a 400
+        raise BadRequest(PARSE_ERROR) from exc
+    return nest(list(form.multi_items()))
 
 
 def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
@@ -87,29 +184,27 @@ async def request_params(request: Any) -> dict[str, Any]:
     cached = request.scope.get("stratus.params")
     if cached is not None:
         return cached
-    params = nest(list(parse_qsl(request.url.query, keep_blank_values=True)))
+    params = _parse_query(request.url.query)
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     body: dict[str, Any] = {}
     if request.method not in ("GET", "HEAD"):
-        if content_type == "application/json" or content_type.endswith("+json"):
+        is_json = content_type == "application/json" or content_type.endswith("+json")
+        is_form = content_type == "application/x-www-form-urlencoded"
+        if is_json or is_form or content_type == "multipart/form-data":
             raw = await request.body()
-            if raw.strip():
+            if len(raw) > (MAX_REQUEST_BODY if content_type == "multipart/form-data"
+                           else MAX_PARAMS_BODY):
+                raise PayloadTooLarge()
+            if is_json:
+                body = _parse_json(raw) if raw.strip() else {}
+            elif is_form:
                 try:
-                    data = json.loads(raw)
-                except ValueError as exc:
-                    raise BadRequest("Error occurred while parsing request parameters") from exc
-                if not isinstance(data, dict):
-                    raise BadRequest("Error occurred while parsing request parameters")
-                # JSON may still use Rails names: {"ids[]": ["1", "2"]} is ids = ["1", "2"].
-                pairs = [(k, item) for k, v in data.items()
-                         for item in (v if k.endswith("[]") and isinstance(v, list) else [v])]
-                body = nest(pairs) if any("[" in k for k in data) else data
-        elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
-            try:
-                form = await request.form(max_files=16, max_fields=2000)
-            except Exception as exc:  # malformed multipart
-                raise BadRequest("Error occurred while parsing request parameters") from exc
-            body = nest(list(form.multi_items()))
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise BadRequest(INVALID_TEXT) from exc
+                body = _parse_query(text)
+            else:
+                body = await _parse_multipart(request)
     params = _merge(params, body)
     request.scope["stratus.params"] = params
     return params

@@ -14,7 +14,7 @@ from ..domain.viewer import Viewer
 from ..auth.tokens import digest, generate
 from ..convert import accounts as convert
 from ..errors import Forbidden, NotFound, Unprocessable, ValidationFailed
-from ..params import flag, truthy
+from ..params import flag, indexed_values, truthy
 from ..repo import accounts as repo
 from ..repo import base, keys, media
 from ..repo import oauth as oauth_repo
@@ -365,7 +365,7 @@ def _fields(raw: Any) -> list[dict[str, str]] | None:
     if raw is None:
         return None
     if isinstance(raw, dict):
-        entries = [raw[k] for k in sorted(raw, key=lambda k: int(k) if str(k).isdigit() else 0)]
+        entries = indexed_values(raw)
     elif isinstance(raw, list):
         entries = raw
     else:

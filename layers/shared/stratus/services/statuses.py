@@ -3,16 +3,17 @@ policy, context, edits and history, deletion, and an account's statuses."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
 from .. import clock, ids, limits
 from ..domain.viewer import Viewer
 from ..config import settings
-from ..errors import NotFound, Unprocessable
-from ..paging import Budget, Page, fill_page
+from ..errors import Busy, NotFound, Unprocessable
 from ..jobs import messages as jobs
-from ..params import flag
+from ..paging import Budget, Page, fill_page
+from ..params import flag, indexed_values
 from ..policy import visibility
 from ..repo import accounts as accounts_repo
 from ..repo import base, keys
@@ -201,8 +202,11 @@ def validate_poll(raw: Any) -> dict[str, Any] | None:
         raise _error("Poll is invalid")
     options = raw.get("options") or []
     if isinstance(options, dict):
-        options = [options[k] for k in sorted(options, key=lambda k: int(k) if str(k).isdigit() else 0)]
-    options = [str(o).strip() for o in options if str(o).strip()]
+        options = indexed_values(options)
+    # Like Rails' `options: []`: an array of scalars, anything else is not there.
+    options = options if isinstance(options, list) else []
+    options = [str(o).strip() for o in options
+               if isinstance(o, (str, int, float)) and not isinstance(o, bool) and str(o).strip()]
     if len(options) < 2:
         raise _error("Poll must have at least 2 options")
     if len(options) > limits.POLL_MAX_OPTIONS:
@@ -267,7 +271,7 @@ def prepare(viewer: Viewer, params: dict[str, Any], *, for_schedule: bool = Fals
 def _media_ops(viewer_id: str, media_ids: list[str], status_id: str,
                scheduled_id: str | None = None) -> list[base.Op]:
     """Attach media: only the owner's, only once (a scheduled post's own media may move on)."""
-    found = repo.get_media(media_ids)
+    found = repo.get_media([m for m in media_ids if ids.is_id(m)])
     missing = [m for m in media_ids if m not in found or found[m]["account_id"] != viewer_id]
     if missing:
         raise _error("Media attachments could not be found: " + ", ".join(missing))
@@ -388,14 +392,26 @@ def create_idempotent(viewer: Viewer, params: dict[str, Any], key: str | None,
     same status (Powertools idempotency on the Idempotency table)."""
     if not key:
         return create(viewer, params)
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyAlreadyInProgressError)
+
     run, config = _idempotent_create()
     if lambda_context is not None:
         config.register_lambda_context(lambda_context)
-    return run(request={"account_id": viewer.account_id, "key": key}, viewer=viewer,
-               params=params)
+    # A duplicate that arrives while the first request is still posting waits for its result
+    # (or, if the first one fails, posts itself); after a few seconds it is told to retry.
+    for _ in range(IDEMPOTENCY_WAITS):
+        try:
+            return run(request={"account_id": viewer.account_id, "key": key}, viewer=viewer,
+                       params=params)
+        except IdempotencyAlreadyInProgressError:
+            time.sleep(IDEMPOTENCY_WAIT_SECONDS)
+    raise Busy("A request with this Idempotency-Key is still in progress; try again in a moment")
 
 
 _idempotent = None
+IDEMPOTENCY_WAITS = 12
+IDEMPOTENCY_WAIT_SECONDS = 0.25
 
 
 def _idempotent_create():
