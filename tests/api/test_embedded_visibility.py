@@ -23,7 +23,7 @@ def legacy_public_boost(account_id: str, original: dict) -> str:
             "uri": f"http://localhost:8000/users/x/statuses/{boost_id}/activity", "url": None,
             "thread_id": boost_id, "local": True, "created_at": clock.iso(clock.now()),
             "mention_ids": [], "tags": [], "media_ids": []}
-    base.put(statuses_repo.status_item(item, clock.day_key(clock.now())))
+    base.put(statuses_repo.status_item(item))
     base.put(statuses_repo.stats_item(boost_id))
     base.put({**keys.reblog_edge(account_id, original["id"]), "type": "reblog",
               "id": ids.new_id(), "account_id": account_id, "status_id": original["id"],

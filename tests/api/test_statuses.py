@@ -14,9 +14,14 @@ def post(client, headers, **data):
     return response.json()
 
 
-def follow(follower_id, followed_id):
-    base.put({**keys.follow(follower_id, followed_id), "type": "follow",
-              "account_id": follower_id, "target_id": followed_id})
+def follow(follower_id, followed_id, **options):
+    """A follow edge as the social graph writes it (until the follow API exists)."""
+    from stratus import ids
+
+    follow_id = ids.new_id()
+    base.put({**keys.follow(follower_id, followed_id), "type": "follow", "id": follow_id,
+              "account_id": follower_id, "target_id": followed_id,
+              **keys.follow_index_keys(follower_id, followed_id, follow_id), **options})
 
 
 def test_post_plain_text(client, people, entity, drain):

@@ -91,13 +91,14 @@ def world(client, runtime):
             # Another user's object, one per kind of path parameter.
             "objects": {"status_id": private["id"], "poll_id": poll["poll"]["id"],
                         "media_id": media["id"], "scheduled_id": scheduled["id"],
-                        "account_id": bob, "username": "bob"},
+                        "account_id": bob, "username": "bob", "hashtag": "clouds",
+                        "refresh_id": f"home-{bob}"},
             "public_status": public["id"]}
 
 
 # Path parameters naming objects anyone may read (profiles); staff routes on accounts are
 # covered by the permission check instead.
-PUBLIC_OBJECTS = {"account_id", "username"}
+PUBLIC_OBJECTS = {"account_id", "username", "hashtag"}
 # Routes only the owner may use even on an object the viewer can see (Mastodon looks these
 # up among the viewer's own records: 404 otherwise).
 OWNER_ONLY = {("PUT", "/api/v1/statuses/{status_id}"), ("DELETE", "/api/v1/statuses/{status_id}")}

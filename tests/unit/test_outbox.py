@@ -30,13 +30,18 @@ def routed(rec: dict) -> list[tuple[str, str]]:
 
 def test_a_new_status_is_counted_and_has_effects():
     assert routed(record("INSERT", STATUS)) == [("counters", "count"),
-                                                ("effects", "status_created")]
+                                                ("effects", "status_created"),
+                                                ("fanout", "fan_out")]
+    assert ("fanout", "fan_out") not in routed(record("INSERT", {**STATUS,
+                                                                 "visibility": "direct"}))
 
 
 def test_a_removed_status_is_uncounted_and_cascades():
-    [(_, count), (_, removed)] = route(record("REMOVE", old={**STATUS, "counted": True}))
+    [(_, count), (_, removed), (_, unfan)] = route(record("REMOVE",
+                                                         old={**STATUS, "counted": True}))
     assert count.item["counted"] is True and count.event == "REMOVE"
     assert isinstance(removed, jobs.StatusRemoved) and removed.tags == ["a"]
+    assert isinstance(unfan, jobs.FanOut) and unfan.removal is True
 
 
 def test_the_counting_guard_itself_triggers_nothing():
@@ -73,12 +78,18 @@ def test_ttl_expiry_of_unattached_media_removes_its_files():
 def test_every_job_the_registry_produces_has_a_consumer():
     from stratus.services import effects
 
+    from functions.workers.fanout.handler import HANDLERS as FANOUT
+
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
-                 "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia}}
+                 "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
+                 "fanout": set(FANOUT)}
     samples = {"status": STATUS, "fav": FAV, "reblog": {**FAV, "type": "reblog"},
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
                "poll": {"type": "poll", "id": "7", "status_id": "10", "account_id": "1"},
-               "media_attachment": {"type": "media_attachment", "id": "5"}}
+               "media_attachment": {"type": "media_attachment", "id": "5"},
+               "follow": {"type": "follow", "account_id": "1", "target_id": "2"},
+               "block": {"type": "block", "account_id": "1", "target_id": "2"},
+               "mute": {"type": "mute", "account_id": "1", "target_id": "2"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

@@ -75,3 +75,15 @@ def test_effects_worker_indexes_hashtags(runtime):
 def test_timers_worker_ignores_unknown_polls(runtime):
     assert invoke(runtime.stack, "TimersFunction", sample("TimersFunction")) == \
         {"batchItemFailures": []}
+
+
+def test_fanout_worker_delivers_to_the_author(runtime, drain):
+    from stratus.repo import base as repo_base
+
+    assert invoke(runtime.stack, "FanoutFunction", sample("FanoutFunction")) == \
+        {"batchItemFailures": []}
+    drain()  # the Deliver batch it queued
+    entry = repo_base.get(keys.feed_entry(keys.home_feed("117657226599751660"),
+                                          "117657226599751661"),
+                          table_name=runtime.env["FEED_TABLE"])
+    assert entry["author_id"] == "117657226599751660"

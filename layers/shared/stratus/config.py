@@ -22,6 +22,10 @@ class Settings:
         return self._get("MAIN_TABLE")
 
     @cached_property
+    def feed_table(self) -> str:
+        return self._get("FEED_TABLE")
+
+    @cached_property
     def media_bucket(self) -> str:
         return self._get("MEDIA_BUCKET")
 

@@ -68,6 +68,8 @@ class StatusCreated(Job):
     mention_ids: list[str] = field(default_factory=list)
     reblog_of_id: str | None = None
     reblog_of_account_id: str | None = None
+    local: bool = True
+    has_media: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,6 +78,8 @@ class StatusChanged(Job):
     status_id: str
     account_id: str
     visibility: str | None = None
+    local: bool = True
+    has_media: bool = False
     added_tags: list[str] = field(default_factory=list)
     removed_tags: list[str] = field(default_factory=list)
     added_mention_ids: list[str] = field(default_factory=list)
@@ -144,3 +148,52 @@ class PollExpired(Job):
 class PublishScheduled(Job):
     name: ClassVar[str] = "publish_scheduled"
     scheduled_status_id: str
+
+
+# --- fan-out (home and list feeds) ---------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class FanOut(Job):
+    """A status to put into (or, `removal`, take out of) its receivers' feeds: its followers,
+    a page at a time from the follow-id cursor `after`, each page in `Deliver` batches."""
+
+    name: ClassVar[str] = "fan_out"
+    status: dict[str, Any] = field(default_factory=dict)
+    removal: bool = False
+    after: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Deliver(Job):
+    name: ClassVar[str] = "deliver"
+    status: dict[str, Any] = field(default_factory=dict)
+    receivers: list[str] = field(default_factory=list)
+    removal: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class MergeIntoHome(Job):
+    """A new follow: the followed account's recent statuses go into the follower's home."""
+
+    name: ClassVar[str] = "merge_into_home"
+    account_id: str
+    target_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClearFromHome(Job):
+    """An unfollow, block or mute: the target's statuses and boosts leave the owner's home."""
+
+    name: ClassVar[str] = "clear_from_home"
+    account_id: str
+    target_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegenerateHome(Job):
+    """Rebuild a returning user's home from their own and followed accounts' statuses, a page
+    of followed accounts per job (`after`: the follow-id cursor; `started`: own ones done)."""
+
+    name: ClassVar[str] = "regenerate_home"
+    account_id: str
+    after: str | None = None
+    started: bool = False

@@ -111,14 +111,17 @@ def status_created(change: Change) -> jobs.Job:
                               account_id=new["account_id"], visibility=new.get("visibility"),
                               tags=new.get("tags", []), mention_ids=new.get("mention_ids", []),
                               reblog_of_id=new.get("reblog_of_id"),
-                              reblog_of_account_id=new.get("reblog_of_account_id"))
+                              reblog_of_account_id=new.get("reblog_of_account_id"),
+                              local=bool(new.get("local", True)),
+                              has_media=bool(new.get("media_ids")))
 
 
 def status_changed(change: Change) -> jobs.Job:
     new, old = change.new, change.old
     return jobs.StatusChanged(
         event_id=change.event_id, status_id=new["id"], account_id=new["account_id"],
-        visibility=new.get("visibility"),
+        visibility=new.get("visibility"), local=bool(new.get("local", True)),
+        has_media=bool(new.get("media_ids")),
         added_tags=[t for t in new.get("tags", []) if t not in old.get("tags", [])],
         removed_tags=[t for t in old.get("tags", []) if t not in new.get("tags", [])],
         added_mention_ids=[m for m in new.get("mention_ids", [])
@@ -168,11 +171,46 @@ def processing(change: Change) -> bool:
     return bool(change.new.get("processing"))
 
 
+def not_direct(change: Change) -> bool:
+    return change.image.get("visibility") != "direct"
+
+
+# What fan-out reads of a status (the rules of services/fanout.py).
+FANNED_OUT = ("id", "account_id", "visibility", "reblog_of_id", "reblog_of_account_id",
+              "in_reply_to_id", "in_reply_to_account_id", "mention_ids", "language",
+              "created_at")
+
+
+def fan_out(change: Change) -> jobs.Job:
+    image = change.image
+    return jobs.FanOut(event_id=change.event_id, removal=change.event == "REMOVE",
+                       status={k: image[k] for k in FANNED_OUT if image.get(k) is not None})
+
+
+def merge_followed(change: Change) -> jobs.Job:
+    return jobs.MergeIntoHome(event_id=change.event_id, account_id=change.new["account_id"],
+                              target_id=change.new["target_id"])
+
+
+def clear_target(change: Change) -> jobs.Job:
+    """The edge's owner stops seeing its target at home (unfollow, block, mute)."""
+    image = change.image
+    return jobs.ClearFromHome(event_id=change.event_id, account_id=image["account_id"],
+                              target_id=image["target_id"])
+
+
+def clear_blocker(change: Change) -> jobs.Job:
+    """A block works both ways: the blocked account stops seeing the blocker at home."""
+    new = change.new
+    return jobs.ClearFromHome(event_id=change.event_id, account_id=new["target_id"],
+                              target_id=new["account_id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media
+    queue: str  # counters | mail | effects | media | fanout
     job: Callable[[Change], jobs.Job]
 
 
@@ -186,6 +224,13 @@ RULES: tuple[Rule, ...] = (
     Rule("status", inserted, "effects", status_created),
     Rule("status", changed("tags", "mention_ids"), "effects", status_changed),
     Rule("status", removed, "effects", status_removed),
+    Rule("status", both(inserted_or_removed, not_direct), "fanout", fan_out),
+    # the graph, as home feeds see it
+    Rule("follow", inserted, "fanout", merge_followed),
+    Rule("follow", removed, "fanout", clear_target),
+    Rule("block", inserted, "fanout", clear_target),
+    Rule("block", inserted, "fanout", clear_blocker),
+    Rule("mute", inserted, "fanout", clear_target),
     # what accounts do to statuses
     Rule("fav", inserted_or_removed, "counters", count),
     Rule("fav", inserted, "effects", favourited),

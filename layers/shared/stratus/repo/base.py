@@ -225,13 +225,17 @@ def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None
     return found
 
 
-def delete_many(item_keys: Sequence[dict[str, str]], *, table_name: str | None = None) -> None:
-    """Delete items in batches of 25 (BatchWriteItem), retrying what DynamoDB left over."""
+def write_many(*, puts: Sequence[dict[str, Any]] = (), deletes: Sequence[dict[str, str]] = (),
+               table_name: str | None = None) -> None:
+    """Put and delete items in batches of 25 (BatchWriteItem), retrying what DynamoDB left
+    over. Not atomic: each write stands alone (use it for idempotent writes)."""
     name = table_name or table()
-    unique = list({(k["PK"], k["SK"]): k for k in item_keys}.values())
-    for start in range(0, len(unique), 25):
-        request = {name: [{"DeleteRequest": {"Key": serialize(k)}}
-                          for k in unique[start:start + 25]]}
+    requests = [{"PutRequest": {"Item": serialize(item)}}
+                for item in {(i["PK"], i["SK"]): i for i in puts}.values()]
+    requests += [{"DeleteRequest": {"Key": serialize(k)}}
+                 for k in {(k["PK"], k["SK"]): k for k in deletes}.values()]
+    for start in range(0, len(requests), 25):
+        request = {name: requests[start:start + 25]}
         for attempt in range(8):
             left = dynamodb().batch_write_item(RequestItems=request).get("UnprocessedItems")
             if not left:
@@ -239,7 +243,11 @@ def delete_many(item_keys: Sequence[dict[str, str]], *, table_name: str | None =
             request = left
             _backoff(attempt)
         else:
-            raise RuntimeError(f"DynamoDB left {len(request[name])} deletes unprocessed")
+            raise RuntimeError(f"DynamoDB left {len(request[name])} writes unprocessed")
+
+
+def delete_many(item_keys: Sequence[dict[str, str]], *, table_name: str | None = None) -> None:
+    write_many(deletes=item_keys, table_name=table_name)
 
 
 @dataclass

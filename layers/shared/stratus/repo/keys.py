@@ -7,6 +7,8 @@ lexicographic order is numeric order. No other module builds key strings.
 
 from __future__ import annotations
 
+import time
+
 ID_WIDTH = 20
 MAX_SK = "~"  # sorts after every digit and letter
 
@@ -232,14 +234,41 @@ def status_edit(status_id: str, edit_id: str) -> dict[str, str]:
 
 
 def status_index_keys(account_id: str, status_id: str, thread_id: str,
-                      public_day: str | None) -> dict[str, str]:
-    """GSI1: an account's statuses; GSI2: a thread; GSI3: public local statuses by day."""
+                      public_scope: str | None) -> dict[str, str]:
+    """GSI1: an account's statuses; GSI2: a thread; GSI3: the public timeline of its scope
+    (LOCAL or REMOTE), in the hour bucket and shard its id falls in."""
     sk = pad(status_id)
     keys_ = {"GSI1PK": "ASTAT#" + pad(account_id), "GSI1SK": sk,
              "GSI2PK": "THREAD#" + pad(thread_id), "GSI2SK": sk}
-    if public_day:
-        keys_.update({"GSI3PK": "PUB#LOCAL#" + public_day, "GSI3SK": sk})
+    if public_scope:
+        keys_.update({"GSI3PK": public_partition(public_scope, public_hour(status_id),
+                                                 int(status_id) % PUBLIC_SHARDS),
+                      "GSI3SK": sk})
     return keys_
+
+
+# The public timelines: statuses of one hour are spread over PUBLIC_SHARDS partitions by id (a
+# Snowflake's low bits are a sequence, so consecutive posts land on different shards); a
+# directory partition lists the hours that have any, so a reader skips quiet hours in one call.
+PUBLIC_SHARDS = 4
+
+
+def public_hour(status_id: str | int) -> str:
+    """The hour a status id was minted in, `yyyymmddhh` (UTC)."""
+    moment = time.gmtime((int(status_id) >> 16) // 1000)
+    return time.strftime("%Y%m%d%H", moment)
+
+
+def public_partition(scope: str, hour: str, shard: int) -> str:
+    return f"PUB#{scope}#{hour}#{shard}"
+
+
+def public_hours(scope: str) -> str:
+    return f"PUBHOURS#{scope}"
+
+
+def public_hour_entry(scope: str, hour: str) -> dict[str, str]:
+    return key(public_hours(scope), hour)
 
 
 def account_statuses(account_id: str) -> str:
@@ -427,3 +456,33 @@ def edge_list_of(kind: str, owner_id: str) -> str:
 def dedupe(scope: str, event_id: str) -> dict[str, str]:
     """A sentinel that makes a redelivered stream/SQS message a no-op."""
     return key(f"DEDUPE#{scope}#{event_id}", "DEDUPE")
+
+
+# --- feeds (the Feed table: home and list timelines, ids only) -------------------------------
+FEED_ENTRY, FEED_REBLOG = "S#", "R#"
+
+
+def home_feed(account_id: str) -> str:
+    return "HOME#" + pad(account_id)
+
+
+def list_feed(list_id: str) -> str:
+    return "LIST#" + pad(list_id)
+
+
+def feed_entry(feed: str, status_id: str) -> dict[str, str]:
+    return key(feed, FEED_ENTRY + pad(status_id))
+
+
+def feed_entries(feed: str, lo: str, hi: str) -> tuple[str, tuple[str, str]]:
+    """(partition, sort-key bounds) of a feed's entries between two padded ids."""
+    return feed, (FEED_ENTRY + lo, FEED_ENTRY + hi)
+
+
+def feed_reblog_marker(feed: str, original_id: str) -> dict[str, str]:
+    """Present while a boost of `original_id` is in the feed: another is not repeated."""
+    return key(feed, FEED_REBLOG + pad(original_id))
+
+
+def feed_meta(feed: str) -> dict[str, str]:
+    return key(feed, "META")

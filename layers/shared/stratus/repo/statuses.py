@@ -12,16 +12,19 @@ from . import base, keys
 STATUS, STATS = "STATUS", "STATS"
 
 
-def status_item(status: dict[str, Any], public_day: str | None) -> dict[str, Any]:
+def status_item(status: dict[str, Any]) -> dict[str, Any]:
     """The item of a status, with the flags its index entries are filtered by (projected into
-    the GSIs): a reply to someone else, a boost, media attached."""
+    the GSIs): a reply to someone else, a boost, media attached. Public statuses that are not
+    boosts are in their scope's public timeline (GSI3)."""
     flags = {"is_reply": bool(status.get("in_reply_to_id")) and
              status.get("in_reply_to_account_id") != status["account_id"],
              "is_reblog": bool(status.get("reblog_of_id")),
              "has_media": bool(status.get("media_ids"))}
+    public = status.get("visibility") == "public" and not status.get("reblog_of_id")
+    scope = ("LOCAL" if status.get("local", True) else "REMOTE") if public else None
     return {**keys.status(status["id"]), "type": "status",
             **keys.status_index_keys(status["account_id"], status["id"], status["thread_id"],
-                                     public_day), **status, **flags}
+                                     scope), **status, **flags}
 
 
 def stats_item(status_id: str) -> dict[str, Any]:
@@ -76,6 +79,12 @@ def account_status_entries(account_id: str, lo: str, hi: str, descending: bool, 
                       filter=_listing_filter(exclude_replies=exclude_replies,
                                              exclude_reblogs=exclude_reblogs,
                                              only_media=only_media))
+
+
+def recent_status_entries(account_id: str, limit: int) -> list[dict[str, Any]]:
+    """An account's newest `limit` statuses (index entries)."""
+    return list(base.query(keys.account_statuses(account_id), index="GSI1", descending=True,
+                           limit=limit))
 
 
 def thread_entries(thread_id: str) -> list[dict[str, Any]]:
@@ -176,3 +185,59 @@ def tag_status_ids(name: str, lo: str, hi: str) -> list[str]:
     partition, bounds = keys.tagged_range(name, lo, hi)
     return [keys.id_in(i["SK"]) for i in base.query(partition, sk_between=bounds,
                                                       descending=True)]
+
+
+# --- timelines read from the index ----------------------------------------------------------------
+def _flags_filter(*, only_media: bool = False, local: bool | None = None,
+                  public_only: bool = False) -> base.Filter | None:
+    parts: list[str] = []
+    names: dict[str, str] = {}
+    vals: dict[str, Any] = {}
+    if only_media:
+        parts.append("#media = :yes")
+        names["#media"], vals[":yes"] = "has_media", True
+    if local is not None:
+        parts.append("#local = :local")
+        names["#local"], vals[":local"] = "local", local
+    if public_only:
+        parts.append("#visibility = :public")
+        names["#visibility"], vals[":public"] = "visibility", "public"
+    return (" AND ".join(parts), names, vals) if parts else None
+
+
+def public_bucket_entries(scope: str, hour: str, lo: str, hi: str, descending: bool, *,
+                          limit: int, only_media: bool, budget: Budget) -> list[dict[str, Any]]:
+    """The public statuses of one hour of a scope between two padded ids, newest (or, not
+    `descending`, oldest) `limit` of them, merged across the hour's shards."""
+    found: list[dict[str, Any]] = []
+    for shard in range(keys.PUBLIC_SHARDS):
+        found += base.query(keys.public_partition(scope, hour, shard), index="GSI3",
+                            sk_between=(lo, hi), descending=descending, limit=limit,
+                            budget=budget, step=limit,
+                            filter=_flags_filter(only_media=only_media))
+    found.sort(key=lambda e: int(e["id"]), reverse=descending)
+    return found[:limit]
+
+
+def next_public_hour(scope: str, hour: str, bound: str, descending: bool) -> str | None:
+    """The nearest hour before (or after) `hour`, up to `bound`, that has public statuses."""
+    low, high = (bound, hour) if descending else (hour, bound)
+    for item in base.query(keys.public_hours(scope), sk_between=(low, high),
+                           descending=descending, limit=2):
+        if item["SK"] != hour:
+            return item["SK"]
+    return None
+
+
+def register_public_hour(scope: str, hour: str) -> None:
+    base.put({**keys.public_hour_entry(scope, hour), "type": "public_hour"})
+
+
+def tag_entries(name: str, lo: str, hi: str, descending: bool, *, only_media: bool,
+                local: bool | None, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
+    """A hashtag's public statuses (index entries, `{"id": status id, ...}`)."""
+    partition, bounds = keys.tagged_range(name, lo, hi)
+    for item in base.query(partition, sk_between=bounds, descending=descending, budget=budget,
+                           step=step, filter=_flags_filter(only_media=only_media, local=local,
+                                                           public_only=True)):
+        yield {**item, "id": item["status_id"]}

@@ -12,7 +12,8 @@ from .. import clock, ids
 from ..jobs import messages as jobs
 from ..repo import effects as repo
 from ..repo import media as storage
-from ..repo import queues
+from ..repo import keys, queues
+from ..repo import statuses as statuses_repo
 from . import polls
 
 CASCADE_PAGE = 100  # items removed per query
@@ -27,10 +28,17 @@ def _notify(recipient: str, kind: str, actor: str, subject: str, status_id: str 
                             "created_at": clock.iso(clock.now())}))
 
 
+def _tag_fields(job: jobs.StatusCreated | jobs.StatusChanged) -> dict[str, Any]:
+    """What hashtag timelines filter their index entries by."""
+    return {"visibility": job.visibility, "account_id": job.account_id, "local": job.local,
+            "has_media": job.has_media}
+
+
 def status_created(job: jobs.StatusCreated) -> int:
     if job.tags:
-        repo.index_tags(job.status_id, job.tags,
-                        {"visibility": job.visibility, "account_id": job.account_id})
+        repo.index_tags(job.status_id, job.tags, _tag_fields(job))
+    if job.visibility == "public" and not job.reblog_of_id:
+        _register_public_hour(job.status_id, job.local)
     created = 0
     if job.reblog_of_id:
         created += _notify(job.reblog_of_account_id, "reblog", job.account_id,
@@ -40,11 +48,22 @@ def status_created(job: jobs.StatusCreated) -> int:
     return created
 
 
+_registered_hours: set[tuple[str, str]] = set()
+
+
+def _register_public_hour(status_id: str, local: bool) -> None:
+    """Note that an hour has public statuses: the public timeline skips quiet hours with it
+    (once per hour and scope per process; the write is idempotent anyway)."""
+    scope, hour = ("LOCAL" if local else "REMOTE"), keys.public_hour(status_id)
+    if (scope, hour) not in _registered_hours:
+        statuses_repo.register_public_hour(scope, hour)
+        _registered_hours.add((scope, hour))
+
+
 def status_changed(job: jobs.StatusChanged) -> int:
     repo.unindex_tags(job.status_id, job.removed_tags)
     if job.added_tags:
-        repo.index_tags(job.status_id, job.added_tags,
-                        {"visibility": job.visibility, "account_id": job.account_id})
+        repo.index_tags(job.status_id, job.added_tags, _tag_fields(job))
     return sum(_notify(m, "mention", job.account_id, job.status_id, job.status_id)
                for m in job.added_mention_ids)
 
@@ -77,6 +96,11 @@ def status_removed(job: jobs.StatusRemoved) -> int:
             if len(found) < CASCADE_PAGE:
                 break
     return removed
+
+
+def notify_status(recipient: str, author: str, status_id: str) -> int:
+    """A followed account posted and the follow asked to be told (fan-out delivers it)."""
+    return _notify(recipient, "status", author, status_id, status_id)
 
 
 def favourited(job: jobs.Favourited) -> int:

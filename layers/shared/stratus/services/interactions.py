@@ -111,7 +111,7 @@ def reblog(viewer: Viewer, status_id: str, visibility_param: Any) -> dict[str, A
         base.transact([
             base.put_new(_edge_item("REBLOG", keys.reblog_edge(viewer.account_id, status["id"]),
                                     viewer.account_id, status, reblog_id=reblog_id)),
-            base.put_new(repo.status_item(item, None)),
+            base.put_new(repo.status_item(item)),
             base.put_new(repo.stats_item(reblog_id))])
     except ConditionFailed:
         existing = repo.edge(keys.reblog_edge(viewer.account_id, status["id"]))

@@ -346,11 +346,10 @@ def build(viewer: Viewer, prepared: dict[str, Any], *, application: dict[str, An
                                  "hide_totals": poll["hide_totals"],
                                  "expires_at": clock.iso(expires_at), "closed": False}))
         item["_poll_expires_at"] = expires_at
-    public_day = clock.day_key(now) if item["visibility"] == "public" else None
     # The author's statuses_count and the parent's replies_count follow from the stream
     # (services/counters.py): a reply to a busy thread touches no item other replies touch.
     ops += [base.put_new(repo.status_item({k: v for k, v in item.items()
-                                           if not k.startswith("_")}, public_day)),
+                                           if not k.startswith("_")})),
             base.put_new(repo.stats_item(status_id))]
     return item, ops
 

@@ -1,0 +1,26 @@
+"""SQS worker: home feeds — fan-out of new and deleted statuses in batches, follows merged in,
+unfollows/blocks/mutes cleared out, returning users' feeds rebuilt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.jobs import messages
+from stratus.observability import sqs_batch_handler
+from stratus.services import fanout
+
+HANDLERS = {messages.FanOut: fanout.fan_out, messages.Deliver: fanout.deliver,
+            messages.MergeIntoHome: fanout.merge_into_home,
+            messages.ClearFromHome: fanout.clear_from_home,
+            messages.RegenerateHome: fanout.regenerate_home}
+
+
+def _record(record: Any) -> None:
+    job = messages.decode(record.body)
+    handler = HANDLERS.get(type(job))
+    if handler is None:
+        raise ValueError(f"not a fan-out job: {job.name}")
+    handler(job)
+
+
+handler = sqs_batch_handler(_record)
