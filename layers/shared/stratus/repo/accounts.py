@@ -90,7 +90,7 @@ def get_note(account_id: str, target_id: str) -> str:
 def set_note(account_id: str, target_id: str, comment: str) -> None:
     if comment:
         base.put({**keys.account_note(account_id, target_id), "type": "account_note",
-                  "comment": comment})
+                  "account_id": account_id, "target_id": target_id, "comment": comment})
     else:
         base.delete(keys.account_note(account_id, target_id))
 
