@@ -19,8 +19,12 @@ router = APIRouter()
 ACCOUNTS_PAGE = {"default": 40, "maximum": 80}
 
 
-def _ids(request: Request) -> list[str]:
-    return request.query_params.getlist("id[]") or request.query_params.getlist("id")
+async def _params_and_ids(request: Request) -> tuple[dict, list[str]]:
+    """Request parameters and `id[]` (query string, or a JSON body as Mastodon.py sends even
+    with GET: Rails reads both)."""
+    params = await request_params(request)
+    ids_ = params.get("id", [])
+    return params, [str(i) for i in (ids_ if isinstance(ids_, list) else [ids_])]
 
 
 def _page_of(request: Request, response: Response, items_and_ids):
@@ -36,15 +40,16 @@ def _accounts_page(request: Request):
 
 # --- relationships ------------------------------------------------------------------------------
 @router.get("/api/v1/accounts/relationships")
-def accounts_relationships(request: Request, viewer: Viewer = Depends(require("read:follows"))):
-    return relationships.relationships(viewer, _ids(request),
-                                       flag(request.query_params.get("with_suspended")))
+async def accounts_relationships(request: Request,
+                                 viewer: Viewer = Depends(require("read:follows"))):
+    params, ids_ = await _params_and_ids(request)
+    return relationships.relationships(viewer, ids_, flag(params.get("with_suspended")))
 
 
 @router.get("/api/v1/accounts/familiar_followers")
-def accounts_familiar_followers(request: Request,
-                                viewer: Viewer = Depends(require("read:follows"))):
-    return relationships.familiar_followers(viewer, _ids(request))
+async def accounts_familiar_followers(request: Request,
+                                      viewer: Viewer = Depends(require("read:follows"))):
+    return relationships.familiar_followers(viewer, (await _params_and_ids(request))[1])
 
 
 # --- follows --------------------------------------------------------------------------------------

@@ -293,6 +293,9 @@ def test_familiar_followers(client, people, entity):
     assert [item["id"] for item in body] == [ids_["dave"], ids_["bob"]]
     assert sorted(a["id"] for a in body[0]["accounts"]) == sorted([ids_["bob"], ids_["carol"]])
     assert body[1]["accounts"] == []
+    as_json = client.request("GET", "/api/v1/accounts/familiar_followers",
+                             headers=tokens["alice"], json={"id": [ids_["dave"]]})
+    assert [item["id"] for item in as_json.json()] == [ids_["dave"]]  # Mastodon.py sends JSON
     # Followers who hide their collections are left out; an account hiding its own shows none.
     client.patch("/api/v1/accounts/update_credentials", headers=tokens["carol"],
                  data={"hide_collections": "true"})

@@ -90,8 +90,11 @@ async def request_params(request: Any) -> dict[str, Any]:
     params = nest(list(parse_qsl(request.url.query, keep_blank_values=True)))
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     body: dict[str, Any] = {}
-    if request.method not in ("GET", "HEAD"):
-        if content_type == "application/json" or content_type.endswith("+json"):
+    # Rails reads a JSON body whatever the method: Mastodon.py sends GET parameters as JSON
+    # (e.g. `id` of familiar_followers). Form bodies are read on writes only.
+    json_body = content_type == "application/json" or content_type.endswith("+json")
+    if request.method != "HEAD" and (request.method != "GET" or json_body):
+        if json_body:
             raw = await request.body()
             if raw.strip():
                 try:
