@@ -32,7 +32,7 @@ def context_ids(client, headers, status) -> tuple[list[str], list[str]]:
     return [s["id"] for s in body["ancestors"]], [s["id"] for s in body["descendants"]]
 
 
-# --- blocks ------------------------------------------------------------------------------------------
+# --- blocks ---------------------------------------------------------------------------------------
 def test_a_block_ends_follows_and_requests_both_ways(client, people, drain, entity):
     ids_, tokens = people
     follow(client, tokens["alice"], ids_["bob"])
@@ -92,7 +92,8 @@ def test_a_block_hides_the_blockers_statuses_from_the_blocked(client, people):
     assert client.post(f"/api/v1/statuses/{mine['id']}/favourite",
                        headers=tokens["bob"]).status_code == 404
     # ...while the blocker may still open the blocked account's status, not like or boost it.
-    assert client.get(f"/api/v1/statuses/{theirs['id']}", headers=tokens["alice"]).status_code == 200
+    assert client.get(f"/api/v1/statuses/{theirs['id']}",
+                      headers=tokens["alice"]).status_code == 200
     for action in ("favourite", "reblog"):
         refused = client.post(f"/api/v1/statuses/{theirs['id']}/{action}", headers=tokens["alice"])
         assert refused.status_code == 403
@@ -192,7 +193,7 @@ def test_who_liked_and_boosted_leaves_out_blocked_and_muted_accounts(client, peo
     assert len(client.get(url).json()) == 3
 
 
-# --- mutes ------------------------------------------------------------------------------------------
+# --- mutes ----------------------------------------------------------------------------------------
 def test_a_mute_hides_replies_in_threads_but_not_a_direct_read(client, people, entity):
     ids_, tokens = people
     root = post(client, tokens["alice"], status="thread")
@@ -259,7 +260,7 @@ def test_muting_again_changes_the_mute_and_unmute_ends_it(client, people):
     assert mute(client, tokens["alice"], ids_["alice"])["muting"] is False  # yourself: no-op
 
 
-# --- domain blocks -----------------------------------------------------------------------------------
+# --- domain blocks --------------------------------------------------------------------------------
 def test_user_domain_blocks(client, people):
     _, tokens = people
     url = "/api/v1/domain_blocks"

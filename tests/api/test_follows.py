@@ -8,7 +8,7 @@ import pytest
 
 from stratus.repo import base, keys
 from stratus.repo import effects as effects_repo
-from tests.api.test_statuses import follow, post
+from tests.api.test_statuses import follow
 from tests.workers.test_redelivery import deliver_twice, dispatch_only
 
 
@@ -80,6 +80,14 @@ def test_follow_refusals(client, people, target, data, status, message):
     response = client.post(f"/api/v1/accounts/{target_id}/follow", headers=tokens["alice"],
                            data=data)
     assert response.status_code == status and message in response.json()["error"]
+
+
+def test_a_suspended_account_cannot_be_followed(client, people):
+    ids_, tokens = people
+    base.update(keys.account_profile(ids_["bob"]), "SET suspended_at = :t",
+                vals={":t": "2026-11-22T00:00:00.000Z"})
+    response = client.post(f"/api/v1/accounts/{ids_['bob']}/follow", headers=tokens["alice"])
+    assert response.status_code == 404
 
 
 def test_follow_needs_the_follows_scope(client, people):
@@ -377,7 +385,7 @@ def test_a_private_note_answers_the_real_relationship(client, people):
     assert noted["following"] is True and noted["note"] == "friend"
 
 
-# --- endorsements ------------------------------------------------------------------------------------
+# --- endorsements ---------------------------------------------------------------------------------
 def test_endorsements_need_a_follow_and_end_with_it(client, people, entity):
     ids_, tokens = people
     refused = client.post(f"/api/v1/accounts/{ids_['bob']}/pin", headers=tokens["alice"])

@@ -109,7 +109,7 @@ def remove(key: dict[str, str]) -> dict[str, Any] | None:
     return base.delete(key, returning=True)
 
 
-# --- the relationship view -------------------------------------------------------------------------
+# --- the relationship view ------------------------------------------------------------------------
 def _view_keys(viewer_id: str, target_id: str, full: bool) -> list[dict[str, str]]:
     wanted = [keys.follow(viewer_id, target_id), keys.block(viewer_id, target_id),
               keys.block(target_id, viewer_id), keys.mute(viewer_id, target_id)]
@@ -198,7 +198,7 @@ def recipients_silencing(recipient_ids: list[str], actor_id: str, actor_domain: 
     return found
 
 
-# --- listings ------------------------------------------------------------------------------------------
+# --- listings -------------------------------------------------------------------------------------
 def _entries(partition: str, index: str, lo: str, hi: str, descending: bool,
              budget: Budget | None, step: int) -> Iterator[dict[str, Any]]:
     return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,
@@ -246,7 +246,7 @@ def get_many(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:
     return base.batch_get(item_keys)
 
 
-# --- writes --------------------------------------------------------------------------------------------
+# --- writes ---------------------------------------------------------------------------------------
 def create_op(item: dict[str, Any], on_conflict: Exception | None = None) -> base.Op:
     """Write a new edge (fails if it exists)."""
     return base.put_new(item, on_conflict=on_conflict)

@@ -93,7 +93,7 @@ def unmute(viewer: Viewer, target_id: str) -> dict[str, Any]:
     return target.entity()
 
 
-# --- user domain blocks ----------------------------------------------------------------------------
+# --- user domain blocks ---------------------------------------------------------------------------
 def _domain(raw: Any) -> str:
     """A domain as Mastodon normalises it (lower case, punycode); 422 when blank or invalid."""
     text = raw.strip().strip("/").lower() if isinstance(raw, str) else ""

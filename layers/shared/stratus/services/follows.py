@@ -66,6 +66,8 @@ def follow(viewer: Viewer, target_id: str, params: dict[str, Any]
     gets a follow request; following (or asking) again changes the options given."""
     target = relationships.subject(viewer, target_id)
     me = viewer.account_id
+    if target.profile.get("suspended_at"):
+        raise NotFound()  # Mastodon: an unavailable account cannot be followed
     if target.id == me:
         raise Forbidden(SELF_FOLLOW)
     view = target.relations
@@ -128,7 +130,7 @@ def remove_from_followers(viewer: Viewer, target_id: str) -> dict[str, Any]:
     return target.entity()
 
 
-# --- follow requests -----------------------------------------------------------------------------------
+# --- follow requests ------------------------------------------------------------------------------
 def authorize(viewer: Viewer, requester_id: str) -> dict[str, Any]:
     """POST /api/v1/follow_requests/:account_id/authorize: the request becomes a follow with
     its options, in one transaction (Mastodon sends no `follow` notification for it; the
@@ -164,7 +166,7 @@ def reject(viewer: Viewer, requester_id: str) -> dict[str, Any]:
     return requester.entity()
 
 
-# --- lists ------------------------------------------------------------------------------------------------
+# --- lists ----------------------------------------------------------------------------------------
 def _bounds(page: Page) -> tuple[str, str, bool]:
     return (*keys.id_range(*page.id_range()), not page.ascending)
 
