@@ -62,13 +62,6 @@ def loader(viewer_id: str | None) -> Loader:
     return Loader(viewer_id)
 
 
-def view(viewer_id: str, account_ids: list[str], *, domains: Iterable[str] = (),
-         consistent: bool = False) -> Relationships:
-    """Every relationship field between the viewer and `account_ids`, both ways."""
-    found, _ = repo.load(viewer_id, account_ids, domains=domains, consistent=consistent)
-    return found
-
-
 def entity(target_id: str, relations: Relationships, domain: str | None = None
            ) -> dict[str, Any]:
     return convert.relationship(target_id, relations, domain)
@@ -83,12 +76,9 @@ def relationships(viewer: Viewer, account_ids: list[str], with_suspended: bool
     wanted = [a for a in dict.fromkeys(account_ids) if ids.is_id(a)]
     if len(wanted) > MAX_RELATIONSHIP_IDS:
         raise Unprocessable(f"Too many ids requested (maximum is {MAX_RELATIONSHIP_IDS})")
-    parts = (accounts_repo.PROFILE, accounts_repo.USER)
-    profile_keys = [{"PK": keys.account_pk(a), "SK": p} for a in wanted for p in parts]
-    relations, items = repo.load(viewer.account_id, wanted, extra=profile_keys)
-    bundles: dict[str, dict[str, dict[str, Any]]] = {}
-    for item in items:
-        bundles.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = item
+    relations, items = repo.load(viewer.account_id, wanted, extra=accounts_repo.bundle_keys(
+        wanted, (accounts_repo.PROFILE, accounts_repo.USER)))
+    bundles = accounts_repo.bundles(items)
     shown = [a for a in wanted if a in bundles and accounts_service.is_visible(bundles[a])
              and (with_suspended or not bundles[a][accounts_repo.PROFILE].get("suspended_at"))]
     domains = {a: bundles[a][accounts_repo.PROFILE].get("domain") for a in shown}
@@ -127,11 +117,10 @@ def subject(viewer: Viewer, target_id: str) -> Subject:
     not exist or is not shown."""
     if not ids.is_id(str(target_id)):
         raise NotFound()
-    parts = (accounts_repo.PROFILE, accounts_repo.USER)
     relations, items = repo.load(viewer.account_id, [target_id], consistent=True,
-                                 extra=[{"PK": keys.account_pk(target_id), "SK": p}
-                                        for p in parts])
-    bundle = {item["SK"]: item for item in items}
+                                 extra=accounts_repo.bundle_keys(
+                                     [target_id], (accounts_repo.PROFILE, accounts_repo.USER)))
+    bundle = accounts_repo.bundles(items).get(str(target_id), {})
     if not accounts_service.is_visible(bundle):
         raise NotFound()
     profile = bundle[accounts_repo.PROFILE]
