@@ -37,7 +37,7 @@ def world(client, people):
     """alice boosts her own private, direct and limited statuses (carol is mentioned in the
     direct one, bob follows alice, dave is a stranger); bob bookmarks and likes them."""
     ids_, tokens = people
-    follow(ids_["bob"], ids_["alice"])
+    follow(client, tokens["bob"], ids_["alice"])
     private = post(client, tokens["alice"], status="for followers", visibility="private")
     direct = post(client, tokens["alice"], status="psst @carol", visibility="direct")
     limited = post(client, tokens["alice"], status="limited")
@@ -100,7 +100,7 @@ def test_every_route_that_renders_statuses_hides_boosts_of_what_the_viewer_may_n
 
 def test_a_self_boost_of_a_private_status_stays_private(client, people):
     ids_, tokens = people
-    follow(ids_["bob"], ids_["alice"])
+    follow(client, tokens["bob"], ids_["alice"])
     private = post(client, tokens["alice"], status="followers only", visibility="private")
     boost = client.post(f"/api/v1/statuses/{private['id']}/reblog", headers=tokens["alice"],
                         data={"visibility": "public"}).json()

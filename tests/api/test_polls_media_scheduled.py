@@ -58,7 +58,7 @@ def test_multiple_choice_and_private_polls(client, people):
     poll_id = status["poll"]["id"]
     assert client.get(f"/api/v1/polls/{poll_id}").status_code == 404
     assert client.get(f"/api/v1/polls/{poll_id}", headers=tokens["bob"]).status_code == 404
-    follow(ids_["bob"], ids_["alice"])
+    follow(client, tokens["bob"], ids_["alice"])
     response = client.post(f"/api/v1/polls/{poll_id}/votes", headers=tokens["bob"],
                            json={"choices": [0, 2]})
     assert response.status_code == 200

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from stratus.repo import base, keys
 from tests.rig import auth, make_app, user_token
 
 
@@ -14,14 +13,12 @@ def post(client, headers, **data):
     return response.json()
 
 
-def follow(follower_id, followed_id, **options):
-    """A follow edge as the social graph writes it (until the follow API exists)."""
-    from stratus import ids
-
-    follow_id = ids.new_id()
-    base.put({**keys.follow(follower_id, followed_id), "type": "follow", "id": follow_id,
-              "account_id": follower_id, "target_id": followed_id,
-              **keys.follow_index_keys(follower_id, followed_id, follow_id), **options})
+def follow(client, headers, account_id, **options):
+    """Follow an account through the API (POST /api/v1/accounts/:id/follow); the Relationship."""
+    response = client.post(f"/api/v1/accounts/{account_id}/follow", headers=headers,
+                           data=options)
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
 def test_post_plain_text(client, people, entity, drain):
@@ -144,7 +141,7 @@ VISIBILITY_CASES = {
 @pytest.mark.parametrize("viewer", list(VISIBILITY_CASES))
 def test_visibility_policy(client, people, viewer):
     ids_, tokens = people
-    follow(ids_["carol"], ids_["alice"])
+    follow(client, tokens["carol"], ids_["alice"])
     statuses = [post(client, tokens["alice"], status=f"{v} hi @bob", visibility=v)
                 for v in ("public", "unlisted", "private", "direct")]
     headers = {"author": tokens["alice"], "follower": tokens["carol"], "mentioned": tokens["bob"],

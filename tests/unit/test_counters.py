@@ -45,3 +45,14 @@ def test_removals_take_back_but_do_not_rewrite_weekly_history():
     assert sets == {}
     adds, _ = count("REMOVE", "fav", account_id="1", status_id="9", counted=True)
     assert adds == {("status", "9"): {"favourites_count": -1}}
+
+
+def test_a_follow_counts_on_both_accounts_and_a_request_on_its_target():
+    adds, sets = count("INSERT", "follow", account_id="1", target_id="2")
+    assert adds == {("account", "1"): {"following_count": 1},
+                    ("account", "2"): {"followers_count": 1}} and sets == {}
+    adds, _ = count("REMOVE", "follow", account_id="1", target_id="2", counted=True)
+    assert adds == {("account", "1"): {"following_count": -1},
+                    ("account", "2"): {"followers_count": -1}}
+    adds, _ = count("INSERT", "follow_request", account_id="1", target_id="2")
+    assert adds == {("account", "2"): {"follow_requests_count": 1}}

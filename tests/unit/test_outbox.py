@@ -24,6 +24,9 @@ STATUS = {"type": "status", "id": "10", "account_id": "1", "visibility": "public
 FAV = {"type": "fav", "account_id": "3", "status_id": "10", "status_account_id": "1"}
 
 
+FOLLOW = {"type": "follow", "id": "20", "account_id": "3", "target_id": "1"}
+
+
 def routed(rec: dict) -> list[tuple[str, str]]:
     return [(queue, job.name) for queue, job in route(rec)]
 
@@ -57,6 +60,37 @@ def test_likes_count_notify_and_undo():
                                                   ("effects", "unfavourited")]
 
 
+def test_follows_count_notify_and_take_their_notification_back():
+    assert routed(record("INSERT", FOLLOW)) == [("counters", "count"), ("effects", "followed"),
+                                                ("fanout", "merge_into_home")]
+    assert routed(record("REMOVE", old=FOLLOW)) == [("counters", "count"),
+                                                     ("effects", "unfollowed"),
+                                                     ("fanout", "clear_from_home")]
+    # An accepted request notifies nobody (Mastodon): it is counted all the same.
+    assert routed(record("INSERT", {**FOLLOW, "authorized": True})) == [
+        ("counters", "count"), ("fanout", "merge_into_home")]
+    # Changing a follow's options, or counting it, has no side effect.
+    assert routed(record("MODIFY", {**FOLLOW, "notify": True}, FOLLOW)) == []
+    assert routed(record("MODIFY", {**FOLLOW, "counted": True}, FOLLOW)) == []
+
+
+def test_follow_requests_count_and_notify_until_they_go():
+    request = {**FOLLOW, "type": "follow_request"}
+    assert routed(record("INSERT", request)) == [("counters", "count"),
+                                                 ("effects", "follow_requested")]
+    [_, (_, removed)] = route(record("REMOVE", old={**request, "counted": True}))
+    assert isinstance(removed, jobs.FollowRequestRemoved) and removed.request_id == "20"
+
+
+def test_a_block_sweeps_the_blocked_accounts_notifications():
+    [(queue, job), *home] = route(record("INSERT", {**FOLLOW, "type": "block"}))
+    assert queue == "effects" and (job.account_id, job.target_id) == ("3", "1")
+    # Both stop seeing each other at home.
+    assert {(q, j.account_id, j.target_id) for q, j in home} == {("fanout", "3", "1"),
+                                                                  ("fanout", "1", "3")}
+    assert route(record("REMOVE", old={**FOLLOW, "type": "block"})) == []
+
+
 def test_confirmation_mail_on_sign_up_and_on_request_only():
     user = {"type": "user", "account_id": "1", "confirmation_nonce": "n"}
     assert ("mail", "confirmation_mail") in routed(record("INSERT", user))
@@ -87,9 +121,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
                "poll": {"type": "poll", "id": "7", "status_id": "10", "account_id": "1"},
                "media_attachment": {"type": "media_attachment", "id": "5"},
-               "follow": {"type": "follow", "account_id": "1", "target_id": "2"},
-               "block": {"type": "block", "account_id": "1", "target_id": "2"},
-               "mute": {"type": "mute", "account_id": "1", "target_id": "2"}}
+               "follow": FOLLOW, "follow_request": {**FOLLOW, "type": "follow_request"},
+               "block": {**FOLLOW, "type": "block"}, "mute": {**FOLLOW, "type": "mute"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

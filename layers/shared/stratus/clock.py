@@ -34,3 +34,7 @@ def week_key(moment: datetime | date) -> str:
 
 def week_epoch(week: str) -> int:
     return int(datetime.strptime(week, "%Y%m%d").replace(tzinfo=UTC).timestamp())
+
+
+def from_epoch(seconds: int | float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)

@@ -8,6 +8,7 @@ from typing import Any
 from .. import clock
 from ..config import settings as env
 from ..domain import roles
+from ..domain.relationships import Relationships
 
 DEFAULT_AVATAR = "/avatars/original/missing.png"
 DEFAULT_HEADER = "/headers/original/missing.png"
@@ -116,7 +117,7 @@ def credential_account(profile: dict[str, Any], stats: dict[str, Any] | None,
         "note": profile.get("note", ""),
         "fields": [{"name": f.get("name", ""), "value": f.get("value", ""),
                     "verified_at": f.get("verified_at")} for f in profile.get("fields", [])],
-        "follow_requests_count": 0,
+        "follow_requests_count": max(int((stats or {}).get("follow_requests_count", 0)), 0),
         "hide_collections": bool(profile.get("hide_collections", False)),
         "discoverable": profile.get("discoverable"),
         "indexable": bool(profile.get("indexable", False)),
@@ -126,13 +127,27 @@ def credential_account(profile: dict[str, Any], stats: dict[str, Any] | None,
     return entity
 
 
-def relationship(target_id: str, *, note: str = "") -> dict[str, Any]:
-    """A Relationship with no social graph yet (follows, blocks and mutes arrive later)."""
-    return {"id": str(target_id), "following": False, "showing_reblogs": False,
-            "notifying": False, "languages": None, "followed_by": False, "blocking": False,
-            "blocked_by": False, "muting": False, "muting_notifications": False,
-            "requested": False, "requested_by": False, "domain_blocking": False,
-            "endorsed": False, "note": note}
+def relationship(target_id: str, relations: Relationships, domain: str | None = None
+                 ) -> dict[str, Any]:
+    """The Relationship between `relations.viewer_id` and an account. Options of a pending
+    request show as the follow's would (Mastodon's serializer)."""
+    follow = relations.following.get(target_id) or relations.requested.get(target_id)
+    mute = relations.muting.get(target_id)
+    return {"id": str(target_id), "following": target_id in relations.following,
+            "showing_reblogs": bool(follow and follow.reblogs),
+            "notifying": bool(follow and follow.notify),
+            "languages": list(follow.languages) if follow and follow.languages else None,
+            "followed_by": target_id in relations.followed_by,
+            "blocking": target_id in relations.blocking,
+            "blocked_by": target_id in relations.blocked_by,
+            "muting": mute is not None,
+            "muting_notifications": bool(mute and mute.notifications),
+            "muting_expires_at": mute.expires_at if mute else None,
+            "requested": target_id in relations.requested,
+            "requested_by": target_id in relations.requested_by,
+            "domain_blocking": relations.blocks_domain(domain),
+            "endorsed": target_id in relations.endorsed,
+            "note": relations.notes.get(target_id, "")}
 
 
 def preferences(user: dict[str, Any]) -> dict[str, Any]:

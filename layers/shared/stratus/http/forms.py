@@ -187,9 +187,11 @@ async def request_params(request: Any) -> dict[str, Any]:
     params = _parse_query(request.url.query)
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     body: dict[str, Any] = {}
-    if request.method not in ("GET", "HEAD"):
-        is_json = content_type == "application/json" or content_type.endswith("+json")
-        is_form = content_type == "application/x-www-form-urlencoded"
+    # Rails reads a JSON body whatever the method: Mastodon.py sends GET parameters as JSON
+    # (e.g. `id` of familiar_followers). Form bodies are read on writes only.
+    is_json = content_type == "application/json" or content_type.endswith("+json")
+    is_form = content_type == "application/x-www-form-urlencoded"
+    if request.method != "HEAD" and (request.method != "GET" or is_json):
         if is_json or is_form or content_type == "multipart/form-data":
             raw = await request.body()
             if len(raw) > (MAX_REQUEST_BODY if content_type == "multipart/form-data"

@@ -130,6 +130,56 @@ class MediaExpired(Job):
     keys: list[str] = field(default_factory=list)
 
 
+# --- the social graph (effects) ------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class Followed(Job):
+    """A follow was made (not by accepting a request): notify the followed account."""
+
+    name: ClassVar[str] = "followed"
+    follow_id: str
+    account_id: str  # the follower
+    target_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unfollowed(Job):
+    """A follow ended (unfollow, removed follower, block): its notification goes with it."""
+
+    name: ClassVar[str] = "unfollowed"
+    follow_id: str
+    account_id: str
+    target_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FollowRequested(Job):
+    name: ClassVar[str] = "follow_requested"
+    request_id: str
+    account_id: str  # the requester
+    target_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FollowRequestRemoved(Job):
+    """A request was accepted, rejected, withdrawn or ended by a block: its notification goes."""
+
+    name: ClassVar[str] = "follow_request_removed"
+    request_id: str
+    account_id: str
+    target_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Blocked(Job):
+    """The blocker's notifications from the blocked account go (Mastodon's AfterBlockService).
+    A long sweep continues in a copy of the job, below `before_id`."""
+
+    name: ClassVar[str] = "blocked"
+    account_id: str  # the blocker
+    target_id: str
+    before_id: str | None = None
+
+
 # --- media ---------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ProcessMedia(Job):

@@ -96,6 +96,8 @@ COUNTED = {
                "reblog_of_id", "counted"),
     "fav": ("account_id", "status_id", "counted"),
     "reblog": ("account_id", "status_id", "counted"),
+    "follow": ("account_id", "target_id", "counted"),
+    "follow_request": ("account_id", "target_id", "counted"),
 }
 
 
@@ -149,6 +151,41 @@ def unfavourited(change: Change) -> jobs.Job:
     return jobs.Unfavourited(event_id=change.event_id, account_id=old["account_id"],
                              status_id=old["status_id"],
                              status_account_id=old["status_account_id"])
+
+
+def not_authorized(change: Change) -> bool:
+    """A follow made directly, not by accepting a request (Mastodon notifies only those)."""
+    return not change.new.get("authorized")
+
+
+def followed(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.Followed(event_id=change.event_id, follow_id=new["id"],
+                         account_id=new["account_id"], target_id=new["target_id"])
+
+
+def unfollowed(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.Unfollowed(event_id=change.event_id, follow_id=old["id"],
+                           account_id=old["account_id"], target_id=old["target_id"])
+
+
+def follow_requested(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.FollowRequested(event_id=change.event_id, request_id=new["id"],
+                                account_id=new["account_id"], target_id=new["target_id"])
+
+
+def follow_request_removed(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.FollowRequestRemoved(event_id=change.event_id, request_id=old["id"],
+                                     account_id=old["account_id"], target_id=old["target_id"])
+
+
+def blocked(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.Blocked(event_id=change.event_id, account_id=new["account_id"],
+                        target_id=new["target_id"])
 
 
 def poll_closed(change: Change) -> jobs.Job:
@@ -225,17 +262,24 @@ RULES: tuple[Rule, ...] = (
     Rule("status", changed("tags", "mention_ids"), "effects", status_changed),
     Rule("status", removed, "effects", status_removed),
     Rule("status", both(inserted_or_removed, not_direct), "fanout", fan_out),
-    # the graph, as home feeds see it
-    Rule("follow", inserted, "fanout", merge_followed),
-    Rule("follow", removed, "fanout", clear_target),
-    Rule("block", inserted, "fanout", clear_target),
-    Rule("block", inserted, "fanout", clear_blocker),
-    Rule("mute", inserted, "fanout", clear_target),
     # what accounts do to statuses
     Rule("fav", inserted_or_removed, "counters", count),
     Rule("fav", inserted, "effects", favourited),
     Rule("fav", removed, "effects", unfavourited),
     Rule("reblog", inserted_or_removed, "counters", count),
+    # the social graph
+    Rule("follow", inserted_or_removed, "counters", count),
+    Rule("follow", both(inserted, not_authorized), "effects", followed),
+    Rule("follow", removed, "effects", unfollowed),
+    Rule("follow", inserted, "fanout", merge_followed),
+    Rule("follow", removed, "fanout", clear_target),
+    Rule("follow_request", inserted_or_removed, "counters", count),
+    Rule("follow_request", inserted, "effects", follow_requested),
+    Rule("follow_request", removed, "effects", follow_request_removed),
+    Rule("block", inserted, "effects", blocked),
+    Rule("block", inserted, "fanout", clear_target),
+    Rule("block", inserted, "fanout", clear_blocker),
+    Rule("mute", inserted, "fanout", clear_target),
     # polls
     Rule("poll", became_true("closed"), "effects", poll_closed),
     # media

@@ -37,6 +37,19 @@ def get_many(account_ids: list[str], parts: tuple[str, ...] = (PROFILE, STATS)
     return found
 
 
+def bundle_keys(account_ids: list[str], parts: tuple[str, ...]) -> list[dict[str, str]]:
+    """Keys of several items of many accounts, to read with other keys in one batch."""
+    return [{"PK": keys.account_pk(a), "SK": p} for a in account_ids for p in parts]
+
+
+def bundles(items: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Account items read by `bundle_keys`, as {account_id: {SK: item}}."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for item in items:
+        found.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = item
+    return found
+
+
 def get_profile(account_id: str) -> dict[str, Any] | None:
     return base.get(keys.account_profile(account_id))
 
@@ -90,7 +103,7 @@ def get_note(account_id: str, target_id: str) -> str:
 def set_note(account_id: str, target_id: str, comment: str) -> None:
     if comment:
         base.put({**keys.account_note(account_id, target_id), "type": "account_note",
-                  "comment": comment})
+                  "account_id": account_id, "target_id": target_id, "comment": comment})
     else:
         base.delete(keys.account_note(account_id, target_id))
 

@@ -207,14 +207,16 @@ def query(pk: str, *, sk_between: tuple[str, str] | None = None, sk_prefix: str 
         kwargs["ExclusiveStartKey"] = last_key
 
 
-def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None
-              ) -> list[dict[str, Any]]:
-    """Fetch many items in as few round trips as DynamoDB allows (100 keys per call)."""
+def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None,
+              consistent: bool = False) -> list[dict[str, Any]]:
+    """Fetch many items in as few round trips as DynamoDB allows (100 keys per call);
+    `consistent` for reads that decide a write (strongly consistent, twice the read cost)."""
     name = table_name or table()
     found: list[dict[str, Any]] = []
     unique = list({(k["PK"], k["SK"]): k for k in keys}.values())
     for start in range(0, len(unique), 100):
-        request = {name: {"Keys": [serialize(k) for k in unique[start:start + 100]]}}
+        request = {name: {"Keys": [serialize(k) for k in unique[start:start + 100]],
+                          **({"ConsistentRead": True} if consistent else {})}}
         while request:
             response = dynamodb().batch_get_item(RequestItems=request)
             for raw in response.get("Responses", {}).get(name, []):

@@ -40,6 +40,10 @@ def _source_key(item_type: str, item: dict[str, Any]) -> dict[str, str]:
         return keys.favourite(item["account_id"], item["status_id"])
     if item_type == "reblog":
         return keys.reblog_edge(item["account_id"], item["status_id"])
+    if item_type == "follow":
+        return keys.follow(item["account_id"], item["target_id"])
+    if item_type == "follow_request":
+        return keys.follow_request(item["target_id"], item["account_id"])
     raise ValueError(f"{item_type!r} items are not counted")
 
 

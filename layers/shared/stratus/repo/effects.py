@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..paging import Budget
 from . import base, keys
 
 
@@ -67,6 +68,17 @@ def remove_notifications(entries: list[dict[str, Any]]) -> None:
             doomed.append(keys.notification_once(item["account_id"], item["notification_type"],
                                                  item["from_account_id"], item["subject_id"]))
     base.delete_many(doomed)
+
+
+def notifications_from(recipient_id: str, actor_id: str, before_id: str | None,
+                       budget: Budget) -> list[dict[str, Any]]:
+    """A recipient's notifications from one actor, newest first, below `before_id`; reading
+    stops when `budget` is spent (its `last_id` says where)."""
+    lo, hi = keys.id_range(None, int(before_id) - 1 if before_id else None)
+    return list(base.query(keys.notifications_of(recipient_id), sk_between=(lo, hi),
+                           descending=True, budget=budget, step=100,
+                           filter=("#from = :actor", {"#from": "from_account_id"},
+                                   {":actor": actor_id})))
 
 
 def notifications(account_id: str) -> list[dict[str, Any]]:

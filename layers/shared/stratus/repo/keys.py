@@ -439,6 +439,11 @@ def user_domain_block(account_id: str, domain: str) -> dict[str, str]:
     return key(account_pk(account_id), DOMAIN_BLOCK_OF_USER + domain.lower())
 
 
+def blocked_domain_in(sort_key: str) -> str:
+    """The domain of a user domain block's sort key: `UDOMBLOCK#example.com` → `example.com`."""
+    return sort_key.removeprefix(DOMAIN_BLOCK_OF_USER)
+
+
 def endorsement(account_id: str, target_id: str) -> dict[str, str]:
     return key(account_pk(account_id), ENDORSEMENT + pad(target_id))
 

@@ -293,6 +293,20 @@ def _visible(bundle: dict[str, dict[str, Any]]) -> bool:
     return True
 
 
+def is_visible(bundle: dict[str, dict[str, Any]]) -> bool:
+    """Whether an account (its PROFILE and USER items) is shown to others at all."""
+    return _visible(bundle)
+
+
+def render_many(account_ids: list[str], keep=None) -> dict[str, dict[str, Any]]:
+    """{id: Account} for the visible accounts among `account_ids` (and `keep(bundle)`), in one
+    batched read."""
+    found = repo.get_many(list(dict.fromkeys(account_ids)),
+                          (repo.PROFILE, repo.STATS, repo.USER))
+    return {a: render(bundle) for a, bundle in found.items()
+            if _visible(bundle) and (keep is None or keep(bundle))}
+
+
 def render(bundle: dict[str, dict[str, Any]]) -> dict[str, Any]:
     user = bundle.get(repo.USER) or {}
     return convert.account(bundle[repo.PROFILE], bundle.get(repo.STATS),
@@ -357,7 +371,9 @@ def set_note(viewer: Viewer, target_id: str, comment: Any) -> dict[str, Any]:
     if len(comment) > limits.MAX_PRIVATE_NOTE_LENGTH:
         raise ValidationFailed({"comment": [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PRIVATE_NOTE_LENGTH} characters)")]})
     repo.set_note(viewer.account_id, target_id, comment)
-    return convert.relationship(target_id, note=comment)
+    from . import relationships
+
+    return relationships.of(viewer, target_id)
 
 
 # --- profile updates --------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
     """Counter changes for one inserted or removed item: ({target: {counter: delta}},
     {target: {attribute: value}}). Mastodon's rules: direct statuses count nowhere; replies
     count on the parent only when public or unlisted; weekly activity is history (removals
-    do not rewrite it)."""
+    do not rewrite it); a follow counts on both accounts, a pending request on its target."""
     item, inserted = job.item, job.event == "INSERT"
     sign = 1 if inserted else -1
     adds: dict[Target, dict[str, int]] = {}
@@ -64,6 +64,11 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         add((STATUS, item["status_id"]), "favourites_count")
     elif job.item_type == "reblog":
         add((STATUS, item["status_id"]), "reblogs_count")
+    elif job.item_type == "follow":
+        add((ACCOUNT, item["account_id"]), "following_count")
+        add((ACCOUNT, item["target_id"]), "followers_count")
+    elif job.item_type == "follow_request":
+        add((ACCOUNT, item["target_id"]), "follow_requests_count")
     return adds, sets
 
 

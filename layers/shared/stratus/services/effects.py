@@ -1,31 +1,40 @@
-"""Side effects of status activity, applied by the effects worker from the outbox's jobs:
-hashtag index entries, notification records (mention, reblog, favourite, poll) and their
-removal when the action is undone, and the cascade that follows a deleted status."""
+"""Side effects of status and graph activity, applied by the effects worker from the outbox's
+jobs: hashtag index entries, notification records (mention, reblog, favourite, poll, follow,
+follow_request) and their removal when the action is undone, the cascade that follows a deleted
+status, and the notifications a block takes away."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from .. import clock, ids
 from ..jobs import messages as jobs
+from ..paging import Budget
 from ..repo import effects as repo
 from ..repo import media as storage
 from ..repo import keys, queues
 from ..repo import statuses as statuses_repo
-from . import polls
+from . import polls, relationships
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
+BLOCK_SWEEP = 1000  # notifications a block examines per job; a longer sweep continues
 
 
-def _notify(recipient: str, kind: str, actor: str, subject: str, status_id: str | None) -> int:
-    if recipient == actor and kind != "poll":
-        return 0
-    return int(repo.notify(recipient, kind, actor, subject,
-                           {"id": ids.new_id(), "status_id": status_id,
-                            "created_at": clock.iso(clock.now())}))
+def _notify(recipients: Iterable[str], kind: str, actor: str, subject: str,
+            status_id: str | None) -> int:
+    """The one place notifications are made: none to the actor (but its own poll's end), none
+    to recipients who block the actor or its domain or mute it with notifications — their
+    relationships to the actor read in one batch for all recipients."""
+    wanted = [r for r in dict.fromkeys(recipients) if r and (r != actor or kind == "poll")]
+    silenced = relationships.silenced(wanted, actor, kind)
+    return sum(int(repo.notify(recipient, kind, actor, subject,
+                               {"id": ids.new_id(), "status_id": status_id,
+                                "created_at": clock.iso(clock.now())}))
+               for recipient in wanted if recipient not in silenced)
 
 
 def _tag_fields(job: jobs.StatusCreated | jobs.StatusChanged) -> dict[str, Any]:
@@ -41,11 +50,10 @@ def status_created(job: jobs.StatusCreated) -> int:
         _register_public_hour(job.status_id, job.local)
     created = 0
     if job.reblog_of_id:
-        created += _notify(job.reblog_of_account_id, "reblog", job.account_id,
+        created += _notify([job.reblog_of_account_id], "reblog", job.account_id,
                            job.reblog_of_id, job.reblog_of_id)
-    for mentioned in job.mention_ids:
-        created += _notify(mentioned, "mention", job.account_id, job.status_id, job.status_id)
-    return created
+    return created + _notify(job.mention_ids, "mention", job.account_id, job.status_id,
+                             job.status_id)
 
 
 _registered_hours: set[tuple[str, str]] = set()
@@ -64,8 +72,8 @@ def status_changed(job: jobs.StatusChanged) -> int:
     repo.unindex_tags(job.status_id, job.removed_tags)
     if job.added_tags:
         repo.index_tags(job.status_id, job.added_tags, _tag_fields(job))
-    return sum(_notify(m, "mention", job.account_id, job.status_id, job.status_id)
-               for m in job.added_mention_ids)
+    return _notify(job.added_mention_ids, "mention", job.account_id, job.status_id,
+                   job.status_id)
 
 
 def status_removed(job: jobs.StatusRemoved) -> int:
@@ -100,11 +108,11 @@ def status_removed(job: jobs.StatusRemoved) -> int:
 
 def notify_status(recipient: str, author: str, status_id: str) -> int:
     """A followed account posted and the follow asked to be told (fan-out delivers it)."""
-    return _notify(recipient, "status", author, status_id, status_id)
+    return _notify([recipient], "status", author, status_id, status_id)
 
 
 def favourited(job: jobs.Favourited) -> int:
-    return _notify(job.status_account_id, "favourite", job.account_id, job.status_id,
+    return _notify([job.status_account_id], "favourite", job.account_id, job.status_id,
                    job.status_id)
 
 
@@ -113,8 +121,36 @@ def unfavourited(job: jobs.Unfavourited) -> int:
 
 
 def poll_closed(job: jobs.PollClosed) -> int:
-    return sum(_notify(voter, "poll", job.account_id, job.poll_id, job.status_id)
-               for voter in [*polls.voters(job.poll_id), job.account_id])
+    return _notify([*polls.voters(job.poll_id), job.account_id], "poll", job.account_id,
+                   job.poll_id, job.status_id)
+
+
+def followed(job: jobs.Followed) -> int:
+    return _notify([job.target_id], "follow", job.account_id, job.follow_id, None)
+
+
+def unfollowed(job: jobs.Unfollowed) -> int:
+    return int(repo.unnotify(job.target_id, "follow", job.account_id, job.follow_id))
+
+
+def follow_requested(job: jobs.FollowRequested) -> int:
+    return _notify([job.target_id], "follow_request", job.account_id, job.request_id, None)
+
+
+def follow_request_removed(job: jobs.FollowRequestRemoved) -> int:
+    return int(repo.unnotify(job.target_id, "follow_request", job.account_id, job.request_id))
+
+
+def blocked(job: jobs.Blocked) -> int:
+    """Remove the blocker's notifications from the blocked account, newest first, at most
+    BLOCK_SWEEP examined per job (the rest in a copy of the job)."""
+    budget = Budget(entries=BLOCK_SWEEP)
+    found = repo.notifications_from(job.account_id, job.target_id, job.before_id, budget)
+    if found:
+        repo.remove_notifications(found)
+    if budget.spent and budget.last_id:
+        queues.send(queues.url("effects"), [replace(job, before_id=budget.last_id).to_dict()])
+    return len(found)
 
 
 def media_expired(job: jobs.MediaExpired) -> int:
@@ -130,6 +166,11 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.Favourited: favourited,
     jobs.Unfavourited: unfavourited,
     jobs.PollClosed: poll_closed,
+    jobs.Followed: followed,
+    jobs.Unfollowed: unfollowed,
+    jobs.FollowRequested: follow_requested,
+    jobs.FollowRequestRemoved: follow_request_removed,
+    jobs.Blocked: blocked,
     jobs.MediaExpired: media_expired,
 }
 

@@ -59,13 +59,6 @@ def accounts_involved(status: dict[str, Any], original: dict[str, Any] | None) -
     return involved
 
 
-def mute_applies(mute: dict[str, Any] | None, now: int) -> bool:
-    if mute is None:
-        return False
-    expires = mute.get("expires_at")
-    return not expires or clock.parse_iso(expires).timestamp() > now
-
-
 def filtered_from_home(status: dict[str, Any], original: dict[str, Any] | None, receiver: str,
                        crutches: Crutches, now: int) -> bool:
     """Mastodon's FeedManager#filter_from_home?: True when `status` stays out of `receiver`'s
@@ -73,7 +66,8 @@ def filtered_from_home(status: dict[str, Any], original: dict[str, Any] | None, 
     author = status["account_id"]
     if receiver == author:
         return False
-    if any(crutches.blocking(receiver, a) or mute_applies(crutches.mute(receiver, a), now)
+    # (An expired mute is not read at all: its `ttl` has passed.)
+    if any(crutches.blocking(receiver, a) or crutches.mute(receiver, a) is not None
            for a in accounts_involved(status, original)):
         return True
     follow = crutches.following(receiver, author) or {}

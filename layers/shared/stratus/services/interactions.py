@@ -14,14 +14,15 @@ from ..policy import visibility
 from ..repo import base, keys
 from ..repo import statuses as repo
 from ..repo.base import ConditionFailed
-from . import status_views, statuses
+from . import relationships, status_views, statuses
 
 NOT_ALLOWED = "This action is not allowed"
 
 
-def _target(viewer: Viewer, status_id: str) -> dict[str, Any]:
+def _target(viewer: Viewer, status_id: str,
+            relations: relationships.Loader | None = None) -> dict[str, Any]:
     """The visible status an interaction applies to (a boost's original)."""
-    item = statuses.visible_item(status_id, viewer.account_id)
+    item = statuses.visible_item(status_id, viewer.account_id, relations)
     if item.get("reblog_of_id"):
         item = repo.get(item["reblog_of_id"])
     return item
@@ -42,7 +43,10 @@ def _put_edge(item: dict[str, Any]) -> bool:
 
 
 def favourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
-    status = _target(viewer, status_id)
+    relations = relationships.loader(viewer.account_id)
+    status = _target(viewer, status_id, relations)
+    if not visibility.can_favourite(status, relations.statuses([status])):
+        raise Forbidden(NOT_ALLOWED)  # Mastodon: not the statuses of accounts you block
     _put_edge(_edge_item("FAV", keys.favourite(viewer.account_id, status["id"]),
                          viewer.account_id, status))
     return statuses.show(viewer.account_id, status["id"])
@@ -90,8 +94,9 @@ def reblog_visibility(viewer: Viewer, original: dict[str, Any], requested: Any) 
 
 
 def reblog(viewer: Viewer, status_id: str, visibility_param: Any) -> dict[str, Any]:
-    status = _target(viewer, status_id)
-    if not visibility.can_reblog(status, viewer.account_id):
+    relations = relationships.loader(viewer.account_id)
+    status = _target(viewer, status_id, relations)
+    if not visibility.can_reblog(status, relations.statuses([status])):
         raise Forbidden(NOT_ALLOWED)
     existing = repo.edge(keys.reblog_edge(viewer.account_id, status["id"]))
     if existing is not None:
@@ -209,7 +214,10 @@ def actors(viewer_id: str | None, status_id: str, action: str, page: Page
     if not descending:
         entries.reverse()
     accounts = status_views.load_accounts([e["account_id"] for e in entries])
-    kept = [e for e in entries if e["account_id"] in accounts]
+    # Mastodon leaves out accounts the viewer blocks, is blocked by or mutes.
+    view = relationships.loader(viewer_id).accounts([e["account_id"] for e in entries])
+    kept = [e for e in entries
+            if e["account_id"] in accounts and not view.excludes(e["account_id"])]
     return [accounts[e["account_id"]] for e in kept], [e["id"] for e in kept]
 
 
@@ -218,11 +226,13 @@ def own_list(viewer: Viewer, action: str, page: Page) -> tuple[list[dict[str, An
     kind = EDGE_KINDS[action]
     lo, hi, descending = _bounds(page)
 
+    relations = relationships.loader(viewer.account_id)
+
     def hydrate(entries: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
         found = repo.get_many([e["status_id"] for e in entries])
+        candidates = [found[e["status_id"]] for e in entries if e["status_id"] in found]
         visible = {s["id"] for s in visibility.filter_visible(
-            [found[e["status_id"]] for e in entries if e["status_id"] in found],
-            viewer.account_id, repo.follows)}
+            candidates, relations.statuses(candidates))}
         return [(e["id"], found[e["status_id"]]) for e in entries if e["status_id"] in visible]
 
     budget = Budget()
@@ -230,5 +240,6 @@ def own_list(viewer: Viewer, action: str, page: Page) -> tuple[list[dict[str, An
                                          descending, budget=budget, step=max(page.limit, 20)),
                        hydrate, page, budget=budget, id_of=lambda e: e["id"],
                        result_id=lambda pair: pair[0])
-    rendered = status_views.render([s for _, s in filled.items], viewer.account_id)
+    rendered = status_views.render([s for _, s in filled.items], viewer.account_id,
+                                   relations=relations)
     return rendered, filled.link_ids

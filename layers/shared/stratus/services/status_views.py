@@ -16,6 +16,7 @@ from ..repo import accounts as accounts_repo
 from ..repo import instance as instance_repo
 from ..repo import statuses as repo
 from . import accounts as accounts_service
+from . import relationships
 
 
 def load_accounts(account_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -34,15 +35,18 @@ def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def render(items: list[dict[str, Any]], viewer_id: str | None,
-           pending: dict[str, dict[str, int]] | None = None) -> list[dict[str, Any]]:
+           pending: dict[str, dict[str, int]] | None = None,
+           relations: relationships.Loader | None = None) -> list[dict[str, Any]]:
     """Entities for `items` (status items with `stats`), in order, dropping broken ones.
-    `pending`: counter changes of the viewer's own that the stream has yet to apply."""
+    `pending`: counter changes of the viewer's own that the stream has yet to apply.
+    `relations`: the request's relationship loader (what it knows is not read again)."""
     originals_wanted = [i["reblog_of_id"] for i in items if i.get("reblog_of_id")]
     originals = repo.get_many(originals_wanted) if originals_wanted else {}
     # The one visibility policy guards what is embedded too: a boost of a status the viewer
     # may not see is not shown (whatever the boost's own visibility says).
-    originals = {o["id"]: o for o in visibility.filter_visible(originals.values(), viewer_id,
-                                                                 repo.follows)}
+    if originals:
+        view = (relations or relationships.loader(viewer_id)).statuses(originals.values())
+        originals = {o["id"]: o for o in visibility.filter_visible(originals.values(), view)}
     everything = list(items) + list(originals.values())
     accounts = load_accounts([s["account_id"] for s in everything] +
                              [m for s in everything for m in s.get("mention_ids", [])])
@@ -89,5 +93,6 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
     return rendered
 
 
-def render_one(item: dict[str, Any], viewer_id: str | None) -> dict[str, Any]:
-    return render([item], viewer_id)[0]
+def render_one(item: dict[str, Any], viewer_id: str | None,
+               relations: relationships.Loader | None = None) -> dict[str, Any]:
+    return render([item], viewer_id, relations=relations)[0]

@@ -21,7 +21,7 @@ from ..repo import instance as instance_repo
 from ..repo import scheduler
 from ..repo import statuses as repo
 from ..text import formatter
-from . import status_views
+from . import relationships, status_views
 
 VISIBILITIES = ("public", "unlisted", "private", "direct")
 CONTENT_TYPES = limits.STATUS_SUPPORTED_MIME_TYPES
@@ -34,20 +34,29 @@ def _error(message: str) -> Unprocessable:
 
 
 # --- reading -----------------------------------------------------------------------------------
-def visible_item(status_id: str, viewer_id: str | None) -> dict[str, Any]:
-    """The status item if the viewer may see it (and what it boosts still exists), else 404."""
+def visible_item(status_id: str, viewer_id: str | None,
+                 relations: relationships.Loader | None = None) -> dict[str, Any]:
+    """The status item if the viewer may see it (and what it boosts still exists and is
+    visible too), else 404. `relations`: the request's relationship loader, if it has one."""
     item = repo.get(status_id) if ids.is_id(str(status_id)) else None
-    if item is None or not visibility.filter_visible([item], viewer_id, repo.follows):
+    if item is None:
         raise NotFound()
+    original = None
     if item.get("reblog_of_id"):
         original = repo.get(item["reblog_of_id"])
-        if original is None or not visibility.filter_visible([original], viewer_id, repo.follows):
+        if original is None:
             raise NotFound()
+    view = (relations or relationships.loader(viewer_id)).statuses([item, original])
+    if not visibility.can_see(item, view) or (original and not visibility.can_see(original,
+                                                                                    view)):
+        raise NotFound()
     return item
 
 
 def show(viewer_id: str | None, status_id: str) -> dict[str, Any]:
-    return status_views.render_one(visible_item(status_id, viewer_id), viewer_id)
+    relations = relationships.loader(viewer_id)
+    return status_views.render_one(visible_item(status_id, viewer_id, relations), viewer_id,
+                                   relations)
 
 
 def show_many(viewer_id: str | None, status_ids: list[str]) -> list[dict[str, Any]]:
@@ -55,12 +64,19 @@ def show_many(viewer_id: str | None, status_ids: list[str]) -> list[dict[str, An
         raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_IDS_PER_REQUEST})")
     wanted = [s for s in dict.fromkeys(status_ids) if ids.is_id(s)]
     found = repo.get_many(wanted)
-    visible = {s["id"] for s in visibility.filter_visible(found.values(), viewer_id, repo.follows)}
-    return status_views.render([found[s] for s in wanted if s in visible], viewer_id)
+    relations = relationships.loader(viewer_id)
+    visible = {s["id"] for s in visibility.filter_visible(
+        found.values(), relations.statuses(found.values()))}
+    return status_views.render([found[s] for s in wanted if s in visible], viewer_id,
+                               relations=relations)
 
 
 def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, Any]]]:
-    item = visible_item(status_id, viewer_id)
+    """Ancestors and descendants the viewer may see, without those of accounts the viewer
+    blocks or mutes (Mastodon's StatusFilter): in a conversation, a block hides the blocked
+    account's replies from the blocker and the blocker's from the blocked."""
+    relations = relationships.loader(viewer_id)
+    item = visible_item(status_id, viewer_id, relations)
     if item.get("reblog_of_id"):
         item = repo.get(item["reblog_of_id"])
     entries = repo.thread_entries(item.get("thread_id") or item["id"])
@@ -86,10 +102,11 @@ def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, A
         if max_depth is None or depth < max_depth:
             stack.extend((c, depth + 1) for c in sorted(children.get(status["id"], []),
                                                        key=lambda s: int(s["id"]), reverse=True))
-    visible_ids = {s["id"] for s in visibility.filter_visible(ancestors + descendants, viewer_id,
-                                                               repo.follows)}
-    rendered = status_views.render([s for s in ancestors + descendants if s["id"] in visible_ids],
-                                   viewer_id)
+    around = ancestors + descendants
+    visible_ids = {s["id"] for s in visibility.without_hidden(around,
+                                                              relations.statuses(around))}
+    rendered = status_views.render([s for s in around if s["id"] in visible_ids], viewer_id,
+                                   relations=relations)
     by_id = {r["id"]: r for r in rendered}
     return {"ancestors": [by_id[s["id"]] for s in ancestors if s["id"] in by_id],
             "descendants": [by_id[s["id"]] for s in descendants if s["id"] in by_id]}
@@ -102,12 +119,15 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
     from . import accounts as accounts_service
 
     accounts_service.get_account(account_id)  # 404 for unknown or hidden accounts
+    relations = relationships.loader(viewer_id)
+    if account_id in relations.accounts([account_id]).blocked_by:
+        return [], []  # Mastodon: nothing of an account that blocks the viewer
 
     def truthy(name: str) -> bool:
         return flag(params.get(name))
 
     if truthy("pinned"):
-        return pinned_statuses(viewer_id, account_id), []
+        return pinned_statuses(viewer_id, account_id, relations), []
     tagged = formatter.normalize_tag(str(params["tagged"]).lstrip("#")) \
         if params.get("tagged") else None
 
@@ -115,7 +135,9 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         found = repo.get_many([e["id"] for e in entries])
         candidates = [found[e["id"]] for e in entries if e["id"] in found and
                       (not tagged or tagged in found[e["id"]].get("tags", []))]
-        return visibility.filter_visible(candidates, viewer_id, repo.follows)
+        view = relations.statuses(candidates)
+        return [s for s in visibility.filter_visible(candidates, view)
+                if not visibility.boosts_excluded(s, view)]
 
     # Replies, boosts and media are filtered by DynamoDB on the index entries; a hashtag is
     # checked on the statuses read (their index entries carry no tags).
@@ -127,16 +149,17 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         only_media=truthy("only_media"))
     filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
                        result_id=lambda s: s["id"])
-    return status_views.render(filled.items, viewer_id), filled.link_ids
+    return status_views.render(filled.items, viewer_id, relations=relations), filled.link_ids
 
 
-def pinned_statuses(viewer_id: str | None, account_id: str) -> list[dict[str, Any]]:
+def pinned_statuses(viewer_id: str | None, account_id: str,
+                    relations: relationships.Loader) -> list[dict[str, Any]]:
     pinned_ids = [e["status_id"] for e in repo.edge_entries(
         "GSI2", keys.edges_of("PIN", account_id), *keys.id_range(None, None), descending=True)]
     found = repo.get_many(pinned_ids)
     ordered = [found[s] for s in pinned_ids if s in found]
-    return status_views.render(visibility.filter_visible(ordered, viewer_id, repo.follows),
-                               viewer_id)
+    return status_views.render(visibility.filter_visible(ordered, relations.statuses(ordered)),
+                               viewer_id, relations=relations)
 
 
 def source(viewer_id: str | None, status_id: str) -> dict[str, Any]:

@@ -17,21 +17,26 @@ from ..policy import visibility
 from ..repo import feeds, keys, queues
 from ..repo import statuses as repo
 from ..text import formatter
-from . import fanout, status_views
+from . import fanout, relationships, status_views
 
 MAX_EXTRA_TAGS = 4  # Mastodon takes at most 4 tags from each of any[], all[], none[]
 REFRESH_RETRY_SECONDS = 3
 
 
-def _visible(statuses: list[dict[str, Any]], viewer_id: str | None) -> list[dict[str, Any]]:
-    return visibility.filter_visible(statuses, viewer_id, repo.follows)
+def _shown(statuses: list[dict[str, Any]], relations: relationships.Loader
+           ) -> list[dict[str, Any]]:
+    """What a timeline shows the viewer: visible, and not by (or boosting) accounts the viewer
+    blocks, is blocked by or mutes."""
+    view = relations.statuses(statuses)
+    return [s for s in visibility.without_hidden(statuses, view)
+            if not visibility.boosts_excluded(s, view)]
 
 
-def _hydrate_ids(entries: list[dict[str, Any]], viewer_id: str | None,
+def _hydrate_ids(entries: list[dict[str, Any]], relations: relationships.Loader,
                  keep=lambda status: True) -> list[dict[str, Any]]:
     found = repo.get_many([e["id"] for e in entries])
-    return _visible([found[e["id"]] for e in entries if e["id"] in found and keep(found[e["id"]])],
-                    viewer_id)
+    return _shown([found[e["id"]] for e in entries if e["id"] in found and keep(found[e["id"]])],
+                  relations)
 
 
 # --- home --------------------------------------------------------------------------------------
@@ -70,14 +75,16 @@ def home(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str], R
     """A page of the viewer's home feed, its Link ids, and the rebuild in progress if any
     (Mastodon answers 206 then)."""
     refresh = _home_state(viewer)
+    relations = relationships.loader(viewer.account_id)
     budget = Budget()
     lo, hi = keys.id_range(*page.id_range())
     entries = feeds.entries(keys.home_feed(viewer.account_id), lo, hi, not page.ascending,
                             budget=budget, step=max(page.limit, 20))
     filled = fill_page(({"id": e["status_id"]} for e in entries),
-                       lambda batch: _hydrate_ids(batch, viewer.account_id), page,
+                       lambda batch: _hydrate_ids(batch, relations), page,
                        budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
-    return status_views.render(filled.items, viewer.account_id), filled.link_ids, refresh
+    return (status_views.render(filled.items, viewer.account_id, relations=relations),
+            filled.link_ids, refresh)
 
 
 def refresh_status(viewer: Viewer, wanted_id: str) -> dict[str, Any]:
@@ -105,7 +112,7 @@ def _now_id() -> int:
 
 
 def _public_candidates(scope: str, page: Page, only_media: bool, budget: Budget,
-                       viewer_id: str | None) -> list[dict[str, Any]]:
+                       relations: relationships.Loader) -> list[dict[str, Any]]:
     """Up to a page of visible public statuses of one scope, walking hour buckets from the
     page's edge (newest first, or oldest first for a `min_id` page)."""
     low, high = page.id_range()
@@ -123,7 +130,7 @@ def _public_candidates(scope: str, page: Page, only_media: bool, budget: Budget,
         entries = repo.public_bucket_entries(scope, hour, lo, hi, descending,
                                              limit=page.limit - len(found),
                                              only_media=only_media, budget=budget)
-        found += _hydrate_ids(entries, viewer_id)
+        found += _hydrate_ids(entries, relations)
         hour = repo.next_public_hour(scope, hour, bound, descending)
     return found
 
@@ -133,14 +140,15 @@ def public(viewer_id: str | None, params: dict[str, Any], page: Page
     """GET /api/v1/timelines/public: `local`, `remote`, `only_media`, cursors."""
     only_media = flag(params.get("only_media"))
     budget = Budget()
+    relations = relationships.loader(viewer_id)
     found: list[dict[str, Any]] = []
     for scope in _scopes(params):
-        found += _public_candidates(scope, page, only_media, budget, viewer_id)
+        found += _public_candidates(scope, page, only_media, budget, relations)
     found.sort(key=lambda s: int(s["id"]), reverse=not page.ascending)
     found = found[:page.limit]
     if page.ascending:
         found.reverse()
-    rendered = status_views.render(found, viewer_id)
+    rendered = status_views.render(found, viewer_id, relations=relations)
     ids_ = [s["id"] for s in rendered]
     return rendered, [ids_[0], ids_[-1]] if ids_ else []
 
@@ -185,6 +193,7 @@ def tag(viewer_id: str | None, name: str, params: dict[str, Any], page: Page
         tags = set(status.get("tags", []))
         return all(t in tags for t in allof) and not (tags & noneof)
 
-    filled = fill_page(unique(merged), lambda batch: _hydrate_ids(batch, viewer_id, keep),
+    relations = relationships.loader(viewer_id)
+    filled = fill_page(unique(merged), lambda batch: _hydrate_ids(batch, relations, keep),
                        page, budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
-    return status_views.render(filled.items, viewer_id), filled.link_ids
+    return status_views.render(filled.items, viewer_id, relations=relations), filled.link_ids

@@ -1,0 +1,276 @@
+"""The social graph in the Main table: follows, follow requests, blocks, mutes, user domain
+blocks and endorsements, and the relationship view between a viewer and many accounts.
+
+Every edge lives in its source account's partition under a deterministic key (a follow request
+in its target's), so the relationships between one viewer and a page of accounts, both ways,
+are one batched read (`load`). Listings use the edge indexes, newest edge first: an account's
+followers (GSI1) and followings (GSI2) by follow id, pending requests (GSI1), and a user's
+blocks, mutes, domain blocks and endorsements (GSI1), each by when it was made.
+
+Counters are not written here: the counters worker derives followers/following counts and
+pending request counts from the stream (services/counters.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .. import clock
+from ..domain.relationships import FollowOptions, Mute, Relationships
+from ..paging import Budget
+from . import base, keys
+
+FOLLOW, FOLLOW_REQUEST, BLOCK, MUTE, DOMAIN_BLOCK, ENDORSEMENT, NOTE = (
+    "follow", "follow_request", "block", "mute", "user_domain_block", "endorsement",
+    "account_note")
+# The edge kinds a user lists (GET /api/v1/blocks, /mutes, /domain_blocks, /endorsements).
+LISTED = {BLOCK: keys.BLOCK, MUTE: keys.MUTE, DOMAIN_BLOCK: keys.DOMAIN_BLOCK_OF_USER,
+          ENDORSEMENT: keys.ENDORSEMENT}
+
+
+# --- items ---------------------------------------------------------------------------------------
+def _options(options: FollowOptions) -> dict[str, Any]:
+    return {"show_reblogs": options.reblogs, "notify": options.notify,
+            "languages": list(options.languages) if options.languages is not None else None}
+
+
+def follow_item(follow_id: str, follower_id: str, target_id: str, options: FollowOptions, *,
+                authorized: bool = False, created_at: str | None = None) -> dict[str, Any]:
+    """`authorized`: made by accepting a follow request (Mastodon notifies nobody then)."""
+    return {**keys.follow(follower_id, target_id), "type": FOLLOW, "id": follow_id,
+            "account_id": follower_id, "target_id": target_id, **_options(options),
+            "created_at": created_at or clock.iso(clock.now()),
+            **({"authorized": True} if authorized else {}),
+            **keys.follow_index_keys(follower_id, target_id, follow_id)}
+
+
+def follow_request_item(request_id: str, requester_id: str, target_id: str,
+                        options: FollowOptions) -> dict[str, Any]:
+    return {**keys.follow_request(target_id, requester_id), "type": FOLLOW_REQUEST,
+            "id": request_id, "account_id": requester_id, "target_id": target_id,
+            **_options(options), "created_at": clock.iso(clock.now()),
+            **keys.follow_request_index_keys(target_id, request_id)}
+
+
+def _listed(kind: str, key: dict[str, str], edge_id: str, owner_id: str,
+            **attributes: Any) -> dict[str, Any]:
+    return {**key, "type": kind, "id": edge_id, "account_id": owner_id,
+            "created_at": clock.iso(clock.now()), **attributes,
+            **keys.edge_list_index_keys(LISTED[kind], owner_id, edge_id)}
+
+
+def block_item(block_id: str, blocker_id: str, target_id: str) -> dict[str, Any]:
+    return _listed(BLOCK, keys.block(blocker_id, target_id), block_id, blocker_id,
+                   target_id=target_id)
+
+
+def mute_item(mute_id: str, muter_id: str, target_id: str, mute: Mute) -> dict[str, Any]:
+    """A mute; one with an end carries `ttl`, so it reads as absent once it has expired (every
+    read filters expired items) and DynamoDB sweeps it later."""
+    expiry = ({"expires_at": mute.expires_at,
+               "ttl": int(clock.parse_iso(mute.expires_at).timestamp())}
+              if mute.expires_at else {})
+    return _listed(MUTE, keys.mute(muter_id, target_id), mute_id, muter_id, target_id=target_id,
+                   hide_notifications=mute.notifications, **expiry)
+
+
+def domain_block_item(block_id: str, account_id: str, domain: str) -> dict[str, Any]:
+    return _listed(DOMAIN_BLOCK, keys.user_domain_block(account_id, domain), block_id,
+                   account_id, domain=domain.lower())
+
+
+def endorsement_item(endorsement_id: str, account_id: str, target_id: str) -> dict[str, Any]:
+    return _listed(ENDORSEMENT, keys.endorsement(account_id, target_id), endorsement_id,
+                   account_id, target_id=target_id)
+
+
+def options_update(key: dict[str, str], changes: dict[str, Any]) -> base.Op:
+    """Change a follow's or request's options in place (never a Put: that would drop the
+    counters' `counted` guard)."""
+    return base.set_op(key, changes)
+
+
+def get(key: dict[str, str]) -> dict[str, Any] | None:
+    return base.get(key, consistent=True)
+
+
+def put_new(item: dict[str, Any]) -> bool:
+    """Write an edge once; False if it exists already."""
+    return base.put(item, condition="attribute_not_exists(PK)")
+
+
+def put(item: dict[str, Any]) -> None:
+    base.put(item)
+
+
+def remove(key: dict[str, str]) -> dict[str, Any] | None:
+    """Delete an edge; returns it as it was (None if there was none)."""
+    return base.delete(key, returning=True)
+
+
+# --- the relationship view ------------------------------------------------------------------------
+def _view_keys(viewer_id: str, target_id: str, full: bool) -> list[dict[str, str]]:
+    wanted = [keys.follow(viewer_id, target_id), keys.block(viewer_id, target_id),
+              keys.block(target_id, viewer_id), keys.mute(viewer_id, target_id)]
+    if full:
+        wanted += [keys.follow(target_id, viewer_id), keys.follow_request(target_id, viewer_id),
+                   keys.follow_request(viewer_id, target_id),
+                   keys.endorsement(viewer_id, target_id),
+                   keys.account_note(viewer_id, target_id)]
+    return wanted
+
+
+def _follow_options(item: dict[str, Any]) -> FollowOptions:
+    languages = item.get("languages")
+    return FollowOptions(reblogs=bool(item.get("show_reblogs", True)),
+                         notify=bool(item.get("notify", False)),
+                         languages=tuple(languages) if languages else None)
+
+
+def load(viewer_id: str, account_ids: Iterable[str], *, domains: Iterable[str] = (),
+         full: bool = True, consistent: bool = False,
+         extra: Iterable[dict[str, str]] = ()) -> tuple[Relationships, list[dict[str, Any]]]:
+    """The viewer's relationships with `account_ids` (and blocks of `domains`) from one batched
+    read of deterministic keys, both ways. `full=False` reads only what the visibility policy
+    needs (follows, blocks both ways, mutes). `extra` keys are read in the same batch and
+    returned as they are (e.g. the accounts' profiles)."""
+    targets = [a for a in dict.fromkeys(account_ids) if a != viewer_id]
+    domains = sorted({d.lower() for d in domains if d})
+    wanted = [k for t in targets for k in _view_keys(viewer_id, t, full)]
+    wanted += [keys.user_domain_block(viewer_id, d) for d in domains]
+    extra = list(extra)
+    view = Relationships(viewer_id, known=set(targets), known_domains=set(domains))
+    if not wanted and not extra:
+        return view, []
+    extra_ids = {(k["PK"], k["SK"]) for k in extra}
+    others = []
+    for item in base.batch_get(wanted + extra, consistent=consistent):
+        if (item["PK"], item["SK"]) in extra_ids:
+            others.append(item)
+            continue
+        _absorb(view, viewer_id, item)
+    return view, others
+
+
+def _absorb(view: Relationships, viewer_id: str, item: dict[str, Any]) -> None:
+    kind = item.get("type")
+    mine = item.get("account_id") == viewer_id
+    other = item.get("target_id") if mine else item.get("account_id")
+    if kind == FOLLOW:
+        if mine:
+            view.following[other] = _follow_options(item)
+        else:
+            view.followed_by.add(other)
+    elif kind == FOLLOW_REQUEST:
+        if mine:
+            view.requested[other] = _follow_options(item)
+        else:
+            view.requested_by.add(other)
+    elif kind == BLOCK:
+        (view.blocking if mine else view.blocked_by).add(other)
+    elif kind == MUTE:
+        view.muting[other] = Mute(bool(item.get("hide_notifications", True)),
+                                  item.get("expires_at"))
+    elif kind == ENDORSEMENT:
+        view.endorsed.add(other)
+    elif kind == DOMAIN_BLOCK:
+        view.domain_blocking.add(item["domain"])
+    elif kind == NOTE and item.get("comment"):
+        view.notes[keys.id_in(item["SK"])] = item["comment"]
+
+
+def recipients_silencing(recipient_ids: list[str], actor_id: str, actor_domain: str | None
+                         ) -> dict[str, set[str]]:
+    """Which recipients block the actor, mute its notifications, or block its domain — one
+    batched read: {"blocking": …, "muting": …, "domain_blocking": …}."""
+    wanted = [k for r in recipient_ids for k in (keys.block(r, actor_id), keys.mute(r, actor_id))]
+    if actor_domain:
+        wanted += [keys.user_domain_block(r, actor_domain) for r in recipient_ids]
+    found: dict[str, set[str]] = {"blocking": set(), "muting": set(), "domain_blocking": set()}
+    for item in base.batch_get(wanted):
+        if item.get("type") == BLOCK:
+            found["blocking"].add(item["account_id"])
+        elif item.get("type") == MUTE and item.get("hide_notifications", True):
+            found["muting"].add(item["account_id"])
+        elif item.get("type") == DOMAIN_BLOCK:
+            found["domain_blocking"].add(item["account_id"])
+    return found
+
+
+# --- listings -------------------------------------------------------------------------------------
+def _entries(partition: str, index: str, lo: str, hi: str, descending: bool,
+             budget: Budget | None, step: int) -> Iterator[dict[str, Any]]:
+    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,
+                      budget=budget, step=step)
+
+
+def followers(account_id: str, lo: str, hi: str, descending: bool, *,
+              budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
+    """Follows of an account, by follow id (index entries: id, account_id = the follower)."""
+    return _entries(keys.followers_of(account_id), "GSI1", lo, hi, descending, budget, step)
+
+
+def followings(account_id: str, lo: str, hi: str, descending: bool, *,
+               budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
+    """Follows an account made, by follow id (index entries: id, target_id = the followed)."""
+    return _entries(keys.followings_of(account_id), "GSI2", lo, hi, descending, budget, step)
+
+
+def following_ids(account_id: str) -> list[str]:
+    """Everyone an account follows (its whole following index, ids only)."""
+    return [e["target_id"] for e in base.query(keys.followings_of(account_id), index="GSI2",
+                                               projection="target_id")]
+
+
+def follow_requests(account_id: str, lo: str, hi: str, descending: bool, *,
+                    budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
+    """Pending requests to follow an account (index entries: id, account_id = the requester)."""
+    return _entries(keys.follow_requests_of(account_id), "GSI1", lo, hi, descending, budget,
+                    step)
+
+
+def listed(kind: str, account_id: str, lo: str, hi: str, descending: bool, *,
+           budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
+    """A user's blocks, mutes, domain blocks or endorsements, by when each was made."""
+    return _entries(keys.edge_list_of(LISTED[kind], account_id), "GSI1", lo, hi, descending,
+                    budget, step)
+
+
+def domain_of(entry: dict[str, Any]) -> str:
+    """The domain a domain-block index entry is about (its base-table sort key)."""
+    return entry.get("domain") or keys.blocked_domain_in(entry["SK"])
+
+
+def get_many(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:
+    return base.batch_get(item_keys)
+
+
+# --- writes ---------------------------------------------------------------------------------------
+def create_op(item: dict[str, Any], on_conflict: Exception | None = None) -> base.Op:
+    """Write a new edge (fails if it exists)."""
+    return base.put_new(item, on_conflict=on_conflict)
+
+
+def absent_op(key: dict[str, str], error: Exception) -> base.Op:
+    """The transaction holds only while this edge does not exist (e.g. a block)."""
+    return base.Op("ConditionCheck", key=key, condition="attribute_not_exists(PK)",
+                   on_conflict=error)
+
+
+def present_op(key: dict[str, str], error: Exception) -> base.Op:
+    """The transaction holds only while this edge exists (e.g. the follow an endorsement
+    needs, the request being accepted)."""
+    return base.Op("ConditionCheck", key=key, condition="attribute_exists(PK)",
+                   on_conflict=error)
+
+
+def remove_op(key: dict[str, str], error: Exception | None = None) -> base.Op:
+    """Delete an edge; with `error`, only if it exists."""
+    if error is None:
+        return base.Op("Delete", key=key)
+    return base.Op("Delete", key=key, condition="attribute_exists(PK)", on_conflict=error)
+
+
+def write(ops: list[base.Op]) -> None:
+    base.transact(ops)
