@@ -230,12 +230,14 @@ class Charge:
     write: float = 0.0
     index_write: float = 0.0
     examined: int = 0  # items (or index entries) read, for Query/Scan
+    missed: float = 0.0  # of `read`: the units of GetItem/BatchGetItem keys that found nothing
 
     def __iadd__(self, other: Charge) -> Charge:
         self.read += other.read
         self.write += other.write
         self.index_write += other.index_write
         self.examined += other.examined
+        self.missed += other.missed
         return self
 
 
@@ -295,14 +297,18 @@ def charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
         item = response.get("Item") if _reads_whole_items(params) else \
             store.item(params["TableName"], params["Key"])
         result.read = read_units(item_size(item), consistent=bool(params.get("ConsistentRead")))
+        result.missed = 0.0 if item else result.read
     elif operation == "BatchGetItem":
         left = response.get("UnprocessedKeys") or {}
         for table, spec in params.get("RequestItems", {}).items():
             skipped = {key_id(table, k) for k in (left.get(table) or {}).get("Keys", [])}
             for key in spec.get("Keys", []):
-                if key_id(table, key) not in skipped:
-                    result.read += read_units(item_size(store.item(table, key)),
-                                              consistent=bool(spec.get("ConsistentRead")))
+                if key_id(table, key) in skipped:
+                    continue
+                item = store.item(table, key)
+                units = read_units(item_size(item), consistent=bool(spec.get("ConsistentRead")))
+                result.read += units
+                result.missed += 0.0 if item else units
     elif operation in ("Query", "Scan"):
         table = tables[params["TableName"]]
         items = response.get("Items", []) if _reads_whole_items(params) else \

@@ -90,7 +90,8 @@ def test_reads_round_up_to_4_kb():
 def test_a_read_that_finds_nothing_still_costs_the_minimum():
     store = Store()
     params = {"TableName": "T", "Key": {"PK": {"S": "a"}, "SK": {"S": "s"}}}
-    assert charge("GetItem", params, {}, before={}, store=store, tables=TABLES).read == 0.5
+    result = charge("GetItem", params, {}, before={}, store=store, tables=TABLES)
+    assert (result.read, result.missed) == (0.5, 0.5)
     strong = {**params, "ConsistentRead": True}
     assert charge("GetItem", strong, {}, before={}, store=store, tables=TABLES).read == 1
 
@@ -123,8 +124,9 @@ def test_batch_get_charges_missing_keys_and_not_unprocessed_ones():
     later = {"PK": {"S": "later"}, "SK": {"S": "s"}}
     params = {"RequestItems": {"T": {"Keys": [key(found), missing, later]}}}
     response = {"Responses": {"T": [found]}, "UnprocessedKeys": {"T": {"Keys": [later]}}}
-    assert charge("BatchGetItem", params, response, before={}, store=Store(found),
-                  tables=TABLES).read == 1.0
+    result = charge("BatchGetItem", params, response, before={}, store=Store(found),
+                    tables=TABLES)
+    assert (result.read, result.missed) == (1.0, 0.5)
 
 
 def test_query_sums_the_items_then_rounds_once():
