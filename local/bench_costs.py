@@ -713,7 +713,7 @@ def filtered_listings(runtime: Any, histories: list[tuple[str, list[bool]]] | No
     results = {}
     print("\nGET /api/v1/accounts/:id/statuses?only_media=true&limit=40")
     print(f"{'history':44} {'statuses':>8} {'DDB calls':>9} {'by operation':>36} "
-          f"{'examined':>8} {'RRU':>6} {'on misses':>9} {'next':>5}")
+          f"{'examined':>8} {'RRU':>6} {'of it: index':>12} {'on misses':>9} {'next':>5}")
     for person, (name, _) in zip(authors, histories):
         charges: list[tuple[str, capacity.Charge]] = []
         meter.attach(dynamodb(), lambda operation, charged, _: charges.append((operation, charged)))
@@ -728,12 +728,15 @@ def filtered_listings(runtime: Any, histories: list[tuple[str, list[bool]]] | No
         for _, charged in charges:
             total += charged
         calls = Counter(operation for operation, _ in charges)
+        index_read = sum(c.read for operation, c in charges if operation == "Query")
         linked = 'rel="next"' in headers.get("link", "")
         by_op = ", ".join(f"{op} {n}" for op, n in sorted(calls.items()))
         print(f"{name:44} {len(body):8d} {len(charges):9d} {by_op:>36} {total.examined:8d} "
-              f"{total.read:6.1f} {total.missed:9.1f} {'yes' if linked else 'no':>5}")
+              f"{total.read:6.1f} {index_read:12.1f} {total.missed:9.1f} "
+              f"{'yes' if linked else 'no':>5}")
         results[name] = {"statuses": len(body), "calls": dict(calls), "examined": total.examined,
-                         "read_units": total.read, "missed_read_units": total.missed,
+                         "read_units": total.read, "index_read_units": index_read,
+                         "missed_read_units": total.missed,
                          "next": linked}
     return results
 
