@@ -144,7 +144,6 @@ class Recorder:
         self.outside = capacity.Charge()  # DynamoDB work no invocation made (should be none)
         self.moto_reported = 0.0
         self.sqs_billed = 0
-        self.sqs_idle_receives = 0  # the local poller's empty receives (see docs)
         self._poller_deletes = 0
         self.emails = 0
         self.s3_put = self.s3_get = 0
@@ -216,7 +215,8 @@ class Recorder:
         invocation = _current.get()
         if invocation is not None:
             invocation.calls.append((service, ended - started))
-        parsed = parsed or {}
+        if parsed is None:  # no answer came (a connection error): nothing to charge
+            return
         with self.lock:
             if service == "dynamodb" and state is not None:
                 charged = self.meter.after(operation, state, parsed)
@@ -241,8 +241,7 @@ class Recorder:
         if operation == "ReceiveMessage":
             messages = parsed.get("Messages") or []
             if not messages and not inside:
-                self.sqs_idle_receives += 1
-                return
+                return  # the poller's empty receives: a fixed cost, not per request (see docs)
             self.sqs_billed += chunks(sum(len(m.get("Body", "").encode()) for m in messages))
         elif not inside and operation == "DeleteMessage":
             self._poller_deletes += 1  # billed per batch by counted_pump_queue
@@ -294,10 +293,12 @@ def _attach(made: Any) -> None:
         if _active is not None:
             _active.call_started(service, model.name, params, context)
 
-    def ended(model: Any, context: dict[str, Any], parsed: dict[str, Any] | None = None,
-              **_: Any) -> None:
+    def ended(context: dict[str, Any], event_name: str, model: Any = None,
+              parsed: dict[str, Any] | None = None, **_: Any) -> None:
+        # after-call-error (the request never got an answer) has no model: the event names it.
         if _active is not None:
-            _active.call_ended(service, model.name, parsed, context)
+            operation = model.name if model is not None else event_name.rsplit(".", 1)[-1]
+            _active.call_ended(service, operation, parsed, context)
 
     made.meta.events.register("provide-client-params", started, unique_id="stratus-bench-start")
     made.meta.events.register("after-call", ended, unique_id="stratus-bench-end")

@@ -328,12 +328,12 @@ def test_the_meter_charges_real_calls_from_the_emulators_items(runtime):
                              unique_id="test-asked")
     meter.attach(ddb, lambda operation, charged, reported: charges.append((operation, charged)))
     try:
-        base.put({"PK": "P#1", "SK": "A", "body": "x" * 3000})
-        base.put({"PK": "P#1", "SK": "A", "body": "small"})          # replaces 3 KB
+        base.put({"PK": "sizing-1", "SK": "A", "body": "x" * 3000})
+        base.put({"PK": "sizing-1", "SK": "A", "body": "small"})          # replaces 3 KB
         for i in range(10):
-            base.put({"PK": "P#2", "SK": f"{i:02d}", "keep": i == 9, "body": "y" * 500})
-        found = list(base.query("P#2", filter=("#k = :yes", {"#k": "keep"}, {":yes": True})))
-        assert base.get({"PK": "P#1", "SK": "A"})["body"] == "small"
+            base.put({"PK": "sizing-2", "SK": f"{i:02d}", "keep": i == 9, "body": "y" * 500})
+        found = list(base.query("sizing-2", filter=("#k = :yes", {"#k": "keep"}, {":yes": True})))
+        assert base.get({"PK": "sizing-1", "SK": "A"})["body"] == "small"
     finally:
         meter.detach(ddb)
         ddb.meta.events.unregister("before-parameter-build.dynamodb", unique_id="test-asked")
@@ -342,7 +342,7 @@ def test_the_meter_charges_real_calls_from_the_emulators_items(runtime):
     assert len(found) == 1
     query = next(c for op, c in charges if op == "Query")
     # Ten items of ~530 bytes examined (5.3 KB: 2 blocks, eventually consistent), one returned.
-    sizes = sum(item_size(base.serialize({"PK": "P#2", "SK": f"{i:02d}", "keep": i == 9,
+    sizes = sum(item_size(base.serialize({"PK": "sizing-2", "SK": f"{i:02d}", "keep": i == 9,
                                           "body": "y" * 500})) for i in range(10))
     assert query.examined == 10
     assert query.read == read_units(sizes) == 1.0
