@@ -38,6 +38,8 @@ Where AWS documents nothing, this module chooses, and says so:
   units, without index writes (an upper bound; the prepare phase has read or written them).
 - Index entries are sized without the 100 bytes of per-entry overhead AWS adds for *storage*.
 - Other errors (validation, throttling) cost nothing.
+- A Scan with a filter is charged for the items it returned (the stack never scans on a request
+  path; sizing what a Scan examined is not implemented).
 """
 
 from __future__ import annotations
@@ -311,8 +313,10 @@ def charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
                 result.missed += 0.0 if item else units
     elif operation in ("Query", "Scan"):
         table = tables[params["TableName"]]
-        items = response.get("Items", []) if _reads_whole_items(params) else \
-            store.examined(params, response)
+        if _reads_whole_items(params) or operation == "Scan":
+            items = response.get("Items", [])  # a filtered Scan: what it returned (see above)
+        else:
+            items = store.examined(params, response)
         if params.get("IndexName"):
             index = table.index(params["IndexName"])
             items = [index_entry(table, index, item) or item for item in items]
