@@ -129,6 +129,9 @@ def main() -> None:
         print(f"{path:32} {statistics.median(durations):10.2f} "
               f"{calls['n'] / WARM_REQUESTS:15.1f}")
     statuses_bench(gateway, calls)
+    from .bench_costs import run as costs
+
+    costs(runtime)  # contention, filtered listings, cost per million requests
     emulator.stop()
 
 
@@ -178,4 +181,9 @@ def statuses_bench(gateway, calls) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["costs"]:  # `python -m local.bench costs`: that part alone
+        from .bench_costs import main as costs_main
+
+        costs_main()
+    else:
+        main()
