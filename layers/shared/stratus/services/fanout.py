@@ -60,7 +60,7 @@ def accounts_involved(status: dict[str, Any], original: dict[str, Any] | None) -
 
 
 def filtered_from_home(status: dict[str, Any], original: dict[str, Any] | None, receiver: str,
-                       crutches: Crutches, now: int) -> bool:
+                       crutches: Crutches) -> bool:
     """Mastodon's FeedManager#filter_from_home?: True when `status` stays out of `receiver`'s
     home (`original`: what a boost boosts)."""
     author = status["account_id"]
@@ -164,7 +164,7 @@ def deliver(job: jobs.Deliver) -> int:
     if status.get("reblog_of_id") and original is None:
         return 0  # boosted something already gone
     crutches = _crutches(active, [(status, original)])
-    receivers = [r for r in active if not filtered_from_home(status, original, r, crutches, now)]
+    receivers = [r for r in active if not filtered_from_home(status, original, r, crutches)]
     delivered = _insert([(r, status) for r in receivers], now)
     # "Notify me when they post": new posts only, not boosts or replies to others.
     if not original and (not status.get("in_reply_to_id") or
@@ -193,7 +193,7 @@ def _merge(receiver: str, statuses: list[dict[str, Any]], now: int) -> int:
     pairs = [(s, o) for s, o in pairs if not (s.get("reblog_of_id") and o is None)]
     crutches = _crutches([receiver], pairs)
     kept = [(receiver, s) for s, o in pairs
-            if not filtered_from_home(s, o, receiver, crutches, now)]
+            if not filtered_from_home(s, o, receiver, crutches)]
     return len(_insert(kept, now))
 
 

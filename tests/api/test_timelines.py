@@ -1,0 +1,361 @@
+"""Timelines: home fed by fan-out on write with Mastodon's rules, feeds rebuilt for returning
+users, public timelines over hour buckets, hashtag timelines."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratus import ids
+from stratus.repo import base, keys
+from stratus.repo import statuses as statuses_repo
+from tests.api.test_statuses import follow, post
+
+
+def home(client, headers, **params) -> list[str]:
+    response = client.get("/api/v1/timelines/home", headers=headers, params=params)
+    assert response.status_code == 200, response.text
+    return [s["id"] for s in response.json()]
+
+
+@pytest.fixture
+def active(client, people, drain):
+    """Everyone has read their home once (an active feed), the first read answering 206 while
+    it is built."""
+    ids_, tokens = people
+    for name, headers in tokens.items():
+        first = client.get("/api/v1/timelines/home", headers=headers)
+        assert first.status_code == 206
+        assert first.headers["mastodon-async-refresh"] == f'id="home-{ids_[name]}", retry=3'
+    drain()
+    for headers in tokens.values():
+        assert client.get("/api/v1/timelines/home", headers=headers).status_code == 200
+    return ids_, tokens
+
+
+def test_home_has_own_posts_and_followed_accounts_posts(client, active, drain, entity):
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"])
+    drain()
+    mine = post(client, tokens["alice"], status="mine")
+    theirs = post(client, tokens["bob"], status="bob's")
+    stranger = post(client, tokens["carol"], status="carol's")
+    drain()
+    response = client.get("/api/v1/timelines/home", headers=tokens["alice"])
+    for status in response.json():
+        entity("Status", status)
+    assert [s["id"] for s in response.json()] == [theirs["id"], mine["id"]]
+    assert stranger["id"] not in home(client, tokens["alice"])
+    assert home(client, tokens["bob"]) == [theirs["id"]]
+
+
+def test_replies_reach_home_only_between_people_one_follows(client, active, drain):
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"])
+    drain()
+    carol_post = post(client, tokens["carol"], status="carol")
+    alice_post = post(client, tokens["alice"], status="alice")
+    to_stranger = post(client, tokens["bob"], status="@carol hi", in_reply_to_id=carol_post["id"])
+    to_alice = post(client, tokens["bob"], status="@alice hi", in_reply_to_id=alice_post["id"])
+    own_thread = post(client, tokens["bob"], status="more", in_reply_to_id=to_alice["id"])
+    drain()
+    feed = home(client, tokens["alice"])
+    assert to_alice["id"] in feed and to_stranger["id"] not in feed
+    assert own_thread["id"] in feed  # bob answering himself is a self-reply
+    follow(client, tokens["alice"], ids_["carol"])
+    drain()
+    later = post(client, tokens["bob"], status="@carol again", in_reply_to_id=carol_post["id"])
+    drain()
+    assert later["id"] in home(client, tokens["alice"])  # she follows carol now
+
+
+def test_boosts_reach_home_once_and_not_when_boosts_are_hidden(client, active, drain):
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"])
+    follow(client, tokens["alice"], ids_["dave"])
+    follow(client, tokens["alice"], ids_["carol"], reblogs="false")
+    drain()
+    original = post(client, tokens["carol"], status="boost me")
+    drain()
+    assert original["id"] in home(client, tokens["alice"])
+    by_bob = client.post(f"/api/v1/statuses/{original['id']}/reblog", headers=tokens["bob"]).json()
+    drain()
+    assert by_bob["id"] not in home(client, tokens["alice"])  # she has the original already
+    other = post(client, tokens["bob"], status="not followed by alice's follows")  # noqa: F841
+    elsewhere = post(client, tokens["dave"], status="dave")
+    drain()
+    boost1 = client.post(f"/api/v1/statuses/{elsewhere['id']}/reblog",
+                         headers=tokens["bob"]).json()
+    drain()
+    boost2 = client.post(f"/api/v1/statuses/{elsewhere['id']}/reblog",
+                         headers=tokens["carol"]).json()
+    drain()
+    feed = home(client, tokens["alice"])
+    assert boost1["id"] not in feed and boost2["id"] not in feed  # original is there
+    from tests.rig import auth, make_app, make_user, user_token
+
+    erin = auth(user_token(make_app(client), make_user("erin")))
+    outside = post(client, erin, status="by someone alice does not follow")
+    drain()
+    by_carol = client.post(f"/api/v1/statuses/{outside['id']}/reblog",
+                           headers=tokens["carol"]).json()
+    drain()
+    assert by_carol["id"] not in home(client, tokens["alice"])  # reblogs=false for carol
+    by_dave = client.post(f"/api/v1/statuses/{outside['id']}/reblog",
+                          headers=tokens["dave"]).json()
+    drain()
+    assert by_dave["id"] in home(client, tokens["alice"])
+
+
+def test_a_boost_of_a_status_not_in_home_arrives_once(client, active, drain):
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"])
+    follow(client, tokens["alice"], ids_["dave"])
+    drain()
+    outside = post(client, tokens["carol"], status="outside alice's circle")
+    drain()
+    first = client.post(f"/api/v1/statuses/{outside['id']}/reblog", headers=tokens["bob"]).json()
+    drain()
+    second = client.post(f"/api/v1/statuses/{outside['id']}/reblog",
+                         headers=tokens["dave"]).json()
+    drain()
+    feed = home(client, tokens["alice"])
+    assert first["id"] in feed and second["id"] not in feed
+
+
+def test_muted_blocked_and_unfollowed_accounts_leave_home(client, active, drain):
+    ids_, tokens = active
+    for name in ("bob", "carol", "dave"):
+        follow(client, tokens["alice"], ids_[name])
+    drain()
+    posts = {name: post(client, tokens[name], status=f"{name} speaks")["id"]
+             for name in ("bob", "carol", "dave")}
+    drain()
+    assert set(posts.values()) <= set(home(client, tokens["alice"]))
+    client.post(f"/api/v1/accounts/{ids_['bob']}/mute", headers=tokens["alice"])
+    client.post(f"/api/v1/accounts/{ids_['carol']}/block", headers=tokens["alice"])
+    client.post(f"/api/v1/accounts/{ids_['dave']}/unfollow", headers=tokens["alice"])
+    drain()
+    assert not set(posts.values()) & set(home(client, tokens["alice"]))
+    # And new posts of theirs stay out.
+    later = post(client, tokens["bob"], status="muted still")
+    drain()
+    assert later["id"] not in home(client, tokens["alice"])
+
+
+def test_deleted_statuses_leave_every_home(client, active, drain):
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"])
+    drain()
+    doomed = post(client, tokens["bob"], status="doomed")
+    drain()
+    assert doomed["id"] in home(client, tokens["alice"])
+    client.delete(f"/api/v1/statuses/{doomed['id']}", headers=tokens["bob"])
+    drain()
+    assert doomed["id"] not in home(client, tokens["alice"])
+    feed = keys.home_feed(ids_["alice"])
+    assert base.get(keys.feed_entry(feed, doomed["id"]),
+                    table_name=client.app.stack.table_names["FeedTable"]) is None
+
+
+def test_a_new_follow_merges_recent_statuses_into_home(client, active, drain):
+    ids_, tokens = active
+    earlier = [post(client, tokens["bob"], status=f"before {i}")["id"] for i in range(3)]
+    drain()
+    follow(client, tokens["alice"], ids_["bob"])
+    drain()
+    assert set(earlier) <= set(home(client, tokens["alice"]))
+
+
+def test_language_filter_of_a_follow(client, active, drain):
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"], **{"languages[]": ["de"]})
+    drain()
+    english = post(client, tokens["bob"], status="hello", language="en")
+    german = post(client, tokens["bob"], status="hallo", language="de")
+    drain()
+    feed = home(client, tokens["alice"])
+    assert german["id"] in feed and english["id"] not in feed
+
+
+def test_idle_users_are_not_fanned_out_to_and_get_their_feed_rebuilt(client, people, drain):
+    ids_, tokens = people
+    follow(client, tokens["alice"], ids_["bob"])
+    drain()
+    while_away = post(client, tokens["bob"], status="while alice was away")
+    drain()
+    feed = keys.home_feed(ids_["alice"])
+    table = client.app.stack.table_names["FeedTable"]
+    assert base.get(keys.feed_entry(feed, while_away["id"]), table_name=table) is None
+    response = client.get("/api/v1/timelines/home", headers=tokens["alice"])
+    assert response.status_code == 206 and "mastodon-async-refresh" in response.headers
+    refresh = client.get(f"/api/v1_alpha/async_refreshes/home-{ids_['alice']}",
+                         headers=tokens["alice"]).json()
+    assert refresh["async_refresh"]["status"] == "running"
+    drain()
+    assert home(client, tokens["alice"]) == [while_away["id"]]
+    refresh = client.get(f"/api/v1_alpha/async_refreshes/home-{ids_['alice']}",
+                         headers=tokens["alice"]).json()
+    assert refresh["async_refresh"]["status"] == "finished"
+    assert client.get(f"/api/v1_alpha/async_refreshes/home-{ids_['bob']}",
+                      headers=tokens["alice"]).status_code == 404
+
+
+def test_a_follow_with_notify_tells_about_new_posts(client, active, drain):
+    from stratus.repo import effects as effects_repo
+
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"], notify="true")
+    drain()
+    new = post(client, tokens["bob"], status="news")
+    drain()
+    status_notes = [n for n in effects_repo.notifications(ids_["alice"])
+                    if n["notification_type"] == "status"]
+    assert [n["status_id"] for n in status_notes] == [new["id"]]
+
+
+def test_home_pagination_and_the_feed_cap(client, active, drain, monkeypatch):
+    from stratus.services import fanout
+
+    monkeypatch.setattr(fanout, "FEED_SIZE", 5)
+    monkeypatch.setattr(fanout, "TRIM_ONE_IN", 1)
+    ids_, tokens = active
+    posted = [post(client, tokens["alice"], status=f"n{i}")["id"] for i in range(8)]
+    drain()
+    first = client.get("/api/v1/timelines/home", headers=tokens["alice"],
+                       params={"limit": 3})
+    assert [s["id"] for s in first.json()] == posted[::-1][:3]
+    assert f"max_id={posted[5]}" in first.headers["link"]
+    rest = home(client, tokens["alice"], max_id=posted[5])
+    assert rest == [posted[4], posted[3]]  # the feed keeps the newest 5
+
+
+def test_fan_out_to_many_followers_runs_in_batches_without_duplicates(client, people, runtime,
+                                                                     drain, monkeypatch):
+    """A post to many followers: FanOut pages of followers, Deliver batches, each redelivered
+    once more without duplicate entries or notifications."""
+    from stratus.services import fanout
+    from tests.rig import auth, make_app, make_user, user_token
+
+    monkeypatch.setattr(fanout, "FOLLOWERS_PAGE", 10)
+    monkeypatch.setattr(fanout, "BATCH", 4)
+    ids_, tokens = people
+    app = make_app(client)
+    fans = []
+    for i in range(23):
+        fan = make_user(f"reader{i}")
+        headers = auth(user_token(app, fan))
+        client.get("/api/v1/timelines/home", headers=headers)
+        follow(client, headers, ids_["alice"], notify="true")
+        fans.append((fan, headers))
+    drain()
+    import sys
+
+    worker = sys.modules["stratus_fn_FanoutFunction"] if "stratus_fn_FanoutFunction" in \
+        sys.modules else None
+    if worker is None:
+        runtime.stack.handler("FanoutFunction")
+        worker = sys.modules["stratus_fn_FanoutFunction"]
+    from stratus.jobs import messages as jobs
+
+    sizes: list[int] = []
+    pages: list[str | None] = []
+    monkeypatch.setitem(worker.HANDLERS, jobs.Deliver,
+                        lambda job: sizes.append(len(job.receivers)) or fanout.deliver(job))
+    monkeypatch.setitem(worker.HANDLERS, jobs.FanOut,
+                        lambda job: pages.append(job.after) or fanout.fan_out(job))
+    status = post(client, tokens["alice"], status="to all my readers")
+    drain()
+    # 23 followers and the author, 10 followers a page, 4 receivers a batch.
+    assert len(pages) == 3 and sorted(sizes) == [2, 3, 3, 4, 4, 4, 4]
+    table = runtime.stack.table_names["FeedTable"]
+    for fan, _ in fans:
+        assert base.get(keys.feed_entry(keys.home_feed(fan), status["id"]),
+                        table_name=table) is not None
+    # The whole fan-out once more (a crash and redelivery): nothing doubles.
+    from stratus.repo import effects as effects_repo
+    from stratus.repo.queues import send
+
+    send(runtime.stack.queue_urls["FanoutQueue"],
+         [jobs.FanOut(status=fanout.fields_of(statuses_repo.get(status["id"]))).to_dict()])
+    drain()
+    for fan, _ in fans:
+        notes = [n for n in effects_repo.notifications(fan) if n["notification_type"] == "status"]
+        assert len(notes) == 1
+
+
+def test_public_timeline_walks_hours_newest_first(client, people, drain, entity):
+    ids_, tokens = people
+    base_ms = ids.timestamp_ms(ids.new_id())
+    hour = 3600 * 1000
+    old_ids = []
+    for hours_ago in (30, 5, 2):  # quiet hours in between
+        status_id = ids.new_id(base_ms - hours_ago * hour)
+        item = {"id": status_id, "account_id": ids_["bob"], "visibility": "public",
+                "thread_id": status_id, "local": True, "text": "old", "content": "<p>old</p>",
+                "uri": f"http://localhost:8000/users/bob/statuses/{status_id}",
+                "created_at": "2026-11-20T10:00:00.000Z", "mention_ids": [], "tags": [],
+                "media_ids": []}
+        base.put(statuses_repo.status_item(item))
+        base.put(statuses_repo.stats_item(status_id))
+        old_ids.append(status_id)
+    new = post(client, tokens["alice"], status="now")
+    private = post(client, tokens["alice"], status="not public", visibility="private")
+    unlisted = post(client, tokens["alice"], status="quiet", visibility="unlisted")
+    drain()
+    everything = client.get("/api/v1/timelines/public")
+    assert everything.status_code == 200
+    for status in everything.json():
+        entity("Status", status)
+    listed = [s["id"] for s in everything.json()]
+    assert listed == [new["id"], *reversed(old_ids)]
+    assert private["id"] not in listed and unlisted["id"] not in listed
+    page = client.get("/api/v1/timelines/public", params={"limit": 2})
+    assert [s["id"] for s in page.json()] == [new["id"], old_ids[2]]
+    nxt = client.get("/api/v1/timelines/public", params={"limit": 2, "max_id": old_ids[2]})
+    assert [s["id"] for s in nxt.json()] == [old_ids[1], old_ids[0]]
+    newer = client.get("/api/v1/timelines/public", params={"limit": 2, "min_id": old_ids[0]})
+    assert [s["id"] for s in newer.json()] == [old_ids[2], old_ids[1]]
+    assert [s["id"] for s in client.get("/api/v1/timelines/public",
+                                        params={"local": "true", "limit": 1}).json()] == \
+        [new["id"]]
+    assert client.get("/api/v1/timelines/public", params={"remote": "true"}).json() == []
+
+
+def test_public_timeline_hides_blocked_and_muted_accounts(client, people, drain):
+    ids_, tokens = people
+    bob_post = post(client, tokens["bob"], status="bob public")
+    carol_post = post(client, tokens["carol"], status="carol public")
+    drain()
+    client.post(f"/api/v1/accounts/{ids_['bob']}/block", headers=tokens["alice"])
+    client.post(f"/api/v1/accounts/{ids_['carol']}/mute", headers=tokens["alice"])
+    seen = {s["id"] for s in client.get("/api/v1/timelines/public",
+                                        headers=tokens["alice"]).json()}
+    assert bob_post["id"] not in seen and carol_post["id"] not in seen
+    anonymous = {s["id"] for s in client.get("/api/v1/timelines/public").json()}
+    assert {bob_post["id"], carol_post["id"]} <= anonymous
+
+
+def test_hashtag_timelines(client, people, drain, entity):
+    _, tokens = people
+    cats = post(client, tokens["alice"], status="#cats")
+    both = post(client, tokens["bob"], status="#cats and #dogs")
+    dogs = post(client, tokens["carol"], status="#Dogs")
+    hidden = post(client, tokens["dave"], status="#cats secret", visibility="private")
+    drain()
+    response = client.get("/api/v1/timelines/tag/cats")
+    for status in response.json():
+        entity("Status", status)
+    assert [s["id"] for s in response.json()] == [both["id"], cats["id"]]
+    assert hidden["id"] not in [s["id"] for s in response.json()]
+
+    def tag(name, **params):
+        return [s["id"] for s in client.get(f"/api/v1/timelines/tag/{name}",
+                                            params=params).json()]
+
+    assert tag("cats", **{"any[]": ["dogs"]}) == [dogs["id"], both["id"], cats["id"]]
+    assert tag("cats", **{"all[]": ["dogs"]}) == [both["id"]]
+    assert tag("cats", **{"none[]": ["dogs"]}) == [cats["id"]]
+    assert tag("cats", local="true") == [both["id"], cats["id"]]
+    assert tag("cats", remote="true") == []
+    assert tag("cats", only_media="true") == []
+    assert tag("nothing") == [] and tag("²") == []
