@@ -65,5 +65,14 @@ async def timelines_tag(hashtag: str, request: Request, response: Response,
     return items
 
 
+@router.get("/api/v1/timelines/list/{list_id}")
+async def timelines_list(list_id: str, request: Request, response: Response,
+                         viewer: Viewer = Depends(require("read:lists"))):
+    items, link_ids = timelines.list_timeline(viewer, list_id, _timeline_page(
+        await request_params(request)))
+    set_link(response, request, link_ids)
+    return items
+
+
 app = create_app([router], name="timelines")
 handler = http_handler(app)

@@ -86,13 +86,14 @@ def world(client, runtime):
         "file": ("a.png", solid_png(8, 8, (1, 2, 3)), "image/png")}).json()
     scheduled = post(status="later",
                      scheduled_at=clock.iso(clock.now() + timedelta(days=1)))
+    bobs_list = client.post("/api/v1/lists", headers=theirs, data={"title": "bob's"}).json()
     return {"app": app, "alice": alice, "bob": bob, "mine": mine, "theirs": theirs,
             "table": route_table(runtime.stack),
             # Another user's object, one per kind of path parameter.
             "objects": {"status_id": private["id"], "poll_id": poll["poll"]["id"],
                         "media_id": media["id"], "scheduled_id": scheduled["id"],
                         "account_id": bob, "username": "bob", "hashtag": "clouds",
-                        "refresh_id": f"home-{bob}"},
+                        "refresh_id": f"home-{bob}", "list_id": bobs_list["id"]},
             "public_status": public["id"]}
 
 

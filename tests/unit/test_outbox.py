@@ -65,7 +65,8 @@ def test_follows_count_notify_and_take_their_notification_back():
                                                 ("fanout", "merge_into_home")]
     assert routed(record("REMOVE", old=FOLLOW)) == [("counters", "count"),
                                                      ("effects", "unfollowed"),
-                                                     ("fanout", "clear_from_home")]
+                                                     ("fanout", "clear_from_home"),
+                                                     ("fanout", "leave_lists")]
     # An accepted request notifies nobody (Mastodon): it is counted all the same.
     assert routed(record("INSERT", {**FOLLOW, "authorized": True})) == [
         ("counters", "count"), ("fanout", "merge_into_home")]
@@ -122,7 +123,10 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "poll": {"type": "poll", "id": "7", "status_id": "10", "account_id": "1"},
                "media_attachment": {"type": "media_attachment", "id": "5"},
                "follow": FOLLOW, "follow_request": {**FOLLOW, "type": "follow_request"},
-               "block": {**FOLLOW, "type": "block"}, "mute": {**FOLLOW, "type": "mute"}}
+               "block": {**FOLLOW, "type": "block"}, "mute": {**FOLLOW, "type": "mute"},
+               "list": {"type": "list", "id": "5", "owner_id": "3"},
+               "list_member": {"type": "list_member", "list_id": "5", "owner_id": "3",
+                               "account_id": "1"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

@@ -1,5 +1,6 @@
-"""SQS worker: home feeds — fan-out of new and deleted statuses in batches, follows merged in,
-unfollows/blocks/mutes cleared out, returning users' feeds rebuilt."""
+"""SQS worker: home and list feeds — fan-out of new and deleted statuses in batches, follows
+and list members merged in, unfollows/blocks/mutes/departures cleared out, returning users'
+feeds rebuilt."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ from stratus.observability import sqs_batch_handler
 from stratus.services import fanout
 
 HANDLERS = {messages.FanOut: fanout.fan_out, messages.Deliver: fanout.deliver,
+            messages.DeliverToLists: fanout.deliver_to_lists,
             messages.MergeIntoHome: fanout.merge_into_home,
             messages.ClearFromHome: fanout.clear_from_home,
-            messages.RegenerateHome: fanout.regenerate_home}
+            messages.RegenerateHome: fanout.regenerate_home,
+            messages.MergeIntoList: fanout.merge_into_list,
+            messages.ClearFromList: fanout.clear_from_list,
+            messages.DropList: fanout.drop_list,
+            messages.LeaveLists: fanout.leave_lists}
 
 
 def _record(record: Any) -> None:

@@ -210,6 +210,7 @@ class FanOut(Job):
     status: dict[str, Any] = field(default_factory=dict)
     removal: bool = False
     after: str | None = None
+    exclusive: list[str] = field(default_factory=list)  # owners of exclusive lists with the author
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -218,6 +219,53 @@ class Deliver(Job):
     status: dict[str, Any] = field(default_factory=dict)
     receivers: list[str] = field(default_factory=list)
     removal: bool = False
+    exclusive: list[str] = field(default_factory=list)  # receivers whose home skips it
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeliverToLists(Job):
+    """A status for the lists its author is in ({"id", "owner_id", "replies_policy"})."""
+
+    name: ClassVar[str] = "deliver_to_lists"
+    status: dict[str, Any] = field(default_factory=dict)
+    lists: list[dict[str, Any]] = field(default_factory=list)
+    removal: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class MergeIntoList(Job):
+    """A new member: their recent statuses go into the list's timeline."""
+
+    name: ClassVar[str] = "merge_into_list"
+    list_id: str
+    owner_id: str
+    account_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClearFromList(Job):
+    """A member left: their statuses leave the list's timeline."""
+
+    name: ClassVar[str] = "clear_from_list"
+    list_id: str
+    account_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DropList(Job):
+    """A list was deleted: its members and timeline go too."""
+
+    name: ClassVar[str] = "drop_list"
+    list_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LeaveLists(Job):
+    """An unfollow: the unfollowed account leaves the follower's lists (Mastodon)."""
+
+    name: ClassVar[str] = "leave_lists"
+    account_id: str
+    target_id: str
 
 
 @dataclass(frozen=True, kw_only=True)

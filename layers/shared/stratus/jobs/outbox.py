@@ -236,6 +236,28 @@ def clear_target(change: Change) -> jobs.Job:
                               target_id=image["target_id"])
 
 
+def leave_lists(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.LeaveLists(event_id=change.event_id, account_id=old["account_id"],
+                           target_id=old["target_id"])
+
+
+def merge_member(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.MergeIntoList(event_id=change.event_id, list_id=new["list_id"],
+                              owner_id=new["owner_id"], account_id=new["account_id"])
+
+
+def clear_member(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.ClearFromList(event_id=change.event_id, list_id=old["list_id"],
+                              account_id=old["account_id"])
+
+
+def drop_list(change: Change) -> jobs.Job:
+    return jobs.DropList(event_id=change.event_id, list_id=change.old["id"])
+
+
 def clear_blocker(change: Change) -> jobs.Job:
     """A block works both ways: the blocked account stops seeing the blocker at home."""
     new = change.new
@@ -280,6 +302,11 @@ RULES: tuple[Rule, ...] = (
     Rule("block", inserted, "fanout", clear_target),
     Rule("block", inserted, "fanout", clear_blocker),
     Rule("mute", inserted, "fanout", clear_target),
+    Rule("follow", removed, "fanout", leave_lists),
+    # lists
+    Rule("list_member", inserted, "fanout", merge_member),
+    Rule("list_member", removed, "fanout", clear_member),
+    Rule("list", removed, "fanout", drop_list),
     # polls
     Rule("poll", became_true("closed"), "effects", poll_closed),
     # media

@@ -163,3 +163,11 @@ def trim(feed: str, keep: int) -> int:
         table_name=_table())) if i >= keep]
     base.write_many(deletes=beyond, table_name=_table())
     return len(beyond)
+
+
+def drop(feed: str) -> None:
+    """Delete a whole feed (a deleted list's timeline)."""
+    partition, _ = keys.feed_entries(feed, keys.pad(0), keys.MAX_SK)
+    found = [keys.key(i["PK"], i["SK"]) for i in base.query(partition, projection="PK, SK",
+                                                            table_name=_table())]
+    base.write_many(deletes=found, table_name=_table())

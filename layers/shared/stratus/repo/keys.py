@@ -463,6 +463,35 @@ def dedupe(scope: str, event_id: str) -> dict[str, str]:
     return key(f"DEDUPE#{scope}#{event_id}", "DEDUPE")
 
 
+# --- lists ---------------------------------------------------------------------------------
+LIST_PREFIX = "LIST#"
+
+
+def list_item(owner_id: str, list_id: str) -> dict[str, str]:
+    """A list, in its owner's partition (their lists are one Query)."""
+    return key(account_pk(owner_id), LIST_PREFIX + pad(list_id))
+
+
+def list_members_pk(list_id: str) -> str:
+    return "LISTM#" + pad(list_id)
+
+
+MEMBER_PREFIX = "MEMBER#"
+
+
+def list_member(list_id: str, account_id: str) -> dict[str, str]:
+    return key(list_members_pk(list_id), MEMBER_PREFIX + pad(account_id))
+
+
+def list_member_index_keys(list_id: str, account_id: str) -> dict[str, str]:
+    """GSI1: the lists an account is in (fan-out reads it)."""
+    return {"GSI1PK": lists_containing(account_id), "GSI1SK": pad(list_id)}
+
+
+def lists_containing(account_id: str) -> str:
+    return "LISTEDIN#" + pad(account_id)
+
+
 # --- feeds (the Feed table: home and list timelines, ids only) -------------------------------
 FEED_ENTRY, FEED_REBLOG = "S#", "R#"
 

@@ -223,6 +223,13 @@ def following_ids(account_id: str) -> list[str]:
                                                projection="target_id")]
 
 
+def following_among(account_id: str, target_ids: list[str]) -> set[str]:
+    """Which of `target_ids` an account follows (base-table reads: never stale)."""
+    found = base.batch_get([keys.follow(account_id, t) for t in dict.fromkeys(target_ids)],
+                           consistent=True)
+    return {item["target_id"] for item in found}
+
+
 def follow_requests(account_id: str, lo: str, hi: str, descending: bool, *,
                     budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
     """Pending requests to follow an account (index entries: id, account_id = the requester)."""

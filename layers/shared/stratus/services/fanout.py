@@ -19,6 +19,7 @@ from typing import Any
 from .. import clock
 from ..jobs import messages as jobs
 from ..repo import feeds, keys, queues
+from ..repo import lists as lists_repo
 from ..repo import statuses as statuses_repo
 from ..repo.feeds import Crutches
 from . import effects
@@ -31,6 +32,7 @@ MERGE_PER_ACCOUNT = 100  # Mastodon's merge_into_home: MAX_ITEMS / 4
 REGENERATE_PER_ACCOUNT = 40
 REGENERATE_ACCOUNTS = 50  # followed accounts per RegenerateHome job
 TRIM_ONE_IN = 40  # a delivery trims the feed once in this many inserts, on average
+LISTS_PAGE = 500
 
 # What fan-out reads of a status (the FanOut job carries it).
 FIELDS = ("id", "account_id", "visibility", "reblog_of_id", "reblog_of_account_id",
@@ -92,18 +94,42 @@ def _enqueue(*messages: jobs.Job) -> None:
     queues.send(queues.url("fanout"), [m.to_dict() for m in messages])
 
 
+def _author_lists(author: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The lists an author is in ({"id", "owner_id", "replies_policy"}), and the owners of the
+    exclusive ones among them (their home skips the author)."""
+    memberships: list[dict[str, Any]] = []
+    after = None
+    while True:
+        page, after = lists_repo.lists_containing(author, after, LISTS_PAGE)
+        memberships += page
+        if after is None:
+            break
+    found = lists_repo.get_many([(m["owner_id"], m["list_id"]) for m in memberships])
+    targets = [{"id": item["id"], "owner_id": item["owner_id"],
+                "replies_policy": item.get("replies_policy", "list")} for item in found]
+    exclusive = sorted({item["owner_id"] for item in found if item.get("exclusive")})
+    return targets, exclusive
+
+
 def fan_out(job: jobs.FanOut) -> int:
-    """One page of followers: Deliver jobs for it, and a FanOut for the next page."""
+    """One page of followers: Deliver jobs for it, and a FanOut for the next page. The first
+    page also hands the status to the lists its author is in."""
     author = job.status["account_id"]
+    exclusive = job.exclusive
+    list_jobs: list[jobs.Job] = []
     receivers, cursor = feeds.followers_page(author, job.after, FOLLOWERS_PAGE)
     if job.after is None:
         receivers = [author, *receivers]
+        targets, exclusive = _author_lists(author)
+        list_jobs = [jobs.DeliverToLists(event_id=job.event_id, status=job.status,
+                                         removal=job.removal, lists=targets[i:i + BATCH])
+                     for i in range(0, len(targets), BATCH)]
     batches = [jobs.Deliver(event_id=job.event_id, status=job.status, removal=job.removal,
-                            receivers=receivers[i:i + BATCH])
-               for i in range(0, len(receivers), BATCH)]
+                            receivers=chunk, exclusive=[r for r in chunk if r in exclusive])
+               for chunk in (receivers[i:i + BATCH] for i in range(0, len(receivers), BATCH))]
     follow_up = [jobs.FanOut(event_id=job.event_id, status=job.status, removal=job.removal,
-                             after=cursor)] if cursor else []
-    _enqueue(*batches, *follow_up)
+                             after=cursor, exclusive=exclusive)] if cursor else []
+    _enqueue(*batches, *list_jobs, *follow_up)
     return len(receivers)
 
 
@@ -122,16 +148,14 @@ def _crutches(receivers: list[str], statuses: Iterable[tuple[dict[str, Any], dic
     return feeds.crutches(receivers, accounts, follows_of=follows_of, blocked_by=blocked_by)
 
 
-def _insert(feed_owner_pairs: list[tuple[str, dict[str, Any]]], now: int) -> list[str]:
-    """Write (receiver, status) pairs into home feeds, boosts of something a feed already has
-    left out; returns the receivers that got an entry."""
-    boosts = [(keys.home_feed(r), s["reblog_of_id"]) for r, s in feed_owner_pairs
-              if s.get("reblog_of_id")]
+def _insert(feed_pairs: list[tuple[str, dict[str, Any]]], now: int) -> list[str]:
+    """Write (feed, status) pairs, boosts of something a feed already has left out; returns
+    the feeds that got an entry."""
+    boosts = [(feed, s["reblog_of_id"]) for feed, s in feed_pairs if s.get("reblog_of_id")]
     seen = (feeds.present(boosts, markers=False) | feeds.present(boosts, markers=True)
             if boosts else set())
     entries, markers, delivered = [], [], []
-    for receiver, status in feed_owner_pairs:
-        feed = keys.home_feed(receiver)
+    for feed, status in feed_pairs:
         original = status.get("reblog_of_id")
         if original and (feed, original) in seen:
             continue
@@ -139,11 +163,11 @@ def _insert(feed_owner_pairs: list[tuple[str, dict[str, Any]]], now: int) -> lis
         if original:
             markers.append((feed, original))
             seen.add((feed, original))
-        delivered.append(receiver)
+        delivered.append(feed)
     feeds.add(entries, markers, now)
-    for receiver in set(delivered):
+    for feed in set(delivered):
         if random.randrange(TRIM_ONE_IN) == 0:
-            feeds.trim(keys.home_feed(receiver), FEED_SIZE)
+            feeds.trim(feed, FEED_SIZE)
     return delivered
 
 
@@ -159,17 +183,18 @@ def deliver(job: jobs.Deliver) -> int:
     author = status["account_id"]
     metas = feeds.metas([keys.home_feed(r) for r in job.receivers])
     active = [r for r in job.receivers if r == author or
-              int(metas.get(keys.home_feed(r), {}).get("active_until", 0)) > now]
+              (r not in job.exclusive and
+               int(metas.get(keys.home_feed(r), {}).get("active_until", 0)) > now)]
     original = statuses_repo.get(status["reblog_of_id"]) if status.get("reblog_of_id") else None
     if status.get("reblog_of_id") and original is None:
         return 0  # boosted something already gone
     crutches = _crutches(active, [(status, original)])
     receivers = [r for r in active if not filtered_from_home(status, original, r, crutches)]
-    delivered = _insert([(r, status) for r in receivers], now)
+    delivered = _insert([(keys.home_feed(r), status) for r in receivers], now)
     # "Notify me when they post": new posts only, not boosts or replies to others.
     if not original and (not status.get("in_reply_to_id") or
                          status.get("in_reply_to_account_id") == author):
-        for receiver in delivered:
+        for receiver in receivers:
             follow = crutches.following(receiver, author)
             if follow and follow.get("notify"):
                 effects.notify_status(receiver, author, status["id"])
@@ -185,15 +210,20 @@ def _recent(account_id: str, limit: int) -> list[dict[str, Any]]:
     return [found[e["id"]] for e in entries if e["id"] in found]
 
 
-def _merge(receiver: str, statuses: list[dict[str, Any]], now: int) -> int:
+def _merge(receiver: str, statuses: list[dict[str, Any]], now: int, *,
+           feed: str | None = None, listed: dict[str, Any] | None = None) -> int:
+    """Filter `statuses` for `receiver`'s home (or, with `listed`, their list) and insert."""
     originals = statuses_repo.get_many([s["reblog_of_id"] for s in statuses
                                         if s.get("reblog_of_id")])
     pairs = [(s, originals.get(s["reblog_of_id"]) if s.get("reblog_of_id") else None)
              for s in statuses]
     pairs = [(s, o) for s, o in pairs if not (s.get("reblog_of_id") and o is None)]
     crutches = _crutches([receiver], pairs)
-    kept = [(receiver, s) for s, o in pairs
-            if not filtered_from_home(s, o, receiver, crutches)]
+    members = _reply_targets_listed(listed, [s for s, _ in pairs]) if listed else set()
+    target = feed or keys.home_feed(receiver)
+    kept = [(target, s) for s, o in pairs
+            if not filtered_from_home(s, o, receiver, crutches) and
+            not (listed and filtered_from_list(s, listed, members))]
     return len(_insert(kept, now))
 
 
@@ -225,8 +255,11 @@ def regenerate_home(job: jobs.RegenerateHome) -> int:
     feed = keys.home_feed(job.account_id)
     merged = 0
     if not job.started:
-        merged += len(_insert([(job.account_id, s) for s in
-                               _recent(job.account_id, FEED_SIZE // 2)], now))
+        merged += len(_insert([(feed, s) for s in _recent(job.account_id, FEED_SIZE // 2)], now))
+        _enqueue(*(jobs.MergeIntoList(list_id=listed["id"], owner_id=job.account_id,
+                                      account_id=member["account_id"])
+                   for listed in lists_repo.of_owner(job.account_id)
+                   for member in lists_repo.members(listed["id"])))
     followed, cursor = feeds.followings_page(job.account_id, job.after, REGENERATE_ACCOUNTS)
     for account_id in followed:
         merged += _merge(job.account_id, _recent(account_id, REGENERATE_PER_ACCOUNT), now)
@@ -236,3 +269,98 @@ def regenerate_home(job: jobs.RegenerateHome) -> int:
         feeds.trim(feed, FEED_SIZE)
         feeds.set_meta(feed, state="ready")
     return merged
+
+
+# --- lists ---------------------------------------------------------------------------------
+def filtered_from_list(status: dict[str, Any], listed: dict[str, Any],
+                       members_replied_to: set[str]) -> bool:
+    """Mastodon's FeedManager#filter_from_list?: a reply to someone else reaches a list if it
+    answers the list's owner, or by the replies policy: `followed` (home's rules decide),
+    `list` (the one answered is a member too), `none` (never)."""
+    reply_to = status.get("in_reply_to_account_id")
+    if not status.get("in_reply_to_id") or reply_to == status["account_id"]:
+        return False
+    if reply_to == listed["owner_id"]:
+        return False
+    policy = listed.get("replies_policy", "list")
+    if policy == "followed":
+        return False
+    if policy == "list":
+        return reply_to not in members_replied_to
+    return True
+
+
+def _reply_targets_listed(listed: dict[str, Any], statuses: list[dict[str, Any]]) -> set[str]:
+    """Which accounts answered by `statuses` are members of the list."""
+    answered = [s["in_reply_to_account_id"] for s in statuses
+                if s.get("in_reply_to_account_id")]
+    return lists_repo.memberships(listed["id"], answered) if answered else set()
+
+
+def deliver_to_lists(job: jobs.DeliverToLists) -> int:
+    status = job.status
+    feeds_ = [keys.list_feed(listed["id"]) for listed in job.lists]
+    if job.removal:
+        original = status.get("reblog_of_id")
+        feeds.remove([(feed, status["id"]) for feed in feeds_],
+                     markers=[(feed, original) for feed in feeds_] if original else [])
+        return len(feeds_)
+    now = now_epoch()
+    owners = sorted({listed["owner_id"] for listed in job.lists})
+    metas = feeds.metas([keys.home_feed(o) for o in owners])
+    active = {o for o in owners if int(metas.get(keys.home_feed(o), {}).get("active_until", 0))
+              > now}
+    original = statuses_repo.get(status["reblog_of_id"]) if status.get("reblog_of_id") else None
+    if status.get("reblog_of_id") and original is None:
+        return 0
+    crutches = _crutches(sorted(active), [(status, original)])
+    kept = []
+    for listed in job.lists:
+        owner = listed["owner_id"]
+        if owner not in active:
+            continue
+        members = _reply_targets_listed(listed, [status]) \
+            if listed.get("replies_policy", "list") == "list" else set()
+        if filtered_from_list(status, listed, members) or \
+                filtered_from_home(status, original, owner, crutches):
+            continue
+        kept.append((keys.list_feed(listed["id"]), status))
+    return len(_insert(kept, now))
+
+
+def merge_into_list(job: jobs.MergeIntoList) -> int:
+    listed = lists_repo.get(job.owner_id, job.list_id)
+    if listed is None:
+        return 0
+    return _merge(job.owner_id, _recent(job.account_id, MERGE_PER_ACCOUNT), now_epoch(),
+                  feed=keys.list_feed(job.list_id), listed=listed)
+
+
+def clear_from_list(job: jobs.ClearFromList) -> int:
+    feed = keys.list_feed(job.list_id)
+    doomed = feeds.entries_by(feed, {job.account_id}, limit=FEED_SIZE * 2)
+    feeds.remove([(feed, e["status_id"]) for e in doomed],
+                 markers=[(feed, e["reblog_of_id"]) for e in doomed if e.get("reblog_of_id")])
+    return len(doomed)
+
+
+def drop_list(job: jobs.DropList) -> int:
+    """A deleted list: its members go (their removal clears nothing more: the feed goes)."""
+    members = [m["account_id"] for m in lists_repo.members(job.list_id)]
+    lists_repo.remove_members(job.list_id, members)
+    feeds.drop(keys.list_feed(job.list_id))
+    return len(members)
+
+
+def leave_lists(job: jobs.LeaveLists) -> int:
+    """After an unfollow the account leaves the follower's lists, as in Mastodon."""
+    left = 0
+    after = None
+    while True:
+        page, after = lists_repo.lists_containing(job.target_id, after, LISTS_PAGE)
+        for membership in page:
+            if membership["owner_id"] == job.account_id:
+                lists_repo.remove_members(membership["list_id"], [job.target_id])
+                left += 1
+        if after is None:
+            return left

@@ -17,7 +17,7 @@ from ..policy import visibility
 from ..repo import feeds, keys, queues
 from ..repo import statuses as repo
 from ..text import formatter
-from . import fanout, relationships, status_views
+from . import fanout, lists, relationships, status_views
 
 MAX_EXTRA_TAGS = 4  # Mastodon takes at most 4 tags from each of any[], all[], none[]
 REFRESH_RETRY_SECONDS = 3
@@ -85,6 +85,22 @@ def home(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str], R
                        budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
     return (status_views.render(filled.items, viewer.account_id, relations=relations),
             filled.link_ids, refresh)
+
+
+def list_timeline(viewer: Viewer, list_id: str, page: Page
+                  ) -> tuple[list[dict[str, Any]], list[str]]:
+    """A page of one of the viewer's lists (fed by fan-out like home)."""
+    lists.own(viewer, list_id)
+    relations = relationships.loader(viewer.account_id)
+    budget = Budget()
+    lo, hi = keys.id_range(*page.id_range())
+    entries = feeds.entries(keys.list_feed(list_id), lo, hi, not page.ascending,
+                            budget=budget, step=max(page.limit, 20))
+    filled = fill_page(({"id": e["status_id"]} for e in entries),
+                       lambda batch: _hydrate_ids(batch, relations), page,
+                       budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
+    return (status_views.render(filled.items, viewer.account_id, relations=relations),
+            filled.link_ids)
 
 
 def refresh_status(viewer: Viewer, wanted_id: str) -> dict[str, Any]:
