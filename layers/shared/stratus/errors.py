@@ -42,6 +42,11 @@ class NotFound(ApiError):
     default_message = "Record not found"
 
 
+class Conflict(ApiError):
+    status = 409
+    default_message = "Conflict during update, please try again"
+
+
 class Unprocessable(ApiError):
     status = 422
     default_message = "Validation failed"

@@ -14,9 +14,11 @@ from typing import Any
 
 from . import base, keys
 
-# Counter items, by kind: (kind, id). The instance item has no id.
+# Counter items, by kind: (kind, id). The instance item has no id; a notification group's head
+# and a notification request are identified by (recipient, group key / sender).
 STATUS, ACCOUNT, INSTANCE, WEEK = "status", "account", "instance", "week"
-Target = tuple[str, str | None]
+GROUP, REQUEST = "notification_group", "notification_request"
+Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
 
 
@@ -28,6 +30,10 @@ def _target_key(target: Target) -> dict[str, str]:
         return keys.account_stats(ident)
     if kind == WEEK:
         return keys.activity_week(ident)
+    if kind == GROUP:
+        return keys.notification_group(*ident)
+    if kind == REQUEST:
+        return keys.notification_request(*ident)
     return keys.instance_stats()
 
 
@@ -40,6 +46,8 @@ def _source_key(item_type: str, item: dict[str, Any]) -> dict[str, str]:
         return keys.favourite(item["account_id"], item["status_id"])
     if item_type == "reblog":
         return keys.reblog_edge(item["account_id"], item["status_id"])
+    if item_type == "notification":
+        return keys.notification(item["account_id"], item["id"])
     raise ValueError(f"{item_type!r} items are not counted")
 
 
@@ -63,7 +71,9 @@ def guard_identity(op: base.Op) -> tuple[str, str]:
 
 def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> base.Op:
     """Add to a counter item's counters (and set attributes). Status and account counters
-    must exist (a deleted status is not revived by a late like); instance ones are created."""
+    must exist (a deleted status is not revived by a late like), and so must a notification
+    request (accepted or dismissed: gone for good); instance counters are created, and so is a
+    notification group's head by its first member (but not revived by a late removal)."""
     names: dict[str, str] = {}
     vals: dict[str, Any] = {}
     parts = []
@@ -75,10 +85,39 @@ def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> bas
         names[f"#s{i}"], vals[f":s{i}"] = name, value
     if sets:
         parts.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(sets))))
-    condition = "attribute_exists(PK)" if target[0] in (STATUS, ACCOUNT) else None
+    condition = "attribute_exists(PK)" if target[0] in (STATUS, ACCOUNT, REQUEST) or (
+        target[0] == GROUP and any(delta < 0 for delta in adds.values())) else None
     return base.Op("Update", key=_target_key(target), expression=" ".join(parts), names=names,
                    vals=vals, condition=condition)
 
 
 def apply(ops: list[base.Op]) -> None:
     base.transact(ops)
+
+
+def position_group(account_id: str, group_key: str, notification_id: str) -> bool:
+    """Move a group's head to its latest member in the grouped listing (GSI3), unless a later
+    member already put it further; the head must exist (its count made it)."""
+    sk = keys.notification_head_keys(account_id, notification_id)
+    try:
+        base.update(keys.notification_group(account_id, group_key),
+                    "SET GSI3PK = :pk, GSI3SK = :sk, latest_id = :id",
+                    vals={":pk": sk["GSI3PK"], ":sk": sk["GSI3SK"], ":id": notification_id},
+                    condition="attribute_exists(PK) AND "
+                              "(attribute_not_exists(GSI3SK) OR GSI3SK < :sk)")
+    except base.dynamodb().exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
+def prune_group(account_id: str, group_key: str) -> bool:
+    """Delete a group's head once its last member is gone (a new member recreates it)."""
+    try:
+        base.dynamodb().delete_item(
+            TableName=base.table(), Key=base.serialize(keys.notification_group(account_id,
+                                                                                group_key)),
+            ConditionExpression="notifications_count <= :zero",
+            ExpressionAttributeValues=base.values({":zero": 0}))
+    except base.dynamodb().exceptions.ConditionalCheckFailedException:
+        return False
+    return True

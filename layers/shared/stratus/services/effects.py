@@ -1,6 +1,7 @@
 """Side effects of status activity, applied by the effects worker from the outbox's jobs:
-hashtag index entries, notification records (mention, reblog, favourite, poll) and their
-removal when the action is undone, and the cascade that follows a deleted status."""
+hashtag index entries, notification records (mention, reblog, favourite, poll, update,
+admin.sign_up) and their removal when the action is undone, the cascade that follows a deleted
+status, and the work notification requests and sweeps leave behind."""
 
 from __future__ import annotations
 
@@ -9,22 +10,30 @@ from functools import partial
 from typing import Any
 
 from .. import clock, ids
+from ..domain.roles import Permission
 from ..jobs import messages as jobs
 from ..repo import effects as repo
 from ..repo import media as storage
+from ..repo import notifications as notifications_repo
 from ..repo import queues
-from . import polls
+from . import identity, notification_rules, polls
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
 
 
 def _notify(recipient: str, kind: str, actor: str, subject: str, status_id: str | None) -> int:
+    """The one place notifications are created (the recipient's policy decides how)."""
     if recipient == actor and kind != "poll":
+        return 0
+    decision = notification_rules.decide(recipient, kind, actor, status_id)
+    if decision.drop:
         return 0
     return int(repo.notify(recipient, kind, actor, subject,
                            {"id": ids.new_id(), "status_id": status_id,
-                            "created_at": clock.iso(clock.now())}))
+                            "created_at": clock.iso(clock.now())},
+                           group_key=decision.group_key, filtered=decision.filtered,
+                           request_status_id=decision.request_status_id))
 
 
 def status_created(job: jobs.StatusCreated) -> int:
@@ -93,6 +102,74 @@ def poll_closed(job: jobs.PollClosed) -> int:
                for voter in [*polls.voters(job.poll_id), job.account_id])
 
 
+def status_edited(job: jobs.StatusEdited) -> int:
+    """Those who boosted an edited status hear of the edit (Mastodon's `update`: boosts, not
+    likes), one notification per edit; a page of boosts per job. Boosts made after the edit
+    (before this job ran) are not told of it."""
+    edited_ms = int(clock.parse_iso(job.edited_at).timestamp() * 1000)
+    boosts = repo.edges_after("REBLOG", job.status_id, job.after, CASCADE_PAGE,
+                              until=ids.id_at(edited_ms, upper=True))
+    if len(boosts) == CASCADE_PAGE:
+        queues.send(queues.url("effects"), [jobs.StatusEdited(
+            event_id=job.event_id, status_id=job.status_id, account_id=job.account_id,
+            edited_at=job.edited_at, after=boosts[-1]["id"]).to_dict()])
+    return sum(_notify(b["account_id"], "update", job.account_id,
+                       f"{job.status_id}@{job.edited_at}", job.status_id) for b in boosts)
+
+
+def account_activated(job: jobs.AccountActivated) -> int:
+    """Staff who may approve accounts hear of a new user (Mastodon's `admin.sign_up`)."""
+    return sum(_notify(staff, "admin.sign_up", job.account_id, job.account_id, None)
+               for staff in identity.accounts_who_can(Permission.MANAGE_USERS))
+
+
+def _in_pages(fetch: Callable[[int], list], apply: Callable[[list], None], job: jobs.Job
+              ) -> tuple[int, bool]:
+    """Apply `apply` to what `fetch` finds until nothing is left (what was applied is not
+    found again); past CASCADE_PAGES the rest continues in a copy of the job. Returns how many
+    were done and whether a copy continues."""
+    done = 0
+    for _ in range(CASCADE_PAGES):
+        found = fetch(CASCADE_PAGE)
+        if not found:
+            return done, False
+        apply(found)
+        done += len(found)
+        if len(found) < CASCADE_PAGE:
+            return done, False
+    queues.send(queues.url("effects"), [job.to_dict()])
+    return done, True
+
+
+def notification_request_closed(job: jobs.NotificationRequestClosed) -> int:
+    """An accepted request (it left a permission) lets the sender's filtered notifications in;
+    a dismissed one deletes them."""
+    accepted = notifications_repo.permission(job.account_id, job.from_account_id) is not None
+
+    def fetch(limit: int) -> list:
+        return notifications_repo.filtered_items(
+            notifications_repo.filtered_from(job.account_id, job.from_account_id, limit))
+
+    apply = notifications_repo.unfilter if accepted else notifications_repo.remove
+    done, continued = _in_pages(fetch, apply, job)
+    if accepted and not continued:
+        notifications_repo.merged(job.account_id, job.from_account_id)
+    return done
+
+
+def sweep_notifications(job: jobs.SweepNotifications) -> int:
+    """Remove the notifications a clear or a group dismissal left to the worker."""
+    def fetch(limit: int) -> list:
+        if job.group_key:
+            return notifications_repo.members(job.account_id, job.group_key, limit=limit)
+        return notifications_repo.oldest_first(job.account_id, job.up_to_id, limit)
+
+    done, continued = _in_pages(fetch, notifications_repo.remove, job)
+    if not continued:
+        notifications_repo.end_sweep(job.account_id, job.sweep_id)
+    return done
+
+
 def media_expired(job: jobs.MediaExpired) -> int:
     for key in job.keys:
         storage.delete_object(key)  # unattached media that nobody posted
@@ -106,6 +183,10 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.Favourited: favourited,
     jobs.Unfavourited: unfavourited,
     jobs.PollClosed: poll_closed,
+    jobs.StatusEdited: status_edited,
+    jobs.AccountActivated: account_activated,
+    jobs.NotificationRequestClosed: notification_request_closed,
+    jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,
 }
 
