@@ -209,7 +209,9 @@ def unread_count(viewer: Viewer, params: dict[str, Any], *, grouped: bool = Fals
         return {"count": 0}
     after = _marker_position(viewer)
     budget = Budget(max(2 * limit, EXAMINED_PER_PAGE))
-    if grouped and _heads_serve(wanted, grouped_types(params)):
+    if grouped and wanted.types is None and not wanted.exclude and \
+            _heads_serve(wanted, grouped_types(params)):
+        # Every entry of the grouped listing is a group (types would need reading each one).
         return {"count": len(repo.count_heads_since(viewer.account_id, after, limit, budget))}
     lo, hi = keys.id_range(int(after) + 1 if after else None, None)
     found = repo.entries(viewer.account_id, lo, hi, False, budget=budget,
