@@ -342,3 +342,17 @@ def test_role_changes_move_users_in_and_out_of_the_staff_index(client, people, d
     assert identity.accounts_who_can(Permission.MANAGE_SETTINGS) == []
     accounts.operator_modify("carol", role="user")
     assert identity.accounts_who_can(Permission.MANAGE_USERS) == []
+
+
+def test_a_boost_made_after_the_edit_is_not_told_of_it(client, people, drain):
+    _, tokens = people
+    status = post(client, tokens["alice"], status="draft")
+    client.post(f"/api/v1/statuses/{status['id']}/reblog", headers=tokens["bob"])
+    drain()
+    client.put(f"/api/v1/statuses/{status['id']}", headers=tokens["alice"],
+               data={"status": "final"})
+    # carol boosts before the edit's job runs: she saw the edited status, nothing to tell.
+    client.post(f"/api/v1/statuses/{status['id']}/reblog", headers=tokens["carol"])
+    drain()
+    assert kinds(notes(client, tokens["bob"])) == ["update"]
+    assert notes(client, tokens["carol"]) == []
