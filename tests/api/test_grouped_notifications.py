@@ -315,3 +315,66 @@ def test_a_notification_seen_twice_by_the_counters_counts_once(client, people, d
     assert summary(grouped(client, tokens["alice"])) == [
         ("favourite", 3, [ids_["dave"], ids_["carol"], ids_["bob"]])]
 
+
+
+def test_the_sample_is_the_eight_newest_members(client, people, drain):
+    from tests.rig import auth, make_app, make_user, user_token
+
+    _, tokens = people
+    liked = post(client, tokens["alice"], status="like me")
+    app = make_app(client)
+    fans = [make_user(f"fan{n}") for n in range(10)]
+    for fan in fans:
+        favourite(client, auth(user_token(app, fan)), liked["id"])
+    drain()
+    [group] = grouped(client, tokens["alice"])["notification_groups"]
+    assert group["notifications_count"] == 10
+    assert group["sample_account_ids"] == list(reversed(fans))[:8]
+    everyone = client.get(f"/api/v2/notifications/{group['group_key']}/accounts",
+                          headers=tokens["alice"]).json()
+    assert [a["id"] for a in everyone] == list(reversed(fans))
+
+
+def test_an_undone_newest_like_moves_its_group_back(client, people, drain):
+    ids_, tokens = people
+    liked = post(client, tokens["alice"], status="like me")
+    favourite(client, tokens["bob"], liked["id"])
+    drain()
+    post(client, tokens["dave"], status="hey @alice")
+    drain()
+    favourite(client, tokens["carol"], liked["id"])
+    drain()
+    assert summary(grouped(client, tokens["alice"])) == [
+        ("favourite", 2, [ids_["carol"], ids_["bob"]]), ("mention", 1, [ids_["dave"]])]
+    client.post(f"/api/v1/statuses/{liked['id']}/unfavourite", headers=tokens["carol"])
+    drain()
+    groups = grouped(client, tokens["alice"])["notification_groups"]
+    assert summary({"notification_groups": groups}) == [
+        ("mention", 1, [ids_["dave"]]), ("favourite", 1, [ids_["bob"]])]
+    bobs = notes(client, tokens["alice"], "?types[]=favourite")[0]
+    assert groups[1]["most_recent_notification_id"] == int(bobs["id"])
+
+
+def test_heads_settled_concurrently_lose_no_member(client, people, drain, monkeypatch):
+    from stratus.services import notification_groups
+
+    ids_, tokens = people
+    liked = post(client, tokens["alice"], status="like me")
+    favourite(client, tokens["bob"], liked["id"])
+    drain()
+    write = notifications_repo.write_group
+    raced = []
+
+    def another_worker_first(account_id, group_key, sample, version):
+        if not raced:  # another worker rewrites the head between our read and our write
+            raced.append(True)
+            head = notifications_repo.group_for_update(account_id, group_key)
+            write(account_id, group_key, head["samples"], head.get("sample_version"))
+        return write(account_id, group_key, sample, version)
+
+    monkeypatch.setattr(notification_groups.repo, "write_group", another_worker_first)
+    favourite(client, tokens["carol"], liked["id"])
+    drain()
+    assert raced
+    assert summary(grouped(client, tokens["alice"])) == [
+        ("favourite", 2, [ids_["carol"], ids_["bob"]])]

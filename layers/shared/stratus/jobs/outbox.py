@@ -115,7 +115,7 @@ COUNTED = {
     "fav": ("account_id", "status_id", "counted"),
     "reblog": ("account_id", "status_id", "counted"),
     "notification": ("id", "account_id", "notification_type", "from_account_id", "status_id",
-                     "group_key", "filtered", "counted"),
+                     "group_key", "filtered", "created_at", "counted"),
 }
 
 

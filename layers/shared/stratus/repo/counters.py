@@ -94,30 +94,3 @@ def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> bas
 def apply(ops: list[base.Op]) -> None:
     base.transact(ops)
 
-
-def position_group(account_id: str, group_key: str, notification_id: str) -> bool:
-    """Move a group's head to its latest member in the grouped listing (GSI3), unless a later
-    member already put it further; the head must exist (its count made it)."""
-    sk = keys.notification_head_keys(account_id, notification_id)
-    try:
-        base.update(keys.notification_group(account_id, group_key),
-                    "SET GSI3PK = :pk, GSI3SK = :sk, latest_id = :id",
-                    vals={":pk": sk["GSI3PK"], ":sk": sk["GSI3SK"], ":id": notification_id},
-                    condition="attribute_exists(PK) AND "
-                              "(attribute_not_exists(GSI3SK) OR GSI3SK < :sk)")
-    except base.dynamodb().exceptions.ConditionalCheckFailedException:
-        return False
-    return True
-
-
-def prune_group(account_id: str, group_key: str) -> bool:
-    """Delete a group's head once its last member is gone (a new member recreates it)."""
-    try:
-        base.dynamodb().delete_item(
-            TableName=base.table(), Key=base.serialize(keys.notification_group(account_id,
-                                                                                group_key)),
-            ConditionExpression="notifications_count <= :zero",
-            ExpressionAttributeValues=base.values({":zero": 0}))
-    except base.dynamodb().exceptions.ConditionalCheckFailedException:
-        return False
-    return True

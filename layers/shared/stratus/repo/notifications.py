@@ -149,6 +149,48 @@ def latest_group_key(account_id: str, prefix: str) -> str | None:
     return None
 
 
+def group_for_update(account_id: str, group_key: str) -> dict[str, Any] | None:
+    return base.get(keys.notification_group(account_id, group_key), consistent=True)
+
+
+def existing(account_id: str, notification_ids: Sequence[str]) -> list[dict[str, Any]]:
+    return base.batch_get([keys.notification(account_id, n) for n in notification_ids])
+
+
+def write_group(account_id: str, group_key: str, samples: list[dict[str, Any]],
+                version: int | None) -> bool:
+    """Put a group's newest members on its head and the head at the newest one's id in the
+    grouped listing, if nobody else rewrote it since it was read at `version`."""
+    position = keys.notification_head_keys(account_id, samples[0]["id"])
+    condition = "attribute_exists(PK) AND " + (
+        "attribute_not_exists(sample_version)" if version is None else "sample_version = :v")
+    try:
+        base.update(keys.notification_group(account_id, group_key),
+                    "SET GSI3PK = :pk, GSI3SK = :sk, latest_id = :id, samples = :samples, "
+                    "sample_version = :next",
+                    vals={":pk": position["GSI3PK"], ":sk": position["GSI3SK"],
+                          ":id": samples[0]["id"], ":samples": samples,
+                          ":next": (version or 0) + 1,
+                          **({":v": version} if version is not None else {})},
+                    condition=condition)
+    except base.dynamodb().exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
+def prune_group(account_id: str, group_key: str) -> bool:
+    """Delete a group's head once its last member is gone (a new member recreates it)."""
+    try:
+        base.dynamodb().delete_item(
+            TableName=base.table(),
+            Key=base.serialize(keys.notification_group(account_id, group_key)),
+            ConditionExpression="notifications_count <= :zero",
+            ExpressionAttributeValues=base.values({":zero": 0}))
+    except base.dynamodb().exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
 def members(account_id: str, group_key: str, *, up_to: str | None = None,
             limit: int | None = None, after: str | None = None) -> list[dict[str, Any]]:
     """A group's notifications (whole items), newest first, at or below `up_to` and above

@@ -22,6 +22,7 @@ from ..jobs.messages import Count
 from ..repo import base
 from ..repo import counters as repo
 from ..repo.counters import ACCOUNT, GROUP, INSTANCE, REQUEST, STATUS, WEEK, Target
+from . import notification_groups
 
 logger = logging.getLogger(__name__)
 MAX_OPS = 100  # TransactWriteItems' limit
@@ -162,29 +163,6 @@ def _apply_chunk(chunk: list[_Change]) -> list[str]:
     return []
 
 
-def settle_groups(jobs: Iterable[Count]) -> None:
-    """After counting: a notification group's head moves to its latest member (the grouped
-    listing orders groups by it), and a head whose members are all gone is deleted. Both are
-    conditional and idempotent, so they run for redelivered jobs too."""
-    latest: dict[tuple[str, str], str] = {}
-    net: dict[tuple[str, str], int] = {}
-    for job in jobs:
-        item = job.item
-        if job.item_type != "notification" or not item.get("group_key"):
-            continue
-        ident = (item["account_id"], item["group_key"])
-        if job.event == "INSERT":
-            latest[ident] = max(latest.get(ident, "0"), item["id"], key=int)
-            net[ident] = net.get(ident, 0) + 1
-        elif item.get("counted"):
-            net[ident] = net.get(ident, 0) - 1
-    for ident, notification_id in latest.items():
-        repo.position_group(*ident, notification_id)
-    for ident, change in net.items():
-        if change < 0:
-            repo.prune_group(*ident)
-
-
 def apply_batch(batch: list[tuple[str, Count]]) -> list[str]:
     """Apply a batch of counter jobs; returns the message ids to redeliver."""
     changes = [c for message_id, job in batch if (c := _plan(message_id, job)) is not None]
@@ -195,5 +173,5 @@ def apply_batch(batch: list[tuple[str, Count]]) -> list[str]:
         except Exception:  # noqa: BLE001 - SQS redelivers the chunk; the guards keep it exact
             logger.exception("counter chunk failed", extra={"messages": len(chunk)})
             retry += [c.message_id for c in chunk]
-    settle_groups(job for _, job in batch)
+    notification_groups.settle([job for _, job in batch])
     return retry

@@ -293,7 +293,8 @@ def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget):
                 if int(item.get("notifications_count", 0)) <= 0:
                     continue  # its last member just went; the counters worker removes it
                 candidates.append(_Candidate(repo.head_position(entry), item["group_key"],
-                                             item, head=item))
+                                             item, head=item,
+                                             members=list(item.get("samples", []))))
             else:
                 candidates.append(_Candidate(item["id"], convert.group_key(item), item))
         return _visible_candidates(viewer.account_id, candidates)
@@ -326,9 +327,10 @@ def _from_notifications(viewer: Viewer, wanted: Browse, kinds: frozenset[str], p
 
 
 def _load_members(viewer: Viewer, candidates: list[_Candidate]) -> None:
-    """The newest members of each grouped candidate, at or below its place: one query per group
-    (in parallel), then one batched read of them all."""
-    grouped = [c for c in candidates if not c.key.startswith("ungrouped-")]
+    """The newest members of each grouped candidate that does not carry them (a group formed on
+    the page), at or below its place: one query per group (in parallel), then one batched read
+    of them all. Group heads carry theirs (services/notification_groups.py)."""
+    grouped = [c for c in candidates if not c.key.startswith("ungrouped-") and not c.members]
     if not grouped:
         return
     found = repo.members_of_groups(viewer.account_id, [(c.key, c.position) for c in grouped],
@@ -431,10 +433,10 @@ def _group_candidate(viewer: Viewer, group_key: str) -> _Candidate:
         item = _own(viewer, group_key[len("ungrouped-"):])
         return _Candidate(item["id"], group_key, item)
     head = repo.get_group(viewer.account_id, group_key)
-    newest = repo.members(viewer.account_id, group_key, limit=1) if head else []
-    if not newest:
+    if head is None or int(head.get("notifications_count", 0)) <= 0 or not head.get("samples"):
         raise NotFound()
-    return _Candidate(newest[0]["id"], group_key, newest[0], head=head)
+    return _Candidate(head["latest_id"], group_key, head, head=head,
+                      members=list(head["samples"]))
 
 
 def show_group(viewer: Viewer, group_key: str) -> dict[str, Any]:
