@@ -7,7 +7,7 @@ from __future__ import annotations
 from stratus import clock, ids
 from stratus.repo import effects as effects_repo
 from stratus.repo import notifications as notifications_repo
-from stratus.services import effects, notification_rules
+from stratus.services import effects
 from tests.api.test_notifications import favourite, notes
 from tests.api.test_statuses import post
 
@@ -286,11 +286,6 @@ def test_groups_span_at_most_twelve_hours(client, people, drain, monkeypatch):
     bucket = int(start.timestamp()) // 3600
     assert groups[1]["group_key"] == f"favourite-{liked['id']}-{bucket}"
     assert groups[0]["group_key"] == f"favourite-{liked['id']}-{bucket + 13}"
-
-
-def test_group_key_rule():
-    assert notification_rules.GROUPED == {"favourite", "reblog", "follow"}
-    assert notification_rules.MAXIMUM_GROUP_SPAN_HOURS == 12
 
 
 def test_a_notification_seen_twice_by_the_counters_counts_once(client, people, drain, runtime):

@@ -93,4 +93,3 @@ def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> bas
 
 def apply(ops: list[base.Op]) -> None:
     base.transact(ops)
-
