@@ -117,6 +117,7 @@ def test_grouped_types_and_type_filters(client, people, drain):
                for g in ungrouped["notification_groups"] if g["type"] == "favourite")
     assert summary(grouped(client, alice, "?types[]=favourite")) == [
         ("favourite", 2, [ids_["carol"], ids_["bob"]])]
+    assert summary(grouped(client, alice, "?types[]=mention")) == [("mention", 1, [ids_["dave"]])]
     assert [g["type"] for g in grouped(client, alice,
                                        "?exclude_types[]=favourite")["notification_groups"]] \
         == ["mention", "reblog"]

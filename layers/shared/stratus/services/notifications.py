@@ -236,9 +236,12 @@ def grouped_types(params: dict[str, Any]) -> frozenset[str]:
 
 def _heads_serve(wanted: Browse, kinds: frozenset[str]) -> bool:
     """Whether the grouped listing's entries give this answer: the groups asked for are the
-    stored ones, and neither a sender nor filtered notifications are asked for."""
+    stored ones, and neither a sender nor filtered notifications are asked for. When no grouped
+    type is asked for (mentions only, say), the list by id with DynamoDB's type filter is the
+    cheaper read."""
     stored = {k for k in notification_rules.GROUPED if wanted.wants(k)}
-    return wanted.from_id is None and not wanted.include_filtered and stored <= kinds
+    return bool(stored) and stored <= kinds and wanted.from_id is None and \
+        not wanted.include_filtered
 
 
 def _effective_key(item: dict[str, Any], kinds: frozenset[str]) -> str:
