@@ -215,10 +215,6 @@ def members_of_groups(account_id: str, wanted: Sequence[tuple[str, str]], limit:
     return {k: found for (k, _), found in zip(wanted, results)}
 
 
-def member_id(entry: dict[str, Any]) -> str:
-    return keys.id_from_sk(entry["GSI2SK"])
-
-
 def count_heads_since(account_id: str, after_id: str | None, limit: int, budget: Budget
                       ) -> list[dict[str, Any]]:
     """Grouped listing entries newer than an id, oldest first, up to `limit`."""

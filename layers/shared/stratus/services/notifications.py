@@ -9,10 +9,11 @@ with a constant number of batched reads (statuses through `status_views.render`,
 through `status_views.load_accounts`).
 
 The grouped list reads the grouped listing (GSI3): one entry per group head (kept by the counters
-worker: count and latest member) and per ungrouped notification, so a status liked ten thousand
-times is one entry, not ten thousand. When the request wants a grouping the heads do not have
-(`grouped_types[]` leaving a grouped type out, `account_id`, `include_filtered`), groups are
-formed on the page as Mastodon forms them, from the recipient's notifications by id.
+worker: count, newest members, place at the latest) and per ungrouped notification, so a status
+liked ten thousand times is one entry, not ten thousand, and a page needs no read per group.
+When the request wants a grouping the heads do not have (`grouped_types[]` leaving a grouped
+type out, `account_id`, `include_filtered`) or no grouped type at all, groups are formed on the
+page as Mastodon forms them, from the recipient's notifications by id.
 """
 
 from __future__ import annotations
