@@ -129,6 +129,7 @@ def main() -> None:
         print(f"{path:32} {statistics.median(durations):10.2f} "
               f"{calls['n'] / WARM_REQUESTS:15.1f}")
     statuses_bench(gateway, calls)
+    notifications_bench(runtime, calls)
     from .bench_costs import run as costs
 
     costs(runtime)  # contention, filtered listings, cost per million requests
@@ -175,6 +176,57 @@ def statuses_bench(gateway, calls) -> None:
         for _ in range(runs):
             started = time.perf_counter()
             status, _, _ = gateway.handle(scope, b"")
+            durations.append((time.perf_counter() - started) * 1000)
+            assert status == 200, (path, status)
+        print(f"{label:40} {statistics.median(durations):10.2f} {calls['n'] / runs:15.1f}")
+
+
+def notifications_bench(runtime, calls) -> None:
+    """Warm time and DynamoDB round trips for a page of notifications (v1) and of groups
+    (v2): 46 statuses liked three times each and ten mentions, from ten accounts."""
+    from stratus.repo import oauth as oauth_repo
+    from stratus.services import accounts, identity, interactions, oauth, statuses
+
+    app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
+
+    def viewer_of(name: str):
+        account_id, _ = accounts.operator_create(name, f"{name}@example.org", "bench password",
+                                                 role=None, confirmed=True)
+        token, raw = oauth.new_token(app, account_id, ["read", "write"])
+        oauth_repo.put_token(token)
+        return identity.viewer_for_token(raw), raw
+
+    star, raw = viewer_of("star")
+    posted = [statuses.create(star, {"status": f"notable {i}"}) for i in range(46)]
+    for f in range(10):
+        fan, _ = viewer_of(f"fan{f}")
+        for i, sid in enumerate(posted):
+            if (i + f) % 10 < 3:
+                interactions.favourite(fan, sid)
+        statuses.create(fan, {"status": f"@star hello {f}"})
+    runtime.pipeline.drain()
+    headers = [(b"host", b"localhost:8000"), (b"authorization", f"Bearer {raw}".encode())]
+    cases = [("GET /api/v1/notifications limit=20", "/api/v1/notifications", "limit=20"),
+             ("GET /api/v1/notifications limit=40", "/api/v1/notifications", "limit=40"),
+             ("GET /api/v2/notifications limit=20", "/api/v2/notifications", "limit=20"),
+             ("GET /api/v2/notifications limit=40", "/api/v2/notifications", "limit=40"),
+             ("GET /api/v2/notifications (Mastodon web)", "/api/v2/notifications",
+              "limit=40&grouped_types[]=favourite&grouped_types[]=reblog"
+              "&grouped_types[]=follow&expand_accounts=partial_avatars"),
+             ("GET /api/v1/notifications/unread_count", "/api/v1/notifications/unread_count", ""),
+             ("GET /api/v2/notifications/unread_count", "/api/v2/notifications/unread_count", "")]
+    print(f"\nNotifications, 148 notifications in 56 groups (median of {WARM_REQUESTS // 5})")
+    print(f"{'request':40} {'handler ms':>10} {'DynamoDB calls':>15}")
+    for label, path, query in cases:
+        scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
+                 "query_string": query.encode(), "headers": headers, "client": ("127.0.0.1", 1)}
+        runtime.gateway.handle(scope, b"")
+        durations = []
+        calls["n"] = 0
+        runs = WARM_REQUESTS // 5
+        for _ in range(runs):
+            started = time.perf_counter()
+            status, _, _ = runtime.gateway.handle(scope, b"")
             durations.append((time.perf_counter() - started) * 1000)
             assert status == 200, (path, status)
         print(f"{label:40} {statistics.median(durations):10.2f} {calls['n'] / runs:15.1f}")

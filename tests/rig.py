@@ -60,3 +60,14 @@ def pkce_pair() -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
     return verifier, challenge.decode()
+
+
+def follow_edge(follower_id: str, followed_id: str, created_at: str | None = None) -> None:
+    """A follow written straight to the table as the social graph writes it (for tests that
+    need one without the API's side effects)."""
+    from stratus import ids
+    from stratus.domain.relationships import FollowOptions
+    from stratus.repo import relationships
+
+    base.put(relationships.follow_item(ids.new_id(), follower_id, followed_id, FollowOptions(),
+                                       created_at=created_at))

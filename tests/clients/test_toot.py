@@ -34,3 +34,52 @@ def test_toot_login_cli_and_whoami(live_server, tmp_path):
     assert status["visibility"] == "unlisted" and "#<span>cli</span>" in status["content"]
     config = json.loads((tmp_path / "toot" / "config.json").read_text())
     assert config["active_user"] == f"tina@{live_server.base_url.split('://')[1]}"
+
+
+def test_toot_notifications(live_server, tmp_path):
+    import httpx
+
+    from tests.rig import auth, make_app, user_token
+
+    make_user("tina", "tina@example.org", "tina's long password")
+    fan = make_user("fan", "fan@example.org", "fan's long password")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+
+    def toot(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([TOOT, *args], env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=60)
+
+    assert toot("login_cli", "-i", live_server.base_url, "-e", "tina@example.org",
+                "-p", "tina's long password").returncode == 0
+    posted = json.loads(toot("post", "Like this", "--json").stdout)
+    fan_auth = auth(user_token(make_app(_Http(live_server.base_url)), fan))
+    httpx.post(f"{live_server.base_url}/api/v1/statuses/{posted['id']}/favourite",
+               headers=fan_auth).raise_for_status()
+    httpx.post(f"{live_server.base_url}/api/v1/statuses", headers=fan_auth,
+               data={"status": "@tina hello"}).raise_for_status()
+    live_server.pipeline.drain()
+
+    shown = toot("notifications", "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert [n["type"] for n in json.loads(shown.stdout)] == ["mention", "favourite"]
+    mentions = toot("notifications", "--type", "mention", "--json")
+    assert [n["type"] for n in json.loads(mentions.stdout)] == ["mention"]
+    others = toot("notifications", "--exclude-type", "mention", "--json")
+    assert [n["type"] for n in json.loads(others.stdout)] == ["favourite"]
+    text = toot("notifications")
+    assert text.returncode == 0, text.stderr
+    assert "fan" in text.stdout and "Like this" in text.stdout
+    assert toot("notifications", "--clear").returncode == 0
+    assert json.loads(toot("notifications", "--json").stdout) == []
+
+
+class _Http:
+    """Just enough of a test client for tests.rig.make_app against the live server."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def post(self, path: str, data: dict):
+        import httpx
+
+        return httpx.post(self.base + path, data=data)

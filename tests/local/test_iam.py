@@ -225,7 +225,7 @@ def test_sam_policy_templates_and_managed_policies_expand_as_on_deploy(runtime):
     assert dispatch.decide("dynamodb:GetRecords", "*") == iam.ALLOW
     counters = iam.role_for(runtime.stack, "CountersFunction")
     assert counters.decide("sqs:DeleteMessage", queue + "CountersQueue") == iam.ALLOW
-    assert counters.decide("dynamodb:GetItem", TABLE) == iam.IMPLICIT_DENY
+    assert counters.decide("dynamodb:BatchWriteItem", TABLE) == iam.IMPLICIT_DENY
     # AWSSecretsManagerGetSecretValuePolicy is GetSecretValue on that secret.
     mailer = iam.role_for(runtime.stack, "MailerFunction")
     secret = runtime.stack.secret_arns["InstanceSecret"]

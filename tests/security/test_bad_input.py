@@ -34,7 +34,7 @@ def _concrete(path: str, value: str) -> str:
 
 # Path parameters that are names, not ids (an unknown hashtag is an empty timeline, as in
 # Mastodon), or opaque tokens.
-NOT_IDS = {"username", "hashtag", "refresh_id"}
+NOT_IDS = {"username", "hashtag", "refresh_id", "group_key"}
 
 
 @pytest.mark.parametrize("odd", ["²", "¹²³", "١٢٣"])

@@ -47,6 +47,11 @@ class PayloadTooLarge(ApiError):
     default_message = "Request entity too large"
 
 
+class Conflict(ApiError):
+    status = 409
+    default_message = "Conflict during update, please try again"
+
+
 class Unprocessable(ApiError):
     status = 422
     default_message = "Validation failed"

@@ -124,6 +124,48 @@ class PollClosed(Job):
 
 
 @dataclass(frozen=True, kw_only=True)
+class StatusEdited(Job):
+    """A status was edited: those who boosted it are notified (`update`), a page of boosts per
+    job; `after` is the boost edge id the next job continues from."""
+
+    name: ClassVar[str] = "status_edited"
+    status_id: str
+    account_id: str
+    edited_at: str
+    after: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AccountActivated(Job):
+    """A local user became usable (confirmed and approved): staff are notified
+    (`admin.sign_up`)."""
+
+    name: ClassVar[str] = "account_activated"
+    account_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotificationRequestClosed(Job):
+    """A notification request was accepted (its sender's filtered notifications are let in) or
+    dismissed (they are deleted); the worker tells which by the permission accepting leaves."""
+
+    name: ClassVar[str] = "notification_request_closed"
+    account_id: str
+    from_account_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepNotifications(Job):
+    """Remove an account's notifications (up to an id, or one group's) that a request left."""
+
+    name: ClassVar[str] = "sweep_notifications"
+    account_id: str
+    sweep_id: str
+    group_key: str | None = None
+    up_to_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class MediaExpired(Job):
     name: ClassVar[str] = "media_expired"
     media_id: str

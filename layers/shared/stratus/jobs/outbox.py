@@ -89,6 +89,24 @@ def confirmation_mail(change: Change) -> jobs.Job:
                                  nonce=change.new["confirmation_nonce"])
 
 
+def active(user: dict[str, Any]) -> bool:
+    return bool(user.get("confirmed_at")) and bool(user.get("approved", True))
+
+
+def became_active(change: Change) -> bool:
+    """A local user can now sign in: confirmed and approved (at sign-up or later)."""
+    return change.event in ("INSERT", "MODIFY") and active(change.new) and not active(change.old)
+
+
+def grouped_or_requested(change: Change) -> bool:
+    """A notification that counts somewhere: in its group's head, or (a filtered mention) in
+    its sender's notification request."""
+    image = change.image
+    return change.event in ("INSERT", "REMOVE") and bool(
+        image.get("group_key") or (image.get("filtered")
+                                   and image.get("notification_type") == "mention"))
+
+
 # What the counting rules (services/counters.py) read of each counted item.
 COUNTED = {
     "user": ("account_id", "created_at", "counted"),
@@ -98,6 +116,8 @@ COUNTED = {
     "reblog": ("account_id", "status_id", "counted"),
     "follow": ("account_id", "target_id", "counted"),
     "follow_request": ("account_id", "target_id", "counted"),
+    "notification": ("id", "account_id", "notification_type", "from_account_id", "status_id",
+                     "group_key", "filtered", "created_at", "counted"),
 }
 
 
@@ -128,6 +148,29 @@ def status_changed(change: Change) -> jobs.Job:
         removed_tags=[t for t in old.get("tags", []) if t not in new.get("tags", [])],
         added_mention_ids=[m for m in new.get("mention_ids", [])
                            if m not in old.get("mention_ids", [])])
+
+
+def status_edited(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.StatusEdited(event_id=change.event_id, status_id=new["id"],
+                             account_id=new["account_id"], edited_at=new["edited_at"])
+
+
+def account_activated(change: Change) -> jobs.Job:
+    return jobs.AccountActivated(event_id=change.event_id, account_id=change.new["account_id"])
+
+
+def request_closed(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.NotificationRequestClosed(event_id=change.event_id, account_id=old["account_id"],
+                                          from_account_id=old["from_account_id"])
+
+
+def sweep_notifications(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.SweepNotifications(event_id=change.event_id, account_id=new["account_id"],
+                                   sweep_id=new["id"], group_key=new.get("group_key"),
+                                   up_to_id=new.get("up_to_id"))
 
 
 def status_removed(change: Change) -> jobs.Job:
@@ -278,10 +321,13 @@ RULES: tuple[Rule, ...] = (
     # accounts
     Rule("user", confirmation_requested, "mail", confirmation_mail),
     Rule("user", inserted_or_removed, "counters", count),
+    Rule("user", became_active, "effects", account_activated),
     # statuses
     Rule("status", inserted_or_removed, "counters", count),
     Rule("status", inserted, "effects", status_created),
     Rule("status", changed("tags", "mention_ids"), "effects", status_changed),
+    Rule("status", both(changed("edited_at"), lambda c: bool(c.new.get("edited_at"))),
+         "effects", status_edited),
     Rule("status", removed, "effects", status_removed),
     Rule("status", both(inserted_or_removed, not_direct), "fanout", fan_out),
     # what accounts do to statuses
@@ -307,6 +353,10 @@ RULES: tuple[Rule, ...] = (
     Rule("list_member", inserted, "fanout", merge_member),
     Rule("list_member", removed, "fanout", clear_member),
     Rule("list", removed, "fanout", drop_list),
+    # notifications
+    Rule("notification", grouped_or_requested, "counters", count),
+    Rule("notification_request", removed, "effects", request_closed),
+    Rule("notification_sweep", inserted, "effects", sweep_notifications),
     # polls
     Rule("poll", became_true("closed"), "effects", poll_closed),
     # media

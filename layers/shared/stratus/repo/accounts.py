@@ -82,7 +82,8 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
         base.put_new(profile_item(profile)),
         base.put_new({**keys.account_stats(account_id), "type": "account_stats",
                       "followers_count": 0, "following_count": 0, "statuses_count": 0}),
-        base.put_new({**keys.account_user(account_id), "type": "user", **user}),
+        base.put_new({**keys.account_user(account_id), "type": "user", **user,
+                      **role_index(account_id, user.get("role_id"))}),
         base.put_new(admin),
         base.put_new({**keys.handle(profile["username"]), "type": "handle",
                       "account_id": account_id}, on_conflict=username_taken),
@@ -93,6 +94,26 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
         ops.append(base.put_new({**keys.confirmation(confirmation_hash), "type": "confirmation",
                                  "account_id": account_id}))
     return ops
+
+
+def role_index(account_id: str, role_id: str | None) -> dict[str, str | None]:
+    """The USER item's entry in the index of users by role (None values remove it)."""
+    if role_id:
+        return keys.role_member_keys(role_id, account_id)
+    return {name: None for name in keys.role_member_keys("0", account_id)}
+
+
+def members_of_roles(role_ids: list[str]) -> list[str]:
+    """Ids of the local users holding any of these roles (one index query per role)."""
+    found: list[str] = []
+    for role_id in role_ids:
+        found += [i["account_id"] for i in base.query(keys.role_members(role_id), index="GSI1")]
+    return list(dict.fromkeys(found))
+
+
+def list_roles() -> list[dict[str, Any]]:
+    """Custom roles (the built-in ones live in code: domain/roles.py)."""
+    return list(base.query(keys.ROLES_PK))
 
 
 def get_note(account_id: str, target_id: str) -> str:

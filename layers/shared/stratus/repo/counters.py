@@ -14,9 +14,11 @@ from typing import Any
 
 from . import base, keys
 
-# Counter items, by kind: (kind, id). The instance item has no id.
+# Counter items, by kind: (kind, id). The instance item has no id; a notification group's head
+# and a notification request are identified by (recipient, group key / sender).
 STATUS, ACCOUNT, INSTANCE, WEEK = "status", "account", "instance", "week"
-Target = tuple[str, str | None]
+GROUP, REQUEST = "notification_group", "notification_request"
+Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
 
 
@@ -28,6 +30,10 @@ def _target_key(target: Target) -> dict[str, str]:
         return keys.account_stats(ident)
     if kind == WEEK:
         return keys.activity_week(ident)
+    if kind == GROUP:
+        return keys.notification_group(*ident)
+    if kind == REQUEST:
+        return keys.notification_request(*ident)
     return keys.instance_stats()
 
 
@@ -44,6 +50,8 @@ def _source_key(item_type: str, item: dict[str, Any]) -> dict[str, str]:
         return keys.follow(item["account_id"], item["target_id"])
     if item_type == "follow_request":
         return keys.follow_request(item["target_id"], item["account_id"])
+    if item_type == "notification":
+        return keys.notification(item["account_id"], item["id"])
     raise ValueError(f"{item_type!r} items are not counted")
 
 
@@ -67,7 +75,9 @@ def guard_identity(op: base.Op) -> tuple[str, str]:
 
 def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> base.Op:
     """Add to a counter item's counters (and set attributes). Status and account counters
-    must exist (a deleted status is not revived by a late like); instance ones are created."""
+    must exist (a deleted status is not revived by a late like), and so must a notification
+    request (accepted or dismissed: gone for good); instance counters are created, and so is a
+    notification group's head by its first member (but not revived by a late removal)."""
     names: dict[str, str] = {}
     vals: dict[str, Any] = {}
     parts = []
@@ -79,7 +89,8 @@ def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> bas
         names[f"#s{i}"], vals[f":s{i}"] = name, value
     if sets:
         parts.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(sets))))
-    condition = "attribute_exists(PK)" if target[0] in (STATUS, ACCOUNT) else None
+    condition = "attribute_exists(PK)" if target[0] in (STATUS, ACCOUNT, REQUEST) or (
+        target[0] == GROUP and any(delta < 0 for delta in adds.values())) else None
     return base.Op("Update", key=_target_key(target), expression=" ".join(parts), names=names,
                    vals=vals, condition=condition)
 

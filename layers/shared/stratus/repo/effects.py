@@ -24,23 +24,69 @@ def unindex_tags(status_id: str, tags: list[str]) -> None:
 
 
 def notify(recipient_id: str, kind: str, from_id: str, subject_id: str,
-           notification: dict[str, Any]) -> bool:
-    """Create a notification once per (recipient, type, actor, subject); False if it exists."""
+           notification: dict[str, Any], *, group_key: str | None = None,
+           filtered: bool = False, request_status_id: str | None = None) -> bool:
+    """Create a notification once per (recipient, type, actor, subject); False if it exists.
+
+    Where it is listed: a grouped one among its group's members (its group's head, kept by the
+    counters worker, stands for it in the grouped listing); a filtered one under its sender,
+    and a filtered mention also opens or refreshes the sender's notification request; any other
+    one in the grouped listing itself."""
     status_id = notification.get("status_id")
+    notification_id = notification["id"]
+    if filtered:
+        listing = {"filtered": True,
+                   **keys.filtered_notification_keys(recipient_id, from_id, notification_id)}
+    elif group_key:
+        listing = {"group_key": group_key,
+                   **keys.notification_member_keys(recipient_id, group_key, notification_id)}
+    else:
+        listing = keys.notification_head_keys(recipient_id, notification_id)
+    ops = [
+        base.put_new({**keys.notification_once(recipient_id, kind, from_id, subject_id),
+                      "type": "notification_key", "notification_id": notification_id}),
+        base.put_new({**keys.notification(recipient_id, notification_id),
+                      "type": "notification", "account_id": recipient_id,
+                      "notification_type": kind, "from_account_id": from_id,
+                      "subject_id": subject_id, **notification, **listing,
+                      **(keys.notification_index_keys(status_id, notification_id)
+                         if status_id else {})}),
+    ]
+    if filtered and request_status_id:
+        ops.append(_request_op(recipient_id, from_id, request_status_id,
+                               notification["created_at"], notification_id))
     try:
-        base.transact([
-            base.put_new({**keys.notification_once(recipient_id, kind, from_id, subject_id),
-                          "type": "notification_key", "notification_id": notification["id"]}),
-            base.put_new({**keys.notification(recipient_id, notification["id"]),
-                          "type": "notification", "account_id": recipient_id,
-                          "notification_type": kind, "from_account_id": from_id,
-                          "subject_id": subject_id, **notification,
-                          **(keys.notification_index_keys(status_id, notification["id"])
-                             if status_id else {})}),
-        ])
+        base.transact(ops)
     except base.ConditionFailed:
         return False
     return True
+
+
+def _request_op(recipient_id: str, from_id: str, status_id: str, now: str, new_id: str
+                ) -> base.Op:
+    """Open the sender's notification request (its id is the first filtered mention's), or
+    point it at their latest status; its count is kept by the counters worker."""
+    index = keys.notification_request_index_keys(recipient_id, new_id)
+    return base.Op(
+        "Update", key=keys.notification_request(recipient_id, from_id),
+        expression="SET #type = :type, account_id = :me, from_account_id = :from, "
+                   "last_status_id = :status, updated_at = :now, "
+                   "id = if_not_exists(id, :id), created_at = if_not_exists(created_at, :now), "
+                   "notifications_count = if_not_exists(notifications_count, :zero), "
+                   "GSI1PK = :gpk, GSI1SK = if_not_exists(GSI1SK, :gsk)",
+        names={"#type": "type"},
+        vals={":type": "notification_request", ":me": recipient_id, ":from": from_id,
+              ":status": status_id, ":now": now, ":id": new_id, ":zero": 0,
+              ":gpk": index["GSI1PK"], ":gsk": index["GSI1SK"]})
+
+
+def edges_after(kind: str, status_id: str, after: str | None, limit: int, *,
+                until: str | None = None) -> list[dict[str, Any]]:
+    """Up to `limit` accounts' `kind` edges pointing at a status, after an edge id and up to
+    another (index entries, oldest first)."""
+    lo, hi = keys.id_range(int(after) + 1 if after else None, int(until) if until else None)
+    return list(base.query(keys.edges_by_status(kind, status_id), index="GSI1",
+                           sk_between=(lo, hi), limit=limit))
 
 
 def unnotify(recipient_id: str, kind: str, from_id: str, subject_id: str) -> bool:

@@ -389,6 +389,93 @@ def notifications_about(status_id: str) -> str:
     return "NOTIFSON#" + pad(status_id)
 
 
+# A notification of a groupable type (favourite, reblog, follow) belongs to a group: its members
+# are indexed by group (GSI2), and the group's head item stands for all of them in the grouped
+# listing (GSI3, by its latest member). Every other notification stands for itself there. A
+# filtered one is indexed by sender instead (GSI2), and listed nowhere until accepted.
+def notification_group(account_id: str, group_key: str) -> dict[str, str]:
+    """The head of a notification group: its count and its latest member."""
+    return key(notification_groups_of(account_id), group_key)
+
+
+def notification_groups_of(account_id: str) -> str:
+    return "NOTIFGROUPS#" + pad(account_id)
+
+
+def notification_group_members(account_id: str, group_key: str) -> str:
+    return f"NOTIFGROUP#{pad(account_id)}#{group_key}"
+
+
+def notification_member_keys(account_id: str, group_key: str, notification_id: str
+                             ) -> dict[str, str]:
+    return {"GSI2PK": notification_group_members(account_id, group_key),
+            "GSI2SK": pad(notification_id)}
+
+
+def notification_heads(account_id: str) -> str:
+    return "NOTIFHEADS#" + pad(account_id)
+
+
+def notification_head_keys(account_id: str, position_id: str) -> dict[str, str]:
+    """GSI3: the grouped listing's entry (an ungrouped notification, or a group's head at its
+    latest member's id)."""
+    return {"GSI3PK": notification_heads(account_id), "GSI3SK": pad(position_id)}
+
+
+def filtered_notifications_from(account_id: str, from_id: str) -> str:
+    return f"NOTIFFILTERED#{pad(account_id)}#{pad(from_id)}"
+
+
+def filtered_notification_keys(account_id: str, from_id: str, notification_id: str
+                               ) -> dict[str, str]:
+    return {"GSI2PK": filtered_notifications_from(account_id, from_id),
+            "GSI2SK": pad(notification_id)}
+
+
+def notification_sweep(account_id: str, sweep_id: str) -> dict[str, str]:
+    """A removal of notifications too large for one request, finished by the effects worker."""
+    return key("NOTIFSWEEP#" + pad(account_id), pad(sweep_id))
+
+
+NOTIFICATION_POLICY, NOTIFICATION_PERMISSION, NOTIFICATION_REQUEST, MARKER = (
+    "NOTIFPOLICY", "NOTIFPERM#", "NOTIFREQ#", "MARKER#")
+
+
+def notification_policy(account_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), NOTIFICATION_POLICY)
+
+
+def notification_permission(account_id: str, from_id: str) -> dict[str, str]:
+    """An accepted notification request: the sender's notifications are never filtered."""
+    return key(account_pk(account_id), NOTIFICATION_PERMISSION + pad(from_id))
+
+
+def notification_request(account_id: str, from_id: str) -> dict[str, str]:
+    """Filtered mentions from one sender, waiting for the recipient to accept or dismiss them."""
+    return key(account_pk(account_id), NOTIFICATION_REQUEST + pad(from_id))
+
+
+def notification_request_index_keys(account_id: str, request_id: str) -> dict[str, str]:
+    return {"GSI1PK": notification_requests_of(account_id), "GSI1SK": pad(request_id)}
+
+
+def notification_requests_of(account_id: str) -> str:
+    return "NOTIFREQS#" + pad(account_id)
+
+
+def marker(account_id: str, timeline: str) -> dict[str, str]:
+    return key(account_pk(account_id), MARKER + timeline)
+
+
+# Local users by role (GSI1 of the USER item): staff are found without a Scan.
+def role_member_keys(role_id: str, account_id: str) -> dict[str, str]:
+    return {"GSI1PK": role_members(role_id), "GSI1SK": pad(account_id)}
+
+
+def role_members(role_id: str) -> str:
+    return "ROLEMEMBERS#" + str(role_id)
+
+
 # --- relationships ---------------------------------------------------------------------------
 # Every edge lives in its source account's partition under a deterministic key, so any
 # relationship between a viewer and a page of accounts is one BatchGetItem both ways.

@@ -21,7 +21,8 @@ from ..errors import Busy
 from ..jobs.messages import Count
 from ..repo import base
 from ..repo import counters as repo
-from ..repo.counters import ACCOUNT, INSTANCE, STATUS, WEEK, Target
+from ..repo.counters import ACCOUNT, GROUP, INSTANCE, REQUEST, STATUS, WEEK, Target
+from . import notification_groups
 
 logger = logging.getLogger(__name__)
 MAX_OPS = 100  # TransactWriteItems' limit
@@ -69,6 +70,21 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         add((ACCOUNT, item["target_id"]), "followers_count")
     elif job.item_type == "follow_request":
         add((ACCOUNT, item["target_id"]), "follow_requests_count")
+    elif job.item_type == "notification":
+        # A grouped notification counts in its group's head (the grouped listing's entry);
+        # a filtered mention counts in its sender's notification request.
+        recipient = item["account_id"]
+        if item.get("group_key"):
+            group = (GROUP, (recipient, item["group_key"]))
+            add(group, "notifications_count")
+            if inserted:
+                sets[group] = {"type": "notification_group", "account_id": recipient,
+                               "group_key": item["group_key"],
+                               "notification_type": item["notification_type"],
+                               **({"status_id": item["status_id"]}
+                                  if item.get("status_id") else {})}
+        elif item.get("filtered") and item.get("notification_type") == "mention":
+            add((REQUEST, (recipient, item["from_account_id"])), "notifications_count")
     return adds, sets
 
 
@@ -162,4 +178,5 @@ def apply_batch(batch: list[tuple[str, Count]]) -> list[str]:
         except Exception:  # noqa: BLE001 - SQS redelivers the chunk; the guards keep it exact
             logger.exception("counter chunk failed", extra={"messages": len(chunk)})
             retry += [c.message_id for c in chunk]
+    notification_groups.settle([job for _, job in batch])
     return retry

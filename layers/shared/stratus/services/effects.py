@@ -1,7 +1,8 @@
 """Side effects of status and graph activity, applied by the effects worker from the outbox's
-jobs: hashtag index entries, notification records (mention, reblog, favourite, poll, follow,
-follow_request) and their removal when the action is undone, the cascade that follows a deleted
-status, and the notifications a block takes away."""
+jobs: hashtag index entries, notification records (mention, reblog, favourite, poll, update,
+follow, follow_request, admin.sign_up) and their removal when the action is undone, the cascade
+that follows a deleted status, the notifications a block takes away, and the work notification
+requests and sweeps leave behind."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from functools import partial
 from typing import Any
 
 from .. import clock, ids
+from ..domain.roles import Permission
 from ..jobs import messages as jobs
 from ..paging import Budget
 from ..repo import effects as repo
 from ..repo import media as storage
 from ..repo import keys, queues
+from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import polls, relationships
+from . import identity, notification_rules, polls, relationships
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
@@ -27,14 +30,24 @@ BLOCK_SWEEP = 1000  # notifications a block examines per job; a longer sweep con
 def _notify(recipients: Iterable[str], kind: str, actor: str, subject: str,
             status_id: str | None) -> int:
     """The one place notifications are made: none to the actor (but its own poll's end), none
-    to recipients who block the actor or its domain or mute it with notifications — their
-    relationships to the actor read in one batch for all recipients."""
+    to recipients who block the actor or its domain or mute it with notifications (their
+    relationships to the actor read in one batch for all recipients), and each recipient's
+    notification policy decides how the rest arrive (dropped, filtered, grouped)."""
     wanted = [r for r in dict.fromkeys(recipients) if r and (r != actor or kind == "poll")]
     silenced = relationships.silenced(wanted, actor, kind)
-    return sum(int(repo.notify(recipient, kind, actor, subject,
-                               {"id": ids.new_id(), "status_id": status_id,
-                                "created_at": clock.iso(clock.now())}))
-               for recipient in wanted if recipient not in silenced)
+    created = 0
+    for recipient in wanted:
+        if recipient in silenced:
+            continue
+        decision = notification_rules.decide(recipient, kind, actor, status_id)
+        if decision.drop:
+            continue
+        created += int(repo.notify(recipient, kind, actor, subject,
+                                   {"id": ids.new_id(), "status_id": status_id,
+                                    "created_at": clock.iso(clock.now())},
+                                   group_key=decision.group_key, filtered=decision.filtered,
+                                   request_status_id=decision.request_status_id))
+    return created
 
 
 def _tag_fields(job: jobs.StatusCreated | jobs.StatusChanged) -> dict[str, Any]:
@@ -153,6 +166,74 @@ def blocked(job: jobs.Blocked) -> int:
     return len(found)
 
 
+def status_edited(job: jobs.StatusEdited) -> int:
+    """Those who boosted an edited status hear of the edit (Mastodon's `update`: boosts, not
+    likes), one notification per edit; a page of boosts per job. Boosts made after the edit
+    (before this job ran) are not told of it."""
+    edited_ms = int(clock.parse_iso(job.edited_at).timestamp() * 1000)
+    boosts = repo.edges_after("REBLOG", job.status_id, job.after, CASCADE_PAGE,
+                              until=ids.id_at(edited_ms, upper=True))
+    if len(boosts) == CASCADE_PAGE:
+        queues.send(queues.url("effects"), [jobs.StatusEdited(
+            event_id=job.event_id, status_id=job.status_id, account_id=job.account_id,
+            edited_at=job.edited_at, after=boosts[-1]["id"]).to_dict()])
+    return _notify([b["account_id"] for b in boosts], "update", job.account_id,
+                   f"{job.status_id}@{job.edited_at}", job.status_id)
+
+
+def account_activated(job: jobs.AccountActivated) -> int:
+    """Staff who may approve accounts hear of a new user (Mastodon's `admin.sign_up`)."""
+    return _notify(identity.accounts_who_can(Permission.MANAGE_USERS), "admin.sign_up",
+                   job.account_id, job.account_id, None)
+
+
+def _in_pages(fetch: Callable[[int], list], apply: Callable[[list], None], job: jobs.Job
+              ) -> tuple[int, bool]:
+    """Apply `apply` to what `fetch` finds until nothing is left (what was applied is not
+    found again); past CASCADE_PAGES the rest continues in a copy of the job. Returns how many
+    were done and whether a copy continues."""
+    done = 0
+    for _ in range(CASCADE_PAGES):
+        found = fetch(CASCADE_PAGE)
+        if not found:
+            return done, False
+        apply(found)
+        done += len(found)
+        if len(found) < CASCADE_PAGE:
+            return done, False
+    queues.send(queues.url("effects"), [job.to_dict()])
+    return done, True
+
+
+def notification_request_closed(job: jobs.NotificationRequestClosed) -> int:
+    """An accepted request (it left a permission) lets the sender's filtered notifications in;
+    a dismissed one deletes them."""
+    accepted = notifications_repo.permission(job.account_id, job.from_account_id) is not None
+
+    def fetch(limit: int) -> list:
+        return notifications_repo.filtered_items(
+            notifications_repo.filtered_from(job.account_id, job.from_account_id, limit))
+
+    apply = notifications_repo.unfilter if accepted else notifications_repo.remove
+    done, continued = _in_pages(fetch, apply, job)
+    if accepted and not continued:
+        notifications_repo.merged(job.account_id, job.from_account_id)
+    return done
+
+
+def sweep_notifications(job: jobs.SweepNotifications) -> int:
+    """Remove the notifications a clear or a group dismissal left to the worker."""
+    def fetch(limit: int) -> list:
+        if job.group_key:
+            return notifications_repo.members(job.account_id, job.group_key, limit=limit)
+        return notifications_repo.oldest_first(job.account_id, job.up_to_id, limit)
+
+    done, continued = _in_pages(fetch, notifications_repo.remove, job)
+    if not continued:
+        notifications_repo.end_sweep(job.account_id, job.sweep_id)
+    return done
+
+
 def media_expired(job: jobs.MediaExpired) -> int:
     for key in job.keys:
         storage.delete_object(key)  # unattached media that nobody posted
@@ -171,6 +252,10 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.FollowRequested: follow_requested,
     jobs.FollowRequestRemoved: follow_request_removed,
     jobs.Blocked: blocked,
+    jobs.StatusEdited: status_edited,
+    jobs.AccountActivated: account_activated,
+    jobs.NotificationRequestClosed: notification_request_closed,
+    jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,
 }
 

@@ -37,3 +37,14 @@ def viewer_for_token(raw: str) -> Viewer | None:
     if token.get("account_id"):
         return viewer_for_account(token["account_id"], token)  # None: tokens die with accounts
     return Viewer(token=token)
+
+
+def accounts_who_can(permission: int) -> list[str]:
+    """Local users whose role grants `permission` (built-in and custom roles), through the
+    index of users by role: no Scan."""
+    granting = [r.id for r in roles.BUILT_IN.values()
+                if r.id != roles.EVERYONE.id and r.can(permission)]
+    for item in accounts_repo.list_roles():
+        if item.get("id") is not None and roles.from_item(item).can(permission):
+            granting.append(str(item["id"]))
+    return accounts_repo.members_of_roles(granting)
