@@ -152,7 +152,12 @@ def _atomic_transactions() -> None:
 
 
 # --- 3. shard iterators expire -------------------------------------------------------------------
+def _now() -> float:
+    return time.monotonic()
+
+
 def _expiring_shard_iterators() -> None:
+    from moto.core.exceptions import JsonRESTError
     from moto.dynamodbstreams.models import DynamoDBStreamsBackend, ShardIterator
 
     original_init = ShardIterator.__init__
@@ -160,20 +165,22 @@ def _expiring_shard_iterators() -> None:
     @functools.wraps(original_init)
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         original_init(self, *args, **kwargs)
-        self.issued_at = time.monotonic()
+        self.issued_at = _now()
 
     ShardIterator.__init__ = init
     original_get_records = DynamoDBStreamsBackend.get_records
 
     @functools.wraps(original_get_records)
     def get_records(self: Any, iterator_arn: str, limit: int) -> dict[str, Any]:
-        result = original_get_records(self, iterator_arn, limit)
-        horizon = time.monotonic() - ITERATOR_LIFETIME
+        horizon = _now() - ITERATOR_LIFETIME
         expired = [arn for arn, it in self.shard_iterators.items()
                    if getattr(it, "issued_at", horizon) < horizon]
         for arn in expired:
             del self.shard_iterators[arn]
-        return result
+        if iterator_arn not in self.shard_iterators:  # moto: a KeyError, i.e. a 500
+            raise JsonRESTError("ExpiredIteratorException",
+                                "The shard iterator has expired and can no longer be used.")
+        return original_get_records(self, iterator_arn, limit)
 
     DynamoDBStreamsBackend.get_records = get_records
 
@@ -187,8 +194,8 @@ def _trimmed_streams() -> None:
     @functools.wraps(original_add)
     def add(self: Any, old: Any, new: Any) -> None:
         original_add(self, old, new)
-        self.__dict__.setdefault("added_at", []).append(time.monotonic())
-        horizon = time.monotonic() - STREAM_RETENTION
+        self.__dict__.setdefault("added_at", []).append(_now())
+        horizon = _now() - STREAM_RETENTION
         added = self.added_at
         old_count = 0
         while old_count < len(added) and added[old_count] < horizon:
@@ -200,3 +207,23 @@ def _trimmed_streams() -> None:
             self.starting_sequence_number += old_count
 
     StreamShard.add = add
+
+
+# --- reading a queue without receiving from it --------------------------------------------------
+def queue_messages(queue_url: str) -> list[dict[str, Any]]:
+    """Every message a queue holds, visible or not (being handled, waiting for a retry, delayed),
+    as SendMessage arguments. SQS has no call for this (ReceiveMessage hides in-flight messages and
+    counts a receive); the local snapshot needs it to keep the job queues across a restart."""
+    from moto.sqs.models import sqs_backends
+
+    from . import cfn
+
+    with _lock:
+        queue = sqs_backends[cfn.ACCOUNT][cfn.REGION].get_queue(queue_url.rsplit("/", 1)[-1])
+        messages = []
+        for message in queue._messages:
+            entry: dict[str, Any] = {"MessageBody": message.body}
+            if message.message_attributes:
+                entry["MessageAttributes"] = copy.deepcopy(message.message_attributes)
+            messages.append(entry)
+        return messages
