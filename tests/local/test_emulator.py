@@ -149,3 +149,26 @@ def test_an_expired_iterator_is_refused_as_on_aws(table, monkeypatch):
     with pytest.raises(ClientError) as raised:
         client("dynamodbstreams").get_records(ShardIterator=iterator)
     assert raised.value.response["Error"]["Code"] == "ExpiredIteratorException"
+
+
+def test_stream_records_read_back_exactly(table):
+    item = {**_key("blob"), "data": {"B": b"\x00\xffbytes"}, "n": {"N": "12.5"},
+            "tags": {"SS": ["a", "b"]}, "nested": {"M": {"l": {"L": [{"BOOL": True},
+                                                                    {"NULL": True}]}}}}
+    client("dynamodb").put_item(TableName=TABLE, Item=item)
+    [record], _ = _read(_iterator(table))
+    assert record["dynamodb"]["NewImage"] == item
+    assert record["dynamodb"]["ApproximateCreationDateTime"].year >= 2024  # a timestamp
+
+
+def test_the_emulator_does_not_keep_every_object_it_creates(table):
+    from moto.dynamodb.models.dynamo_type import Item
+    from moto.dynamodbstreams.models import ShardIterator
+
+    before = len(Item.instances_tracked), len(ShardIterator.instances_tracked)
+    ddb = client("dynamodb")
+    for n in range(30):  # each update copies the item; moto tracked every copy for its dashboard
+        ddb.update_item(TableName=TABLE, Key=_key("counter"), UpdateExpression="SET n = :n",
+                        ExpressionAttributeValues={":n": {"N": str(n)}})
+    _read(_iterator(table))
+    assert (len(Item.instances_tracked), len(ShardIterator.instances_tracked)) == before
