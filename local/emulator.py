@@ -18,7 +18,8 @@ call it before the emulator serves a request. Each fix says what moto does and w
    cancelled transaction, on the table or on the stream.
 3. Shard iterators. moto keeps every iterator it ever handed out (one per GetRecords call), and
    each keeps its shard alive. AWS expires an iterator 15 minutes after it was returned; so do
-   we, which keeps the emulator's memory flat however long the stack runs.
+   we, which keeps the emulator's memory flat however long the stack runs. GetRecords with an
+   expired iterator answers ExpiredIteratorException, as on AWS (moto: a KeyError, HTTP 500).
 4. Stream records. AWS trims them after 24 hours; moto keeps them forever, each as a tree of
    small dicts holding both item images. Here each is kept as its JSON text (a fraction of the
    memory), and records older than 24 hours are dropped.
@@ -77,20 +78,6 @@ def _serialize_requests() -> None:
                 return __original(*args, **kwargs)
 
         setattr(owner, name, locked)
-
-
-# --- 5. moto does not keep every object it creates ----------------------------------------------
-def _untracked_models() -> None:
-    from moto.core.common_models import BaseModel
-    from moto.core.model_instances import model_data
-
-    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
-        return object.__new__(cls)
-
-    BaseModel.__new__ = staticmethod(new)
-    for models in model_data.values():
-        for model in models.values():
-            model.instances_tracked.clear()
 
 
 # --- 2. cancelled transactions leave no trace ---------------------------------------------------
@@ -264,6 +251,20 @@ def _compact_trimmed_streams() -> None:
             self.starting_sequence_number += old_count
 
     StreamShard.add = add
+
+
+# --- 5. moto does not keep every object it creates ----------------------------------------------
+def _untracked_models() -> None:
+    from moto.core.common_models import BaseModel
+    from moto.core.model_instances import model_data
+
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        return object.__new__(cls)
+
+    BaseModel.__new__ = staticmethod(new)
+    for models in model_data.values():
+        for model in models.values():
+            model.instances_tracked.clear()
 
 
 # --- reading a queue without receiving from it --------------------------------------------------

@@ -38,7 +38,7 @@ def _decode(obj: dict[str, Any]) -> Any:
     return base64.b64decode(obj[_BYTES]) if set(obj) == {_BYTES} else obj
 
 
-def save(stack: Any, path: Path, pipeline: Any = None) -> dict[str, int]:
+def save(stack: Any, path: Path, pipeline: Any) -> dict[str, int]:
     ddb, s3 = client("dynamodb"), client("s3")
     data: dict[str, Any] = {"tables": {}, "objects": {}, "schedules": [], "secrets": {},
                             "stream_backlog": {}, "messages": {}}
@@ -64,8 +64,7 @@ def save(stack: Any, path: Path, pipeline: Any = None) -> dict[str, int]:
     secrets = client("secretsmanager")
     for logical, arn in stack.secret_arns.items():
         data["secrets"][logical] = secrets.get_secret_value(SecretId=arn)["SecretString"]
-    if pipeline is not None:
-        data["stream_backlog"] = pipeline.backlog()
+    data["stream_backlog"] = pipeline.backlog()
     for logical, url in stack.queue_urls.items():
         messages = emulator.queue_messages(url)
         if messages:
