@@ -1,17 +1,28 @@
 """`make bench`: cold start (Lambda INIT: imports + app build) and first request per function,
 median of 5 fresh processes, plus warm per-request handler time and DynamoDB round trips for
-the metadata endpoints. Runs against the embedded AWS emulator; numbers go to docs/performance.md.
+the metadata endpoints, then the memory run. Runs against the embedded AWS emulator, as
+`make dev` does; numbers go to docs/performance.md.
+
+`python -m local.bench memory` runs only the memory run: 10,000 writes through the local gateway
+(posts, favourites, boosts, refused duplicate sign-ups) with the pipeline running in the
+background, as under `make dev`, and the process's resident memory before, during and after. It
+fails if the process ends at 1 GB or more: the local stack must run for hours on a laptop.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import resource
 import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlencode
 
 # Before Powertools is imported anywhere: quiet logs, no metrics or traces.
 os.environ.update(POWERTOOLS_SERVICE_NAME="bench", POWERTOOLS_METRICS_DISABLED="true",
@@ -22,6 +33,8 @@ from .runtime import AWS_DEFAULTS  # noqa: E402
 
 RUNS = 5
 WARM_REQUESTS = 50
+MEMORY_WRITES = 10_000
+MEMORY_LIMIT_MB = 1024
 METADATA_PATHS = ["/api/v1/instance", "/api/v2/instance", "/api/v1/instance/rules",
                   "/api/v1/custom_emojis", "/nodeinfo/2.0", "/api/v1/instance/activity"]
 
@@ -69,7 +82,8 @@ def first_event(fn: cfn.Function, stack) -> dict:
             "detail": {}}
 
 
-def main() -> None:
+def start_stack():
+    """The embedded moto server and the stack on it, as `make dev` runs them."""
     for key, value in AWS_DEFAULTS.items():
         os.environ.setdefault(key, value)
     from moto.server import ThreadedMotoServer
@@ -89,6 +103,30 @@ def main() -> None:
 
     runtime = start("localhost:8000", "http://localhost:8000", mail_dir=STATE_DIR / "bench-mail",
                     extra_env={"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_SERVICE_NAME": "bench"})
+    return emulator, runtime
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["costs"]:  # `python -m local.bench costs`: that part alone
+        from .bench_costs import main as costs_main
+
+        costs_main()
+        return 0
+    if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
+        print("usage: python -m local.bench [costs | memory [WRITES]]", file=sys.stderr)
+        return 2
+    writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
+    emulator, runtime = start_stack()
+    try:
+        if not args:
+            timings(runtime)
+        return 0 if memory_bench(runtime, writes) else 1
+    finally:
+        emulator.stop()
+
+
+def timings(runtime) -> None:
     env = {**os.environ, "PYTHONPATH": f"{cfn.ROOT / 'layers/shared'}:{cfn.ROOT}"}
 
     print(f"Cold start per function (median of {RUNS} fresh processes; init = imports + app "
@@ -109,8 +147,8 @@ def main() -> None:
     from stratus.repo.client import dynamodb
 
     calls = {"n": 0}
-    dynamodb().meta.events.register("before-call.dynamodb",
-                                    lambda **_: calls.__setitem__("n", calls["n"] + 1))
+    count = lambda **_: calls.__setitem__("n", calls["n"] + 1)  # noqa: E731
+    dynamodb().meta.events.register("before-call.dynamodb", count)
     print(f"\nWarm requests through the local API Gateway (median of {WARM_REQUESTS})")
     print(f"{'path':32} {'handler ms':>10} {'DynamoDB calls':>15}")
     gateway = runtime.gateway
@@ -130,10 +168,10 @@ def main() -> None:
               f"{calls['n'] / WARM_REQUESTS:15.1f}")
     statuses_bench(gateway, calls)
     notifications_bench(runtime, calls)
+    dynamodb().meta.events.unregister("before-call.dynamodb", count)
     from .bench_costs import run as costs
 
     costs(runtime)  # contention, filtered listings, cost per million requests
-    emulator.stop()
 
 
 def statuses_bench(gateway, calls) -> None:
@@ -232,10 +270,127 @@ def notifications_bench(runtime, calls) -> None:
         print(f"{label:40} {statistics.median(durations):10.2f} {calls['n'] / runs:15.1f}")
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["costs"]:  # `python -m local.bench costs`: that part alone
-        from .bench_costs import main as costs_main
+# --- memory under sustained writes ----------------------------------------------------------
+def resident_mb() -> tuple[float, float]:
+    """This process's resident memory now and at its peak, in MB."""
+    try:
+        status = dict(line.split(":", 1) for line in
+                      open("/proc/self/status").read().splitlines() if ":" in line)
+        return int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
+    except OSError:  # no /proc (macOS): ru_maxrss is the peak, in bytes there
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+        return peak, peak
 
-        costs_main()
-    else:
-        main()
+
+class Writer:
+    """Clients writing through the local gateway: posts, favourites, boosts, and sign-ups
+    refused because the name is taken (a cancelled transaction each)."""
+
+    MIX = ["post"] * 10 + ["favourite"] * 5 + ["boost"] * 3 + ["refused_sign_up"] * 2
+
+    def __init__(self, gateway, users: int = 40) -> None:
+        from stratus.repo import oauth as oauth_repo
+        from stratus.services import accounts, oauth
+
+        self.gateway = gateway
+        app, _ = oauth.create_app("memory bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
+        app_token, self.app_token = oauth.new_token(app, None, ["read", "write"])
+        oauth_repo.put_token(app_token)
+        self.users = []
+        for i in range(users):
+            account_id, _ = accounts.operator_create(f"writer{i}", f"writer{i}@example.org",
+                                                     "writer password", role=None, confirmed=True)
+            token, raw = oauth.new_token(app, account_id, ["read", "write"])
+            oauth_repo.put_token(token)
+            self.users.append(raw)
+        self.statuses: list[str] = []
+        self.lock = threading.Lock()
+        self.outcomes: dict[tuple[str, int], int] = {}
+
+    def request(self, method: str, path: str, token: str, form: dict | None = None,
+                ip: str = "127.0.0.1") -> tuple[int, bytes]:
+        body = urlencode(form or {}).encode()
+        headers = [(b"host", b"localhost:8000"), (b"authorization", f"Bearer {token}".encode())]
+        if form is not None:
+            headers.append((b"content-type", b"application/x-www-form-urlencoded"))
+        scope = {"type": "http", "method": method, "path": path, "raw_path": path.encode(),
+                 "query_string": b"", "headers": headers, "client": (ip, 1)}
+        status, _, payload = self.gateway.handle(scope, body)
+        return status, payload
+
+    def write(self, n: int) -> None:
+        rng = random.Random(n)
+        kind = rng.choice(self.MIX)
+        token = rng.choice(self.users)
+        with self.lock:
+            target = rng.choice(self.statuses[-200:]) if self.statuses else None
+        if kind != "refused_sign_up" and kind != "post" and target is None:
+            kind = "post"
+        if kind == "post":
+            status, payload = self.request("POST", "/api/v1/statuses", token,
+                                           {"status": f"post {n} #bench{n % 7}"})
+            if status == 200:
+                with self.lock:
+                    self.statuses.append(json.loads(payload)["id"])
+        elif kind in ("favourite", "boost"):
+            action = "favourite" if kind == "favourite" else "reblog"
+            status, _ = self.request("POST", f"/api/v1/statuses/{target}/{action}", token, {})
+        else:
+            # A distinct address per attempt keeps the sign-up rate limit out of the way.
+            ip = f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}"
+            status, _ = self.request("POST", "/api/v1/accounts", self.app_token, {
+                "username": f"writer{rng.randrange(len(self.users))}", "password": "x" * 12,
+                "email": f"other{n}@example.org", "agreement": "true", "locale": "en"}, ip)
+        with self.lock:
+            self.outcomes[(kind, status)] = self.outcomes.get((kind, status), 0) + 1
+
+
+def memory_bench(runtime, writes: int = MEMORY_WRITES, clients: int = 4) -> bool:
+    """Sustained writes with the pipeline running; True if the process ends under the limit."""
+    import gc
+
+    gc.collect()
+    before, _ = resident_mb()
+    print(f"\nMemory under sustained writes ({writes} writes through the local API Gateway by "
+          f"{clients} clients, pipeline running)")
+    writer = Writer(runtime.gateway)
+    stop = threading.Event()
+
+    def pipeline_loop() -> None:  # what `make dev` runs in the background
+        while not stop.is_set():
+            if not runtime.pipeline.pump():
+                stop.wait(0.25)
+            runtime.mailbox.collect()
+
+    background = threading.Thread(target=pipeline_loop, name="pipeline", daemon=True)
+    background.start()
+    started = time.perf_counter()
+    print(f"{'writes':>7} {'RSS MB':>8} {'elapsed s':>10}")
+    print(f"{0:7} {before:8.0f} {0:10.0f}")
+    step = max(writes // 10, 1)
+    with ThreadPoolExecutor(clients) as pool:
+        for done in range(0, writes, step):
+            list(pool.map(writer.write, range(done, min(done + step, writes))))
+            print(f"{min(done + step, writes):7} {resident_mb()[0]:8.0f} "
+                  f"{time.perf_counter() - started:10.0f}", flush=True)
+    writing = time.perf_counter() - started
+    stop.set()
+    background.join()
+    while runtime.pipeline.pump(schedules=False):  # let the pipeline catch up
+        pass
+    runtime.mailbox.collect()
+    gc.collect()
+    after, peak = resident_mb()
+    outcomes = ", ".join(f"{kind} {status}: {count}"
+                         for (kind, status), count in sorted(writer.outcomes.items()))
+    print(f"outcomes: {outcomes}")
+    verdict = "under" if after < MEMORY_LIMIT_MB else "NOT under"
+    print(f"{writes} writes in {writing:.0f} s; the pipeline had handled all their side effects "
+          f"{time.perf_counter() - started - writing:.0f} s later")
+    print(f"resident memory: {before:.0f} MB at start, {after:.0f} MB at the end "
+          f"(peak {peak:.0f} MB): {verdict} {MEMORY_LIMIT_MB / 1024:.0f} GB")
+    return after < MEMORY_LIMIT_MB
+
+
+if __name__ == "__main__":
+    sys.exit(main())

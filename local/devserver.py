@@ -76,9 +76,8 @@ def main() -> None:
     from . import snapshot
 
     snapshot_file = STATE_DIR / "snapshot.json"
-    if snapshot.restore(runtime.stack, snapshot_file):
-        # What was restored already had its side effects: read the stream from here on.
-        runtime.pipeline.stream_start = "LATEST"
+    # Restored data does not run its side effects again; the work pending at the stop does.
+    snapshot.restore(runtime.stack, snapshot_file, runtime.pipeline)
     endpoint_file = STATE_DIR / "endpoint.json"
     endpoint_file.write_text(json.dumps(describe(runtime, endpoint), indent=2))
 
@@ -101,16 +100,18 @@ def main() -> None:
     finally:
         stop.set()
         loop.join(timeout=5)
-        # Finish the side effects already on their way, so the snapshot holds them: after a
-        # restore the stream is read from its latest position and would not see them again.
+        # Finish the side effects already on their way (their mail lands now); whatever is
+        # left (a job failing, waiting for its retry) is kept in the snapshot and runs next time.
         try:
             runtime.pipeline.drain(max_rounds=100)
             runtime.mailbox.collect()
         except Exception:  # noqa: BLE001 - a failing job must not cost the snapshot
             logger.exception("could not finish pending jobs before stopping")
-        counts = snapshot.save(runtime.stack, snapshot_file)
-        print(f"Saved the local data to {snapshot_file} ({counts.get('MainTable', 0)} items; "
-              "delete it to start afresh).", flush=True)
+        counts = snapshot.save(runtime.stack, snapshot_file, runtime.pipeline)
+        pending = counts["pending records"] + counts["queued messages"]
+        print(f"Saved the local data to {snapshot_file} ({counts.get('MainTable', 0)} items"
+              + (f", {pending} pending jobs" if pending else "")
+              + "; delete it to start afresh).", flush=True)
         emulator.stop()
         endpoint_file.unlink(missing_ok=True)
         print("Stratus stopped.", flush=True)

@@ -18,15 +18,27 @@ call it before the emulator serves a request. Each fix says what moto does and w
    cancelled transaction, on the table or on the stream.
 3. Shard iterators. moto keeps every iterator it ever handed out (one per GetRecords call), and
    each keeps its shard alive. AWS expires an iterator 15 minutes after it was returned; so do
-   we, which keeps the emulator's memory flat however long the stack runs.
-4. Stream retention. AWS trims stream records after 24 hours; moto keeps them forever (every
-   record holds both item images). Records older than that are dropped here too.
+   we, which keeps the emulator's memory flat however long the stack runs. GetRecords with an
+   expired iterator answers ExpiredIteratorException, as on AWS (moto: a KeyError, HTTP 500).
+4. Stream records. AWS trims them after 24 hours; moto keeps them forever, each as a tree of
+   small dicts holding both item images. Here each is kept as its JSON text (a fraction of the
+   memory), and records older than 24 hours are dropped.
+5. Every object moto ever creates. moto's `BaseModel` appends each new instance (every item,
+   every copy of an item made by an update or a transaction, every stream record, queue message
+   and shard iterator) to a per-class list for its web dashboard (`/moto-api/data.json`), and
+   empties the lists only when a test's mock stops: a long-running emulator keeps every version
+   of every item it ever held. This was most of the local stack's growth; models are no longer
+   tracked here (the dashboard, which nothing of ours uses, lists nothing).
+6. Queues cannot be read without receiving (see `queue_messages`); the snapshot needs to.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import datetime
 import functools
+import json
 import threading
 import time
 from typing import Any
@@ -44,9 +56,10 @@ def prepare() -> None:
         if _prepared:
             return
         _serialize_requests()
+        _untracked_models()
         _atomic_transactions()
         _expiring_shard_iterators()
-        _trimmed_streams()
+        _compact_trimmed_streams()
         _prepared = True
 
 
@@ -145,14 +158,18 @@ def _atomic_transactions() -> None:
             for shard, end in streams.values():
                 keep = end - shard.starting_sequence_number
                 del shard.items[keep:]
-                del shard.__dict__.get("added_at", [])[keep:]
             raise
 
     DynamoDBBackend.transact_write_items = transact_write_items
 
 
 # --- 3. shard iterators expire -------------------------------------------------------------------
+def _now() -> float:
+    return time.monotonic()
+
+
 def _expiring_shard_iterators() -> None:
+    from moto.core.exceptions import JsonRESTError
     from moto.dynamodbstreams.models import DynamoDBStreamsBackend, ShardIterator
 
     original_init = ShardIterator.__init__
@@ -160,43 +177,111 @@ def _expiring_shard_iterators() -> None:
     @functools.wraps(original_init)
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         original_init(self, *args, **kwargs)
-        self.issued_at = time.monotonic()
+        self.issued_at = _now()
 
     ShardIterator.__init__ = init
     original_get_records = DynamoDBStreamsBackend.get_records
 
     @functools.wraps(original_get_records)
     def get_records(self: Any, iterator_arn: str, limit: int) -> dict[str, Any]:
-        result = original_get_records(self, iterator_arn, limit)
-        horizon = time.monotonic() - ITERATOR_LIFETIME
+        horizon = _now() - ITERATOR_LIFETIME
         expired = [arn for arn, it in self.shard_iterators.items()
                    if getattr(it, "issued_at", horizon) < horizon]
         for arn in expired:
             del self.shard_iterators[arn]
-        return result
+        if iterator_arn not in self.shard_iterators:  # moto: a KeyError, i.e. a 500
+            raise JsonRESTError("ExpiredIteratorException",
+                                "The shard iterator has expired and can no longer be used.")
+        return original_get_records(self, iterator_arn, limit)
 
     DynamoDBStreamsBackend.get_records = get_records
 
 
-# --- 4. stream records older than 24 hours are trimmed -------------------------------------------
-def _trimmed_streams() -> None:
-    from moto.dynamodb.models.table import StreamShard
+# --- 4. stream records are kept compact, and trimmed after 24 hours ------------------------------
+class _StoredRecord:
+    """A stream record kept as its JSON text. moto keeps a tree of small dicts per record (both
+    item images, attribute by attribute): several times the memory of the text, for a record
+    read once or twice."""
+
+    __slots__ = ("text", "added_at")
+
+    def __init__(self, record: dict[str, Any], added_at: float) -> None:
+        self.text = json.dumps(record, default=_to_json, separators=(",", ":"))
+        self.added_at = added_at
+
+    def to_json(self) -> dict[str, Any]:
+        return json.loads(self.text, object_hook=_from_json)
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, datetime.datetime):
+        return {"$datetime": value.isoformat()}
+    if isinstance(value, (bytes, bytearray)):
+        return {"$bytes": base64.b64encode(value).decode()}
+    raise TypeError(f"cannot keep {type(value).__name__} in a stream record")
+
+
+def _from_json(obj: dict[str, Any]) -> Any:
+    if len(obj) == 1:
+        if "$datetime" in obj:
+            return datetime.datetime.fromisoformat(obj["$datetime"])
+        if "$bytes" in obj:
+            return base64.b64decode(obj["$bytes"])
+    return obj
+
+
+def _compact_trimmed_streams() -> None:
+    from moto.dynamodb.models.table import StreamRecord, StreamShard
 
     original_add = StreamShard.add
 
     @functools.wraps(original_add)
     def add(self: Any, old: Any, new: Any) -> None:
         original_add(self, old, new)
-        self.__dict__.setdefault("added_at", []).append(time.monotonic())
-        horizon = time.monotonic() - STREAM_RETENTION
-        added = self.added_at
+        now = _now()
+        if self.items and isinstance(self.items[-1], StreamRecord):
+            self.items[-1] = _StoredRecord(self.items[-1].record, now)
+        horizon = now - STREAM_RETENTION
         old_count = 0
-        while old_count < len(added) and added[old_count] < horizon:
+        while old_count < len(self.items) and self.items[old_count].added_at < horizon:
             old_count += 1
         if old_count:
             # Sequence numbers are positions past starting_sequence_number: move it along.
             del self.items[:old_count]
-            del added[:old_count]
             self.starting_sequence_number += old_count
 
     StreamShard.add = add
+
+
+# --- 5. moto does not keep every object it creates ----------------------------------------------
+def _untracked_models() -> None:
+    from moto.core.common_models import BaseModel
+    from moto.core.model_instances import model_data
+
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        return object.__new__(cls)
+
+    BaseModel.__new__ = staticmethod(new)
+    for models in model_data.values():
+        for model in models.values():
+            model.instances_tracked.clear()
+
+
+# --- reading a queue without receiving from it --------------------------------------------------
+def queue_messages(queue_url: str) -> list[dict[str, Any]]:
+    """Every message a queue holds, visible or not (being handled, waiting for a retry, delayed),
+    as SendMessage arguments. SQS has no call for this (ReceiveMessage hides in-flight messages and
+    counts a receive); the local snapshot needs it to keep the job queues across a restart."""
+    from moto.sqs.models import sqs_backends
+
+    from . import cfn
+
+    with _lock:
+        queue = sqs_backends[cfn.ACCOUNT][cfn.REGION].get_queue(queue_url.rsplit("/", 1)[-1])
+        messages = []
+        for message in queue._messages:
+            entry: dict[str, Any] = {"MessageBody": message.body}
+            if message.message_attributes:
+                entry["MessageAttributes"] = copy.deepcopy(message.message_attributes)
+            messages.append(entry)
+        return messages

@@ -3,6 +3,11 @@ batch failures, DLQ redrive), EventBridge schedules and one-off Scheduler schedu
 
 `pump()` does one round of everything and says how much work it found: the local stack calls it
 in a loop, the tests' `drain()` calls it until the system is quiet.
+
+Like Lambda's event source mapping, the stream reader keeps its own checkpoint (the last
+sequence number it read, per shard): when its shard iterator expires it takes a new one after
+that checkpoint, and `backlog()`/`resume()` carry the records it has not yet handed over
+successfully across a restart of the local stack (local/snapshot.py).
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ class StreamSource:
     max_retries: int
     on_failure_queue: str | None
     iterators: dict[str, str | None] = field(default_factory=dict)
-    pending: list[dict[str, Any]] = field(default_factory=list)
+    positions: dict[str, str] = field(default_factory=dict)  # shard -> last sequence number read
+    pending: list[dict[str, Any]] = field(default_factory=list)  # read, not yet handled
     attempts: int = 0
 
 
@@ -67,7 +73,6 @@ class Pipeline:
     def __init__(self, stack: Any, *, retry_delay: int = 1, run_schedules_now: bool = True
                  ) -> None:
         self.stack = stack
-        self.stream_start = "TRIM_HORIZON"
         self.retry_delay = retry_delay
         self.streams: list[StreamSource] = []
         self.queues: list[QueueSource] = []
@@ -103,30 +108,102 @@ class Pipeline:
                     f"{fn.logical_id}:{expression}"))
 
     # -- DynamoDB stream -> function ---------------------------------------------------------
-    def _stream_records(self, source: StreamSource) -> list[dict[str, Any]]:
+    def _iterator(self, source: StreamSource, shard: str) -> str:
+        """A shard iterator just past what `source` has read (the whole shard if nothing)."""
+        after = source.positions.get(shard)
+        where = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after}
+                 if after else {"ShardIteratorType": "TRIM_HORIZON"})
+        return client("dynamodbstreams").get_shard_iterator(
+            StreamArn=source.stream_arn, ShardId=shard, **where)["ShardIterator"]
+
+    def _shards(self, source: StreamSource) -> list[dict[str, Any]]:
+        description = client("dynamodbstreams").describe_stream(StreamArn=source.stream_arn)
+        return description["StreamDescription"].get("Shards", [])
+
+    def _page(self, source: StreamSource, shard: str, iterator: str) -> dict[str, Any]:
         streams = client("dynamodbstreams")
+        try:
+            return streams.get_records(ShardIterator=iterator, Limit=1000)
+        except streams.exceptions.ExpiredIteratorException:
+            # Unused for 15 minutes (a laptop asleep): go on from the checkpoint, as Lambda does.
+            return streams.get_records(ShardIterator=self._iterator(source, shard), Limit=1000)
+
+    def _record(self, source: StreamSource, record: dict[str, Any]) -> dict[str, Any]:
+        """A stream record as Lambda hands it to the function."""
+        record = dict(record)
+        record["eventSourceARN"] = source.stream_arn
+        dyn = dict(record.get("dynamodb", {}))
+        created = dyn.get("ApproximateCreationDateTime")
+        if isinstance(created, datetime):
+            dyn["ApproximateCreationDateTime"] = created.timestamp()
+        record["dynamodb"] = dyn
+        return record
+
+    def _stream_records(self, source: StreamSource) -> list[dict[str, Any]]:
         if not source.iterators:
-            shards = streams.describe_stream(StreamArn=source.stream_arn)["StreamDescription"]
-            for shard in shards.get("Shards", []):
-                source.iterators[shard["ShardId"]] = streams.get_shard_iterator(
-                    StreamArn=source.stream_arn, ShardId=shard["ShardId"],
-                    ShardIteratorType=self.stream_start)["ShardIterator"]
+            for shard in self._shards(source):
+                source.iterators[shard["ShardId"]] = self._iterator(source, shard["ShardId"])
         records = []
         for shard, iterator in list(source.iterators.items()):
             if iterator is None:
                 continue
-            page = streams.get_records(ShardIterator=iterator, Limit=1000)
+            page = self._page(source, shard, iterator)
             source.iterators[shard] = page.get("NextShardIterator")
             for record in page.get("Records", []):
-                record = dict(record)
-                record["eventSourceARN"] = source.stream_arn
-                dyn = dict(record.get("dynamodb", {}))
-                created = dyn.get("ApproximateCreationDateTime")
-                if isinstance(created, datetime):
-                    dyn["ApproximateCreationDateTime"] = created.timestamp()
-                record["dynamodb"] = dyn
-                records.append(record)
+                records.append(self._record(source, record))
+                source.positions[shard] = record["dynamodb"]["SequenceNumber"]
         return records
+
+    def skip_stream(self) -> int:
+        """Move every stream reader past what the stream holds now, without handling it (the
+        writes of a snapshot being restored, whose side effects happened before the restart)."""
+        with self.lock:
+            skipped = 0
+            for source in self.streams:
+                while records := self._stream_records(source):
+                    skipped += len(records)
+            return skipped
+
+    def backlog(self) -> dict[str, list[dict[str, Any]]]:
+        """Per stream function, the records it has not yet handled: those read and pending, then
+        those after its checkpoint. Reads with iterators of its own; the readers do not move."""
+        streams = client("dynamodbstreams")
+        with self.lock:
+            backlog: dict[str, list[dict[str, Any]]] = {}
+            for source in self.streams:
+                records = list(source.pending)
+                for shard in self._shards(source):
+                    iterator = self._iterator(source, shard["ShardId"])
+                    while iterator:
+                        page = streams.get_records(ShardIterator=iterator, Limit=1000)
+                        if not page.get("Records"):
+                            break
+                        records.extend(self._record(source, r) for r in page["Records"])
+                        iterator = page.get("NextShardIterator")
+                if records:
+                    backlog.setdefault(source.function, []).extend(records)
+            return backlog
+
+    def resume(self, backlog: dict[str, list[dict[str, Any]]]) -> int:
+        """Hand a saved backlog to its functions before anything the stream holds now. This
+        stream's sequence numbers start afresh, so the saved records are numbered just below its
+        first: still in order, and a batch failure names exactly one record."""
+        with self.lock:
+            resumed = 0
+            for source in self.streams:
+                records = backlog.get(source.function) or []
+                if not records:
+                    continue
+                first = min((int(s["SequenceNumberRange"]["StartingSequenceNumber"])
+                             for s in self._shards(source)), default=len(records))
+                renumbered = []
+                for index, record in enumerate(records):
+                    number = str(first - len(records) + index)
+                    renumbered.append({**record, "dynamodb": {**record["dynamodb"],
+                                                              "SequenceNumber": number}})
+                source.pending[:0] = renumbered
+                resumed += len(renumbered)
+            return resumed
 
     def pump_stream(self, source: StreamSource) -> int:
         source.pending.extend(self._stream_records(source))
