@@ -230,10 +230,18 @@ def merge_followed(change: Change) -> jobs.Job:
 
 
 def clear_target(change: Change) -> jobs.Job:
-    """The edge's owner stops seeing its target at home (unfollow, block, mute)."""
+    """The edge's owner stops seeing its target at home (block, mute: FeedManager's
+    clear_from_home)."""
     image = change.image
     return jobs.ClearFromHome(event_id=change.event_id, account_id=image["account_id"],
                               target_id=image["target_id"])
+
+
+def unmerge_target(change: Change) -> jobs.Job:
+    """An unfollow: the unfollowed account's own statuses leave the home (unmerge_from_home)."""
+    image = change.image
+    return jobs.ClearFromHome(event_id=change.event_id, account_id=image["account_id"],
+                              target_id=image["target_id"], unmerge=True)
 
 
 def clear_blocker(change: Change) -> jobs.Job:
@@ -272,7 +280,7 @@ RULES: tuple[Rule, ...] = (
     Rule("follow", both(inserted, not_authorized), "effects", followed),
     Rule("follow", removed, "effects", unfollowed),
     Rule("follow", inserted, "fanout", merge_followed),
-    Rule("follow", removed, "fanout", clear_target),
+    Rule("follow", removed, "fanout", unmerge_target),
     Rule("follow_request", inserted_or_removed, "counters", count),
     Rule("follow_request", inserted, "effects", follow_requested),
     Rule("follow_request", removed, "effects", follow_request_removed),
