@@ -232,8 +232,9 @@ class MergeIntoHome(Job):
 @dataclass(frozen=True, kw_only=True)
 class ClearFromHome(Job):
     """An unfollow, block or mute: the target's statuses leave the owner's home. `unmerge` (an
-    unfollow) takes only what the target posted or boosted; otherwise (block, mute) boosts of
-    the target's statuses and statuses mentioning the target go too."""
+    unfollow, and the blocked side of a block) takes only what the target posted or boosted;
+    otherwise (the blocker, a mute) boosts of the target's statuses and statuses mentioning the
+    target go too."""
 
     name: ClassVar[str] = "clear_from_home"
     account_id: str

@@ -245,10 +245,12 @@ def unmerge_target(change: Change) -> jobs.Job:
 
 
 def clear_blocker(change: Change) -> jobs.Job:
-    """A block works both ways: the blocked account stops seeing the blocker at home."""
+    """A block works both ways: the blocked account stops seeing the blocker at home. Mastodon
+    unfollows the blocker for them (unmerge_from_home: the blocker's own statuses); what
+    others boost of the blocker is left out when read."""
     new = change.new
     return jobs.ClearFromHome(event_id=change.event_id, account_id=new["target_id"],
-                              target_id=new["account_id"])
+                              target_id=new["account_id"], unmerge=True)
 
 
 @dataclass(frozen=True)
