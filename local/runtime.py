@@ -52,7 +52,7 @@ class Runtime:
 
 def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
           run_schedules_now: bool = True, extra_env: dict[str, str] | None = None,
-          keep_clients: bool = False) -> Runtime:
+          keep_clients: bool = False, environment: str = "development") -> Runtime:
     for key, value in AWS_DEFAULTS.items():
         os.environ.setdefault(key, value)
     from stratus import config
@@ -61,7 +61,8 @@ def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
     config.reset()
     if not keep_clients:
         client.reset()
-    stack = build({"InstanceDomain": domain})
+    # A local stack is never production: development for `make dev`, test for the tests.
+    stack = build({"InstanceDomain": domain, "Environment": environment})
     # The bucket is named for the operator CLI, which writes media no function writes yet.
     operator = {"MEDIA_BUCKET": stack.bucket_names.get("MediaBucket", "")}
     env = apply_env(stack, {**local_overrides(base_url, domain), **operator,
@@ -79,4 +80,5 @@ def describe(runtime: Runtime, endpoint_url: str) -> dict[str, Any]:
     return {"endpoint_url": endpoint_url, "env": {
         k: v for k, v in runtime.env.items()
         if k.endswith(("_TABLE", "_BUCKET", "_QUEUE_URL")) or k.startswith(("INSTANCE_", "MEDIA_"))
+        or k == "STRATUS_ENVIRONMENT"
     }}

@@ -46,6 +46,8 @@ def connect(stack: str | None) -> str:
                 os.environ[env] = outputs[output]
         params = {p["ParameterKey"]: p["ParameterValue"] for p in described.get("Parameters", [])}
         os.environ.setdefault("INSTANCE_DOMAIN", params.get("InstanceDomain", ""))
+        # What the stack was deployed as decides which settings may be set (never from the shell).
+        os.environ["STRATUS_ENVIRONMENT"] = params.get("Environment", "production")
         return f"stack {stack}"
     endpoint_file = _find_endpoint_file()
     if endpoint_file is None:

@@ -43,7 +43,7 @@ def _start(domain: str, base_url: str, tmp_path: Path):
 
     # boto3 clients outlive each test's emulator: moto intercepts them whenever it is active.
     return start(domain, base_url, mail_dir=tmp_path / "mail", retry_delay=0,
-                 run_schedules_now=False, keep_clients=True)
+                 run_schedules_now=False, keep_clients=True, environment="test")
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ router = APIRouter()
 @router.post("/api/v1/accounts")
 async def accounts_create(request: Request):
     # Like rack-attack, every attempt counts, before anything else is looked at.
-    limit_headers = ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key(client_ip(request)))
+    limit_headers = accounts.count_sign_up(client_ip(request))
     viewer = require("write:accounts", user=False)(request)
     token = accounts.sign_up(viewer, await request_params(request), client_ip(request))
     return JSONResponse(token, headers=limit_headers)

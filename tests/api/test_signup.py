@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from email import message_from_bytes
@@ -234,3 +235,91 @@ def test_sign_up_accepts_every_body_format(client, token, encoding):
                                files={"unused": ("x.txt", b"x", "text/plain")})
     assert response.status_code == 200, response.text
     assert response.json()["token_type"] == "Bearer"
+
+
+# --- instant sign-ups (development and test stacks) ---------------------------------------
+def test_instant_signups_are_off_by_default(runtime):
+    assert settings_service.current()["instant_signups"] is False
+
+
+def test_instant_signups_give_a_usable_token_at_once_without_the_limit(client, runtime, drain,
+                                                                        token):
+    settings_service.set_value("instant_signups", "true")
+    for index in range(7):  # past the 5 per address a production stack allows
+        response = sign_up(client, token, username=f"quick{index}",
+                           email=f"quick{index}@example.org")
+        assert response.status_code == 200, response.text
+        assert "x-ratelimit-limit" not in response.headers
+        user = auth(response.json()["access_token"])
+        me = client.get("/api/v1/accounts/verify_credentials", headers=user)
+        assert me.status_code == 200 and me.json()["username"] == f"quick{index}"
+        assert client.get("/api/v1/emails/check_confirmation", headers=user).json() is True
+    drain()
+    assert runtime.mailbox.collect() == []  # nothing to confirm, so no mail
+
+
+def test_instant_signups_still_wait_for_approval(client, token):
+    settings_service.set_value("instant_signups", "true")
+    settings_service.set_value("registrations_mode", "approved")
+    body = sign_up(client, token, reason="testing").json()
+    pending = client.get("/api/v1/accounts/verify_credentials", headers=auth(body["access_token"]))
+    assert pending.status_code == 403
+    assert pending.json() == {"error": "Your login is currently pending approval"}
+
+
+@contextlib.contextmanager
+def production_stack():
+    """Run as a stack deployed with Environment=production (config is read lazily)."""
+    from stratus import config
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STRATUS_ENVIRONMENT", "production")
+        config.reset()
+        try:
+            yield
+        finally:
+            config.reset()
+    config.reset()
+
+
+def test_instant_signups_are_refused_and_ignored_in_production(client, runtime, token):
+    from stratus.errors import Unprocessable
+
+    settings_service.set_value("instant_signups", "true")  # stored while a test stack
+    with production_stack():
+        with pytest.raises(Unprocessable, match="only for development and test stacks"):
+            settings_service.set_value("instant_signups", "true")
+        assert settings_service.current()["instant_signups"] is False
+        response = sign_up(client, token)
+        assert response.headers["x-ratelimit-limit"] == "5"
+        user = auth(response.json()["access_token"])
+        blocked = client.get("/api/v1/accounts/verify_credentials", headers=user)
+        assert blocked.status_code == 403
+        assert blocked.json() == {"error": "Your login is missing a confirmed e-mail address"}
+        assert settings_service.set_value("instant_signups", "false") is False  # turning off is fine
+
+
+@pytest.mark.parametrize("value", ["", "staging", "Production"])
+def test_an_unknown_environment_counts_as_production(runtime, monkeypatch, value):
+    from stratus import config
+    from stratus.errors import Unprocessable
+
+    monkeypatch.setenv("STRATUS_ENVIRONMENT", value)
+    config.reset()
+    with pytest.raises(Unprocessable):
+        settings_service.set_value("instant_signups", "on")
+    monkeypatch.delenv("STRATUS_ENVIRONMENT")
+    config.reset()
+    with pytest.raises(Unprocessable):  # and so does none at all
+        settings_service.set_value("instant_signups", "on")
+
+
+def test_stratusctl_refuses_instant_signups_on_a_production_stack(runtime, monkeypatch, capsys):
+    from stratusctl import cli
+
+    monkeypatch.setattr(cli, "connect", lambda stack: "a stack")
+    with production_stack():
+        assert cli.main(["settings", "set", "instant_signups", "true"]) == 1
+        assert "instant_signups is only for development and test stacks" in capsys.readouterr().err
+    assert cli.main(["settings", "set", "instant_signups", "true"]) == 0
+    assert capsys.readouterr().out.strip() == "true"

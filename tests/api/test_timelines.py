@@ -142,6 +142,54 @@ def test_muted_blocked_and_unfollowed_accounts_leave_home(client, active, drain)
     assert later["id"] not in home(client, tokens["alice"])
 
 
+def test_a_mute_or_block_also_takes_statuses_mentioning_the_account(client, active, drain):
+    # FeedManager#clear_from_home: from, boosting, or mentioning the muted or blocked account.
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["bob"])
+    drain()
+    about_carol = post(client, tokens["bob"], status="@carol look")
+    about_dave = post(client, tokens["bob"], status="@dave look")
+    plain = post(client, tokens["bob"], status="nobody mentioned")
+    own = post(client, tokens["alice"], status="@dave mine")
+    drain()
+    boost = client.post(f"/api/v1/statuses/{about_dave['id']}/reblog",
+                        headers=tokens["alice"]).json()
+    drain()
+    assert home(client, tokens["alice"]) == [own["id"], plain["id"], about_dave["id"],
+                                             about_carol["id"]]
+    client.post(f"/api/v1/accounts/{ids_['carol']}/mute", headers=tokens["alice"])
+    drain()
+    assert home(client, tokens["alice"]) == [own["id"], plain["id"], about_dave["id"]]
+    client.post(f"/api/v1/accounts/{ids_['dave']}/block", headers=tokens["alice"])
+    drain()
+    assert home(client, tokens["alice"]) == [plain["id"]]  # her own mention of dave too
+    assert boost["id"] not in home(client, tokens["alice"])
+
+
+def test_an_unfollow_leaves_others_boosts_of_the_account(client, active, drain):
+    # FeedManager#unmerge_from_home: only what the unfollowed account posted or boosted.
+    ids_, tokens = active
+    follow(client, tokens["alice"], ids_["carol"])
+    drain()
+    original = post(client, tokens["bob"], status="boosted by carol")
+    drain()
+    boost = client.post(f"/api/v1/statuses/{original['id']}/reblog",
+                        headers=tokens["carol"]).json()
+    own_boost_of = post(client, tokens["dave"], status="boosted by bob")
+    drain()
+    follow(client, tokens["alice"], ids_["bob"])
+    drain()
+    bobs_boost = client.post(f"/api/v1/statuses/{own_boost_of['id']}/reblog",
+                             headers=tokens["bob"]).json()
+    drain()
+    assert {boost["id"], bobs_boost["id"]} <= set(home(client, tokens["alice"]))
+    client.post(f"/api/v1/accounts/{ids_['bob']}/unfollow", headers=tokens["alice"])
+    drain()
+    feed = home(client, tokens["alice"])
+    assert boost["id"] in feed  # carol's boost; alice still follows carol
+    assert bobs_boost["id"] not in feed and original["id"] not in feed
+
+
 def test_deleted_statuses_leave_every_home(client, active, drain):
     ids_, tokens = active
     follow(client, tokens["alice"], ids_["bob"])

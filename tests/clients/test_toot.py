@@ -83,3 +83,49 @@ class _Http:
         import httpx
 
         return httpx.post(self.base + path, data=data)
+
+
+def test_toot_timeline_shows_home_and_public(live_server, tmp_path):
+    import requests
+
+    names = ("tia", "tom", "tess")
+    for name in names:
+        make_user(name, f"{name}@example.org", f"{name}'s long password")
+
+    def toot_as(name: str):
+        env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / name)}
+
+        def run(*args: str) -> subprocess.CompletedProcess:
+            done = subprocess.run([TOOT, *args], env=env, capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL, timeout=60)
+            assert done.returncode == 0, done.stdout + done.stderr
+            return done
+        run("login_cli", "-i", live_server.base_url, "-e", f"{name}@example.org",
+            "-p", f"{name}'s long password")
+        return run
+
+    tia, tom, tess = (toot_as(name) for name in names)
+    # tia's first look at home builds it (206 while it is built); she is an active user then.
+    tia("timeline", "--once")
+    live_server.pipeline.drain()
+    config = json.loads((tmp_path / "tia" / "toot" / "config.json").read_text())
+    [user] = config["users"].values()
+    tom_id = json.loads(tom("whoami", "--json").stdout)["id"]
+    followed = requests.post(f"{live_server.base_url}/api/v1/accounts/{tom_id}/follow",
+                             headers={"Authorization": f"Bearer {user['access_token']}"})
+    assert followed.status_code == 200 and followed.json()["following"] is True
+    live_server.pipeline.drain()
+
+    def posted(run, text: str) -> str:
+        return json.loads(run("post", text, "--json").stdout)["id"]
+
+    from_tom = posted(tom, "Tom says hello")
+    from_tess = posted(tess, "Tess is not followed")
+    from_tia = posted(tia, "Tia's own words")
+    live_server.pipeline.drain()
+    home = tia("timeline", "--once").stdout
+    assert "Tia's own words" in home and "Tom says hello" in home
+    assert home.index(from_tia) < home.index(from_tom)  # newest first
+    assert from_tess not in home and "Tess is not followed" not in home
+    public = tia("timeline", "--public", "--once").stdout
+    assert public.index(from_tia) < public.index(from_tess) < public.index(from_tom)

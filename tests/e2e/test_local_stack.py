@@ -83,6 +83,15 @@ def test_stratusctl_settings_flip_open_registrations(dev_stack):
     assert [r["text"] for r in rules] == ["Be kind", "No spam"]
 
 
+def test_stratusctl_turns_instant_signups_on_for_the_dev_stack(dev_stack):
+    # `make dev` is a development stack: the setting is accepted (a production stack refuses it).
+    assert ctl(dev_stack, "settings", "get", "instant_signups").stdout.strip() == "false"
+    result = ctl(dev_stack, "settings", "set", "instant_signups", "true")
+    assert result.returncode == 0, result.stderr
+    assert ctl(dev_stack, "settings", "get", "instant_signups").stdout.strip() == "true"
+    assert ctl(dev_stack, "settings", "set", "instant_signups", "false").returncode == 0
+
+
 def test_stratusctl_emoji_import_serves_the_image(dev_stack, tmp_path):
     from stratus.services.instance import default_thumbnail
 

@@ -9,6 +9,11 @@ from __future__ import annotations
 import os
 from functools import cached_property
 
+# What a stack is for (template.yaml's `Environment` parameter, default production). Settings
+# meant only for throwaway stacks (instant_signups) are refused and ignored in production; an
+# unset or unknown value counts as production.
+ENVIRONMENTS = ("production", "development", "test")
+
 
 class Settings:
     def _get(self, name: str, default: str | None = None) -> str:
@@ -52,6 +57,15 @@ class Settings:
         if configured:
             return configured.rstrip("/")
         return ("wss" if self.scheme == "https" else "ws") + f"://{self.domain}"
+
+    @cached_property
+    def environment(self) -> str:
+        value = os.environ.get("STRATUS_ENVIRONMENT", "production")
+        return value if value in ENVIRONMENTS else "production"
+
+    @property
+    def is_production(self) -> bool:
+        return self.environment == "production"
 
     @cached_property
     def media_base_url(self) -> str:

@@ -35,7 +35,9 @@ def _expired(poll: dict[str, Any], now: datetime) -> bool:
 def poll(item: dict[str, Any], vote: dict[str, Any] | None, *, viewer_id: str | None,
          emojis: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
     expired = _expired(item, now)
-    hide = bool(item.get("hide_totals")) and not expired and viewer_id != item["account_id"]
+    # Mastodon's Poll#show_totals_now?: hidden totals stay hidden until the end, from the
+    # author too; the poll's own votes_count and voters_count are always shown.
+    hide = bool(item.get("hide_totals")) and not expired
     votes = [int(v) for v in item.get("votes", [])]
     entity: dict[str, Any] = {
         "id": str(item["id"]),

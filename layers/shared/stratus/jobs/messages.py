@@ -321,11 +321,15 @@ class MergeIntoHome(Job):
 
 @dataclass(frozen=True, kw_only=True)
 class ClearFromHome(Job):
-    """An unfollow, block or mute: the target's statuses and boosts leave the owner's home."""
+    """An unfollow, block or mute: the target's statuses leave the owner's home. `unmerge` (an
+    unfollow, and the blocked side of a block) takes only what the target posted or boosted;
+    otherwise (the blocker, a mute) boosts of the target's statuses and statuses mentioning the
+    target go too."""
 
     name: ClassVar[str] = "clear_from_home"
     account_id: str
     target_id: str
+    unmerge: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

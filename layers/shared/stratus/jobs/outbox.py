@@ -273,7 +273,8 @@ def merge_followed(change: Change) -> jobs.Job:
 
 
 def clear_target(change: Change) -> jobs.Job:
-    """The edge's owner stops seeing its target at home (unfollow, block, mute)."""
+    """The edge's owner stops seeing its target at home (block, mute: FeedManager's
+    clear_from_home)."""
     image = change.image
     return jobs.ClearFromHome(event_id=change.event_id, account_id=image["account_id"],
                               target_id=image["target_id"])
@@ -301,11 +302,20 @@ def drop_list(change: Change) -> jobs.Job:
     return jobs.DropList(event_id=change.event_id, list_id=change.old["id"])
 
 
+def unmerge_target(change: Change) -> jobs.Job:
+    """An unfollow: the unfollowed account's own statuses leave the home (unmerge_from_home)."""
+    image = change.image
+    return jobs.ClearFromHome(event_id=change.event_id, account_id=image["account_id"],
+                              target_id=image["target_id"], unmerge=True)
+
+
 def clear_blocker(change: Change) -> jobs.Job:
-    """A block works both ways: the blocked account stops seeing the blocker at home."""
+    """A block works both ways: the blocked account stops seeing the blocker at home. Mastodon
+    unfollows the blocker for them (unmerge_from_home: the blocker's own statuses); what
+    others boost of the blocker is left out when read."""
     new = change.new
     return jobs.ClearFromHome(event_id=change.event_id, account_id=new["target_id"],
-                              target_id=new["account_id"])
+                              target_id=new["account_id"], unmerge=True)
 
 
 @dataclass(frozen=True)
@@ -340,7 +350,7 @@ RULES: tuple[Rule, ...] = (
     Rule("follow", both(inserted, not_authorized), "effects", followed),
     Rule("follow", removed, "effects", unfollowed),
     Rule("follow", inserted, "fanout", merge_followed),
-    Rule("follow", removed, "fanout", clear_target),
+    Rule("follow", removed, "fanout", unmerge_target),
     Rule("follow_request", inserted_or_removed, "counters", count),
     Rule("follow_request", inserted, "effects", follow_requested),
     Rule("follow_request", removed, "effects", follow_request_removed),

@@ -18,7 +18,7 @@ from ..params import flag, indexed_values, truthy
 from ..repo import accounts as repo
 from ..repo import base, keys, media
 from ..repo import oauth as oauth_repo
-from . import identity, oauth, secrets
+from . import identity, oauth, ratelimit, secrets
 from . import settings as settings_service
 from . import images
 
@@ -154,6 +154,14 @@ def create_ops(profile, user, admin, confirmation_hash) -> list[base.Op]:
         email_taken=ValidationFailed({"email": [TAKEN]}))
 
 
+def count_sign_up(ip: str) -> dict[str, str]:
+    """Count a sign-up attempt from this address (rack-attack's `api_sign_up`, before anything
+    else is looked at); returns the rate-limit headers. Instant sign-ups are not limited."""
+    if settings_service.current()["instant_signups"]:
+        return {}
+    return ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key(ip))
+
+
 def sign_up(viewer: Viewer, params: dict[str, Any], ip: str) -> dict[str, Any]:
     """POST /api/v1/accounts: create the user and return its token for the calling app
     (only an app's own token may do this: Mastodon's `require_client_credentials!`)."""
@@ -167,17 +175,20 @@ def sign_up(viewer: Viewer, params: dict[str, Any], ip: str) -> dict[str, Any]:
     data = NewAccount(username=text("username"), email=text("email"),
                       password=text("password"), agreement=params.get("agreement"),
                       locale=text("locale"), reason=text("reason"))
-    mode = settings_service.current()["registrations_mode"]
+    instance = settings_service.current()
+    mode = instance["registrations_mode"]
     if mode == "none":
         raise Forbidden(NOT_ALLOWED)
     approval = mode == "approved"
-    require_reason = approval and bool(settings_service.current()["require_invite_text"])
+    require_reason = approval and bool(instance["require_invite_text"])
     validate_new(data, require_agreement=True, require_reason=require_reason)
     app = oauth.get_app(viewer.token["client_id"])
     if app is None:
         raise Forbidden(NOT_ALLOWED)
+    # Instant sign-ups (development and test stacks) skip the e-mail confirmation, so the token
+    # works at once; approval mode still holds such accounts back, as the operator chose it.
     profile, user, admin, confirmation_hash = new_account_items(
-        data, approved=not approval, confirmed=False, app=app, ip=ip)
+        data, approved=not approval, confirmed=bool(instance["instant_signups"]), app=app, ip=ip)
     token, raw = oauth.new_token(app, profile["id"], list(app["scopes"]))
     base.transact([*create_ops(profile, user, admin, confirmation_hash),
                    *oauth_repo.put_token_ops(token)])

@@ -236,14 +236,28 @@ def merge_into_home(job: jobs.MergeIntoHome) -> int:
 
 
 def clear_from_home(job: jobs.ClearFromHome) -> int:
-    """Take the target's statuses, and boosts of them, out of the owner's home."""
+    """Take the target out of the owner's home. An unfollow (`unmerge`) takes what the target
+    posted or boosted (Mastodon's unmerge_from_home: others' boosts of it stay, the owner still
+    follows them); a block or mute also takes boosts of the target's statuses and statuses
+    mentioning the target, or boosting one that does (clear_from_home)."""
     feed = keys.home_feed(job.account_id)
     present = feeds.entries_by(feed, None, limit=FEED_SIZE * 2)
-    originals = statuses_repo.get_many([e["reblog_of_id"] for e in present
-                                        if e.get("reblog_of_id")])
-    doomed = [e for e in present if e.get("author_id") == job.target_id or
-              (e.get("reblog_of_id") in originals and
-               originals[e["reblog_of_id"]]["account_id"] == job.target_id)]
+    target = job.target_id
+    if job.unmerge:
+        doomed = [e for e in present if e.get("author_id") == target]
+    else:
+        others = [e for e in present if e.get("author_id") != target]
+        loaded = statuses_repo.get_many([*(e["status_id"] for e in others),
+                                         *(e["reblog_of_id"] for e in others
+                                           if e.get("reblog_of_id"))])
+
+        def involves(status_id: str | None) -> bool:
+            status = loaded.get(status_id) if status_id else None
+            return status is not None and (status["account_id"] == target
+                                           or target in status.get("mention_ids", []))
+
+        doomed = [e for e in present if e.get("author_id") == target
+                  or involves(e["status_id"]) or involves(e.get("reblog_of_id"))]
     feeds.remove([(feed, e["status_id"]) for e in doomed],
                  markers=[(feed, e["reblog_of_id"]) for e in doomed if e.get("reblog_of_id")])
     return len(doomed)

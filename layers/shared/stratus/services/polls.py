@@ -13,6 +13,10 @@ from ..repo import statuses as repo
 from ..repo.base import ConditionFailed
 from . import statuses
 
+# Mastodon's VoteValidator messages (polls.errors in its en.yml), which clients show verbatim.
+INVALID_CHOICE = "Validation failed: The chosen vote option does not exist"
+ALREADY_VOTED = "Validation failed: You have already voted on this poll"
+
 
 def _poll_and_status(poll_id: str, viewer_id: str | None) -> dict[str, Any]:
     poll = repo.get_poll(poll_id) if ids.is_id(str(poll_id)) else None
@@ -34,30 +38,32 @@ def show(viewer_id: str | None, poll_id: str) -> dict[str, Any]:
 def vote(viewer: Viewer, poll_id: str, raw_choices: Any) -> dict[str, Any]:
     poll = _poll_and_status(poll_id, viewer.account_id)
     if poll["account_id"] == viewer.account_id:
-        raise Unprocessable("Validation failed: You cannot vote in your own poll")
+        raise Unprocessable("Validation failed: You cannot vote in your own polls")
     now = clock.now()
     if poll.get("closed") or clock.parse_iso(poll["expires_at"]) <= now:
         raise Unprocessable("Validation failed: The poll has already ended")
     values = raw_choices if isinstance(raw_choices, list) else \
         ([raw_choices] if raw_choices not in (None, "") else [])
     try:
-        choices = sorted({int(c) for c in values})
+        given = [int(c) for c in values]
     except (TypeError, ValueError):
         raise Unprocessable("Validation failed: Choice is invalid") from None
+    choices = sorted(set(given))
     if not choices:
         raise Unprocessable("Validation failed: You must choose at least one option")
     if any(c < 0 or c >= len(poll["options"]) for c in choices):
-        raise Unprocessable("Validation failed: Choice is not a valid option")
-    if len(choices) > 1 and not poll.get("multiple"):
-        raise Unprocessable("Validation failed: This poll only allows one choice")
+        raise Unprocessable(INVALID_CHOICE)
+    # Mastodon records the choices one by one: a second choice on a single-choice poll, or the
+    # same choice twice, fails as a vote the account already cast.
+    if len(given) > 1 and (not poll.get("multiple") or len(choices) < len(given)):
+        raise Unprocessable(ALREADY_VOTED)
     counts = ", ".join(f"votes[{c}] = votes[{c}] + :one" for c in choices)
     try:
         base.transact([
             base.put_new({**keys.poll_vote(poll["id"], viewer.account_id), "type": "poll_vote",
                           "account_id": viewer.account_id, "poll_id": poll["id"],
                           "choices": choices, "created_at": clock.iso(now)},
-                         on_conflict=Unprocessable("Validation failed: You have already voted "
-                                                   "on this poll")),
+                         on_conflict=Unprocessable(ALREADY_VOTED)),
             base.Op("Update", key=keys.poll(poll["id"]),
                     expression=f"SET {counts} ADD voters_count :one",
                     condition="closed = :no AND expires_at > :now",

@@ -21,11 +21,11 @@ MINIMUM_DELAY = timedelta(minutes=5)
 TOO_SOON = "Validation failed: Scheduled at The scheduled date must be in the future"
 
 
-def _when(raw: Any) -> datetime:
+def _when(raw: Any, invalid: str = "Validation failed: Scheduled at is invalid") -> datetime:
     try:
         when = clock.parse_iso(str(raw))
     except ValueError:
-        raise Unprocessable("Validation failed: Scheduled at is invalid") from None
+        raise Unprocessable(invalid) from None
     if when < clock.now() + MINIMUM_DELAY:
         raise Unprocessable(TOO_SOON)
     return when
@@ -43,7 +43,8 @@ def render(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def create(viewer: Viewer, params: dict[str, Any], scheduled_at: Any) -> dict[str, Any]:
-    when = _when(scheduled_at)
+    # PostStatusService turns an unparseable date into a bare ActiveRecord::RecordInvalid.
+    when = _when(scheduled_at, invalid="Record invalid")
     prepared = statuses.prepare(viewer, params)
     if prepared.get("in_reply_to_id"):
         statuses.visible_item(str(prepared["in_reply_to_id"]), viewer.account_id)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import clock, ids
+from ..config import settings as config
 from ..errors import Unprocessable
 from ..limits import MAX_RULE_LENGTH, MAX_RULES
 from ..repo import instance as repo
@@ -28,6 +29,9 @@ class Setting:
     choices: tuple[str, ...] = ()
     max_length: int = 10_000
     help: str = ""
+    # Only for development and test stacks: refused in production, and read there as the
+    # default whatever is stored (a copied table or a changed parameter cannot turn it on).
+    development_only: bool = False
 
 
 SETTINGS: dict[str, Setting] = {
@@ -50,6 +54,9 @@ SETTINGS: dict[str, Setting] = {
     "peers_api_enabled": Setting(True, kind="bool", help="serve /api/v1/instance/peers"),
     "activity_api_enabled": Setting(True, kind="bool",
                                     help="serve /api/v1/instance/activity"),
+    "instant_signups": Setting(False, kind="bool", development_only=True,
+                               help="development and test stacks only: API sign-ups are "
+                                    "confirmed at once and not rate-limited"),
 }
 
 RULES_KEY = "rules"
@@ -58,7 +65,9 @@ RULES_KEY = "rules"
 def current() -> dict[str, Any]:
     """All settings with defaults filled in, plus `<name>_updated_at` where known."""
     stored = repo.get_settings()
-    values = {name: stored.get(name, spec.default) for name, spec in SETTINGS.items()}
+    production = config().is_production
+    values = {name: spec.default if spec.development_only and production
+              else stored.get(name, spec.default) for name, spec in SETTINGS.items()}
     for name in SETTINGS:
         values[f"{name}_updated_at"] = stored.get(f"{name}_updated_at")
     return values
@@ -92,6 +101,9 @@ def set_value(name: str, raw: Any) -> Any:
         raise Unprocessable(f"unknown setting {name!r}; known: "
                             + ", ".join([*SETTINGS, RULES_KEY]))
     value = _coerce(name, spec, raw)
+    if spec.development_only and value != spec.default and config().is_production:
+        raise Unprocessable(f"{name} is only for development and test stacks; this stack's "
+                            "Environment is production")
     repo.set_setting(name, value, clock.iso(clock.now()))
     return value
 
