@@ -13,6 +13,7 @@ from stratus.http.pagination import set_link
 from stratus.observability import http_handler
 from stratus.paging import page_params
 from stratus.services import timelines
+from stratus.services.links import timeline as link_timeline
 
 router = APIRouter()
 read_statuses = optional("read:statuses")
@@ -61,6 +62,16 @@ async def timelines_tag(hashtag: str, request: Request, response: Response,
     cache_if_unauthenticated(response, request)
     params = await request_params(request)
     items, link_ids = timelines.tag(_viewer_id(viewer), hashtag, params, _timeline_page(params))
+    set_link(response, request, link_ids)
+    return items
+
+
+@router.get("/api/v1/timelines/link")
+async def timelines_link(request: Request, response: Response,
+                         viewer: Viewer | None = Depends(read_statuses)):
+    cache_if_unauthenticated(response, request)
+    params = await request_params(request)
+    items, link_ids = link_timeline(_viewer_id(viewer), params, _timeline_page(params))
     set_link(response, request, link_ids)
     return items
 

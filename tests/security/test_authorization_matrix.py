@@ -86,13 +86,16 @@ def world(client, runtime):
         "file": ("a.png", solid_png(8, 8, (1, 2, 3)), "image/png")}).json()
     scheduled = post(status="later",
                      scheduled_at=clock.iso(clock.now() + timedelta(days=1)))
+    post(status="a note to myself", visibility="direct")
+    runtime.pipeline.drain()  # bob's conversation comes from the stream
+    [conversation] = client.get("/api/v1/conversations", headers=theirs).json()
     return {"app": app, "alice": alice, "bob": bob, "mine": mine, "theirs": theirs,
             "table": route_table(runtime.stack),
             # Another user's object, one per kind of path parameter.
             "objects": {"status_id": private["id"], "poll_id": poll["poll"]["id"],
                         "media_id": media["id"], "scheduled_id": scheduled["id"],
                         "account_id": bob, "username": "bob", "hashtag": "clouds",
-                        "refresh_id": f"home-{bob}"},
+                        "refresh_id": f"home-{bob}", "conversation_id": conversation["id"]},
             "public_status": public["id"]}
 
 

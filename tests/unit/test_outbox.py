@@ -122,7 +122,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "poll": {"type": "poll", "id": "7", "status_id": "10", "account_id": "1"},
                "media_attachment": {"type": "media_attachment", "id": "5"},
                "follow": FOLLOW, "follow_request": {**FOLLOW, "type": "follow_request"},
-               "block": {**FOLLOW, "type": "block"}, "mute": {**FOLLOW, "type": "mute"}}
+               "block": {**FOLLOW, "type": "block"}, "mute": {**FOLLOW, "type": "mute"},
+               "tag_use": {"type": "tag_use", "tag": "a", "day": "20250101", "account_id": "1"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:
