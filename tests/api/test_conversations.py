@@ -8,6 +8,7 @@ import json
 
 from stratus.repo.queues import send
 from tests.api.test_statuses import post
+from tests.rig import auth, make_app, make_user, user_token
 from tests.workers.test_redelivery import dispatch_only, queued
 
 NOT_FOUND = {"error": "Record not found"}
@@ -208,3 +209,14 @@ def test_a_conversation_is_kept_once_when_its_job_comes_again(client, people, ru
     assert again["id"] == conversation["id"]
     assert summary(again) == (["alice"], status["id"], False)
     assert len(conversations(client, tokens["alice"])) == 1
+
+
+def test_a_staff_members_message_gets_through_a_block(client, people, drain):
+    ids_, tokens = people
+    moderator = make_user("mod", role="Moderator")
+    headers = auth(user_token(make_app(client), moderator))
+    client.post(f"/api/v1/accounts/{moderator}/block", headers=tokens["bob"])
+    status = dm(client, headers, "@bob about your report")
+    drain()
+    assert summary(conversations(client, tokens["bob"])[0]) == (["mod"], status["id"], True)
+    assert [m["id"] for m in status["mentions"]] == [ids_["bob"]]

@@ -8,6 +8,7 @@ import pytest
 
 from stratus.text.links import card_link, normalize
 from tests.api.test_statuses import post
+from tests.workers.test_redelivery import deliver_twice, dispatch_only
 
 NOT_FOUND = {"error": "Record not found"}
 ARTICLE = "https://news.example/story"
@@ -120,3 +121,12 @@ def test_blocked_and_muted_authors_are_left_out(client, discoverable, drain):
     client.post(f"/api/v1/accounts/{ids_['carol']}/mute", headers=tokens["alice"])
     assert ids_of(link_timeline(client, ARTICLE, tokens["alice"])) == [mine["id"]]
     assert ids_of(link_timeline(client, ARTICLE)) == [carols["id"], bobs["id"], mine["id"]]
+
+
+def test_a_status_is_listed_once_when_its_job_comes_twice(client, discoverable, runtime, drain):
+    _, tokens = discoverable
+    status = post(client, tokens["alice"], status=f"twice {ARTICLE}")
+    dispatch_only(runtime)
+    assert deliver_twice(runtime, "EffectsQueue") == 2  # status_created, links_changed
+    drain()
+    assert ids_of(link_timeline(client, ARTICLE)) == [status["id"]]
