@@ -101,7 +101,7 @@ HISTORY_DAYS = 7  # a Tag's `history` shows a week
 def _stale_history(adds: dict[str, int]) -> list[str]:
     """A tag's day counters that no history shows any more: each update of the tag's STATS
     item removes the second week before the newest day it counts, so an item busy every day
-    holds two weeks of days (docs/data-model.md, "Hashtag history")."""
+    holds two weeks of days (docs/data-model.md, "Hashtags: history, followers")."""
     days = {name.rsplit("_", 1)[1] for name in adds}
     if not days:
         return []
