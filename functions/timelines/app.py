@@ -13,6 +13,7 @@ from stratus.http.pagination import set_link
 from stratus.observability import http_handler
 from stratus.paging import page_params
 from stratus.services import timelines
+from stratus.services.links import timeline as link_timeline
 
 router = APIRouter()
 read_statuses = optional("read:statuses")
@@ -70,6 +71,16 @@ async def timelines_list(list_id: str, request: Request, response: Response,
                          viewer: Viewer = Depends(require("read:lists"))):
     items, link_ids = timelines.list_timeline(viewer, list_id, _timeline_page(
         await request_params(request)))
+    set_link(response, request, link_ids)
+    return items
+
+
+@router.get("/api/v1/timelines/link")
+async def timelines_link(request: Request, response: Response,
+                         viewer: Viewer | None = Depends(read_statuses)):
+    cache_if_unauthenticated(response, request)
+    params = await request_params(request)
+    items, link_ids = link_timeline(_viewer_id(viewer), params, _timeline_page(params))
     set_link(response, request, link_ids)
     return items
 

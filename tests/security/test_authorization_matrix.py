@@ -92,7 +92,9 @@ def world(client, runtime):
     client.post("/api/v1/statuses", headers=mine, json={"status": "@bob psst",
                                                          "visibility": "direct"})
     client.post(f"/api/v1/statuses/{public['id']}/favourite", headers=mine)
-    runtime.pipeline.drain()
+    post(status="a note to myself", visibility="direct")
+    runtime.pipeline.drain()  # bob's notifications and conversation come from the stream
+    conversation = client.get("/api/v1/conversations", headers=theirs).json()[0]
     from stratus.repo import effects as effects_repo
 
     bobs_notes = effects_repo.notifications(bob)
@@ -106,7 +108,7 @@ def world(client, runtime):
                         "account_id": bob, "username": "bob", "hashtag": "clouds",
                         "refresh_id": f"home-{bob}", "list_id": bobs_list["id"],
                         "notification_id": bobs_notes[0]["id"], "group_key": group_key,
-                        "request_id": request["id"]},
+                        "request_id": request["id"], "conversation_id": conversation["id"]},
             "public_status": public["id"]}
 
 

@@ -133,7 +133,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "notification_request": {"type": "notification_request", "account_id": "1",
                                         "from_account_id": "2"},
                "notification_sweep": {"type": "notification_sweep", "id": "9",
-                                      "account_id": "1"}}
+                                      "account_id": "1"},
+               "tag_use": {"type": "tag_use", "tag": "a", "day": "20250101", "account_id": "1"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

@@ -222,6 +222,47 @@ class Blocked(Job):
     before_id: str | None = None
 
 
+# --- conversations, hashtags, links (effects) ----------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class DirectStatusPosted(Job):
+    """A direct status goes into its author's and its mentioned users' conversations; `only`
+    (an edit that mentions more accounts): just these newly mentioned ones."""
+
+    name: ClassVar[str] = "direct_status_posted"
+    status_id: str
+    account_id: str  # the author
+    thread_id: str
+    mention_ids: list[str] = field(default_factory=list)
+    in_reply_to_account_id: str | None = None
+    local: bool = True
+    only: list[str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DirectStatusRemoved(Job):
+    """A deleted direct status leaves the conversations it was in."""
+
+    name: ClassVar[str] = "direct_status_removed"
+    status_id: str
+    account_id: str
+    thread_id: str
+    mention_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinksChanged(Job):
+    """A public original status was posted, edited or deleted: its entry in the link index
+    follows the link its text now has (`old_text`/`new_text`: None before a post, after a
+    deletion)."""
+
+    name: ClassVar[str] = "links_changed"
+    status_id: str
+    account_id: str
+    old_text: str | None = None
+    new_text: str | None = None
+    local: bool = True
+
+
 # --- media ---------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ProcessMedia(Job):

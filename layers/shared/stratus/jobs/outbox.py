@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..repo.base import deserialize
+from ..text.links import has_link
 from . import messages as jobs
 
 
@@ -111,13 +112,14 @@ def grouped_or_requested(change: Change) -> bool:
 COUNTED = {
     "user": ("account_id", "created_at", "counted"),
     "status": ("id", "account_id", "created_at", "local", "visibility", "in_reply_to_id",
-               "reblog_of_id", "counted"),
+               "reblog_of_id", "tags", "counted"),
     "fav": ("account_id", "status_id", "counted"),
     "reblog": ("account_id", "status_id", "counted"),
     "follow": ("account_id", "target_id", "counted"),
     "follow_request": ("account_id", "target_id", "counted"),
     "notification": ("id", "account_id", "notification_type", "from_account_id", "status_id",
                      "group_key", "filtered", "created_at", "counted"),
+    "tag_use": ("tag", "day", "account_id", "counted"),
 }
 
 
@@ -318,6 +320,63 @@ def clear_blocker(change: Change) -> jobs.Job:
                               target_id=new["account_id"], unmerge=True)
 
 
+def direct(change: Change) -> bool:
+    return change.image.get("visibility") == "direct"
+
+
+def _direct_status(change: Change, only: list[str] | None = None) -> jobs.DirectStatusPosted:
+    image = change.image
+    return jobs.DirectStatusPosted(
+        event_id=change.event_id, status_id=image["id"], account_id=image["account_id"],
+        thread_id=image.get("thread_id") or image["id"],
+        mention_ids=list(image.get("mention_ids", [])),
+        in_reply_to_account_id=image.get("in_reply_to_account_id"),
+        local=bool(image.get("local", True)), only=only)
+
+
+def direct_status_posted(change: Change) -> jobs.Job:
+    return _direct_status(change)
+
+
+def direct_mentions_added(change: Change) -> jobs.Job:
+    added = [m for m in change.new.get("mention_ids", [])
+             if m not in change.old.get("mention_ids", [])]
+    return _direct_status(change, only=added)
+
+
+def direct_status_removed(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.DirectStatusRemoved(event_id=change.event_id, status_id=old["id"],
+                                    account_id=old["account_id"],
+                                    thread_id=old.get("thread_id") or old["id"],
+                                    mention_ids=list(old.get("mention_ids", [])))
+
+
+def _public_original(image: dict[str, Any]) -> bool:
+    return image.get("visibility") == "public" and not image.get("reblog_of_id")
+
+
+def link_may_change(change: Change) -> bool:
+    """A public original status with something like a link was posted or deleted, or its
+    text was edited (the link its card would come from may have changed)."""
+    new, old = change.new, change.old
+    if change.event == "INSERT":
+        return _public_original(new) and has_link(new.get("text"))
+    if change.event == "REMOVE":
+        return _public_original(old) and has_link(old.get("text"))
+    return _public_original(new) and new.get("text") != old.get("text") and (
+        has_link(new.get("text")) or has_link(old.get("text")))
+
+
+def links_changed(change: Change) -> jobs.Job:
+    image = change.image
+    return jobs.LinksChanged(event_id=change.event_id, status_id=image["id"],
+                             account_id=image["account_id"],
+                             old_text=change.old.get("text") if change.old else None,
+                             new_text=change.new.get("text") if change.new else None,
+                             local=bool(image.get("local", True)))
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
@@ -340,6 +399,12 @@ RULES: tuple[Rule, ...] = (
          "effects", status_edited),
     Rule("status", removed, "effects", status_removed),
     Rule("status", both(inserted_or_removed, not_direct), "fanout", fan_out),
+    Rule("status", both(inserted, direct), "effects", direct_status_posted),
+    Rule("status", both(changed("mention_ids"), direct), "effects", direct_mentions_added),
+    Rule("status", both(removed, direct), "effects", direct_status_removed),
+    Rule("status", link_may_change, "effects", links_changed),
+    # hashtags: a first use by an account on a day is one more distinct account that day
+    Rule("tag_use", inserted, "counters", count),
     # what accounts do to statuses
     Rule("fav", inserted_or_removed, "counters", count),
     Rule("fav", inserted, "effects", favourited),

@@ -10,13 +10,16 @@ is one write to that status's counters, not a hundred competing ones.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from . import base, keys
+from . import tags as tags_repo
 
 # Counter items, by kind: (kind, id). The instance item has no id; a notification group's head
-# and a notification request are identified by (recipient, group key / sender).
-STATUS, ACCOUNT, INSTANCE, WEEK = "status", "account", "instance", "week"
+# and a notification request are identified by (recipient, group key / sender); a tag's by its
+# name.
+STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", "tag"
 GROUP, REQUEST = "notification_group", "notification_request"
 Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
@@ -34,6 +37,8 @@ def _target_key(target: Target) -> dict[str, str]:
         return keys.notification_group(*ident)
     if kind == REQUEST:
         return keys.notification_request(*ident)
+    if kind == TAG:
+        return tags_repo.stats_key(ident)
     return keys.instance_stats()
 
 
@@ -52,6 +57,8 @@ def _source_key(item_type: str, item: dict[str, Any]) -> dict[str, str]:
         return keys.follow_request(item["target_id"], item["account_id"])
     if item_type == "notification":
         return keys.notification(item["account_id"], item["id"])
+    if item_type == tags_repo.TAG_USE:
+        return tags_repo.tag_use_key(item)
     raise ValueError(f"{item_type!r} items are not counted")
 
 
@@ -89,10 +96,32 @@ def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> bas
         names[f"#s{i}"], vals[f":s{i}"] = name, value
     if sets:
         parts.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(sets))))
+    stale = _stale_history(adds) if target[0] == TAG else []
+    for i, name in enumerate(stale):
+        names[f"#x{i}"] = name
+    if stale:
+        parts.append("REMOVE " + ", ".join(f"#x{i}" for i in range(len(stale))))
     condition = "attribute_exists(PK)" if target[0] in (STATUS, ACCOUNT, REQUEST) or (
         target[0] == GROUP and any(delta < 0 for delta in adds.values())) else None
     return base.Op("Update", key=_target_key(target), expression=" ".join(parts), names=names,
                    vals=vals, condition=condition)
+
+
+HISTORY_DAYS = 7  # a Tag's `history` shows a week
+
+
+def _stale_history(adds: dict[str, int]) -> list[str]:
+    """A tag's day counters that no history shows any more: each update of the tag's STATS
+    item removes the second week before the newest day it counts, so an item busy every day
+    holds two weeks of days (docs/data-model.md, "Hashtags: history, followers")."""
+    days = {name.rsplit("_", 1)[1] for name in adds}
+    if not days:
+        return []
+    newest = datetime.strptime(max(days), "%Y%m%d")
+    gone = [(newest - timedelta(days=back)).strftime("%Y%m%d")
+            for back in range(HISTORY_DAYS + 1, 2 * HISTORY_DAYS + 1)]
+    return [tags_repo.history_attribute(measure, day) for day in gone if day not in days
+            for measure in (tags_repo.USES, tags_repo.ACCOUNTS)]
 
 
 def apply(ops: list[base.Op]) -> None:

@@ -7,6 +7,7 @@ lexicographic order is numeric order. No other module builds key strings.
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 ID_WIDTH = 20
@@ -366,6 +367,67 @@ def tagged_range(name: str, lo: str, hi: str) -> tuple[str, tuple[str, str]]:
     return "TAG#" + name.lower(), (TAGGED_PREFIX + lo, TAGGED_PREFIX + hi)
 
 
+def tag_stats(name: str) -> dict[str, str]:
+    """A hashtag's daily use counters (kept by the counters worker)."""
+    return key("TAG#" + name.lower(), "STATS")
+
+
+TAG_USE_PREFIX = "USE#"
+
+
+def tag_use(name: str, day: str, account_id: str) -> dict[str, str]:
+    """Present once an account used a hashtag on a day (`yyyymmdd`): distinct accounts."""
+    return key("TAG#" + name.lower(), f"{TAG_USE_PREFIX}{day}#{pad(account_id)}")
+
+
+# Followed hashtags: the edge lives in the follower's partition under a deterministic key;
+# GSI1 lists a tag's followers (fan-out pages through it), GSI2 a user's followed tags, both
+# by the follow's id.
+FOLLOWED_TAG = "FTAG#"
+
+
+def followed_tag(account_id: str, name: str) -> dict[str, str]:
+    return key(account_pk(account_id), FOLLOWED_TAG + name.lower())
+
+
+def followed_tag_index_keys(account_id: str, name: str, follow_id: str) -> dict[str, str]:
+    return {"GSI1PK": tag_followers(name), "GSI1SK": pad(follow_id),
+            "GSI2PK": followed_tags_of(account_id), "GSI2SK": pad(follow_id)}
+
+
+def tag_followers(name: str) -> str:
+    return "TAGFOLLOWERS#" + name.lower()
+
+
+def followed_tags_of(account_id: str) -> str:
+    return "FTAGS#" + pad(account_id)
+
+
+def followed_tag_name(sort_key: str) -> str:
+    """The tag of a followed-tag edge's sort key: `FTAG#cats` → `cats`."""
+    return sort_key.removeprefix(FOLLOWED_TAG)
+
+
+# The link index: public statuses by the link their preview card would be made from. URLs
+# can be longer than a partition key may be, so the partition is named by the URL's digest.
+def link_partition(url: str) -> str:
+    return "LINK#" + hashlib.sha256(url.encode()).hexdigest()
+
+
+def link(url: str) -> dict[str, str]:
+    """Present once any status linked `url` (the link timeline answers 404 before)."""
+    return key(link_partition(url), "LINK")
+
+
+def linked_status(url: str, status_id: str) -> dict[str, str]:
+    return key(link_partition(url), TAGGED_PREFIX + pad(status_id))
+
+
+def linked_range(url: str, lo: str, hi: str) -> tuple[str, tuple[str, str]]:
+    """(partition, sort-key bounds) of the statuses linking `url` between two padded ids."""
+    return link_partition(url), (TAGGED_PREFIX + lo, TAGGED_PREFIX + hi)
+
+
 def notification(account_id: str, notification_id: str) -> dict[str, str]:
     return key("NOTIF#" + pad(account_id), pad(notification_id))
 
@@ -542,6 +604,24 @@ def edge_list_index_keys(kind: str, owner_id: str, edge_id: str) -> dict[str, st
 
 def edge_list_of(kind: str, owner_id: str) -> str:
     return f"{kind.rstrip('#')}S#" + pad(owner_id)
+
+
+# --- conversations (direct statuses) -------------------------------------------------------------
+# A user's conversation lives in their partition under its id; GSI1 orders a user's
+# conversations by their last status (Mastodon pages them by `last_status_id`).
+CONVERSATION = "CONV#"
+
+
+def conversation(account_id: str, conversation_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), CONVERSATION + pad(conversation_id))
+
+
+def conversation_index_keys(account_id: str, last_status_id: str) -> dict[str, str]:
+    return {"GSI1PK": conversations_of(account_id), "GSI1SK": pad(last_status_id)}
+
+
+def conversations_of(account_id: str) -> str:
+    return "CONVS#" + pad(account_id)
 
 
 # --- background jobs ---------------------------------------------------------------------

@@ -21,8 +21,10 @@ from ..errors import Busy
 from ..jobs.messages import Count
 from ..repo import base
 from ..repo import counters as repo
-from ..repo.counters import ACCOUNT, GROUP, INSTANCE, REQUEST, STATUS, WEEK, Target
+from ..repo import tags as tags_repo
+from ..repo.counters import ACCOUNT, GROUP, INSTANCE, REQUEST, STATUS, TAG, WEEK, Target
 from . import notification_groups
+from .tags import use_day
 
 logger = logging.getLogger(__name__)
 MAX_OPS = 100  # TransactWriteItems' limit
@@ -33,7 +35,9 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
     """Counter changes for one inserted or removed item: ({target: {counter: delta}},
     {target: {attribute: value}}). Mastodon's rules: direct statuses count nowhere; replies
     count on the parent only when public or unlisted; weekly activity is history (removals
-    do not rewrite it); a follow counts on both accounts, a pending request on its target."""
+    do not rewrite it); a follow counts on both accounts, a pending request on its target; a
+    public original counts a use of each of its hashtags that day, and a `tag_use` item one
+    more distinct account."""
     item, inserted = job.item, job.event == "INSERT"
     sign = 1 if inserted else -1
     adds: dict[Target, dict[str, int]] = {}
@@ -41,6 +45,10 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
 
     def add(target: Target, counter: str, delta: int = sign) -> None:
         adds.setdefault(target, {})[counter] = adds.get(target, {}).get(counter, 0) + delta
+
+    def tag_day(name: str, measure: str, day: str) -> None:
+        add((TAG, name), tags_repo.history_attribute(measure, day), 1)
+        sets[(TAG, name)] = {"type": "tag_stats", "name": name}
 
     def week() -> Target:
         created = item.get("created_at")
@@ -61,6 +69,11 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
             add((INSTANCE, None), "local_posts")
             if inserted:
                 add(week(), "statuses")
+        if inserted and item.get("visibility") == "public" and not item.get("reblog_of_id"):
+            # A hashtag's uses that day (Trends::Tags#register: public originals only; a
+            # tag's history is history, so removals and edits do not rewrite it).
+            for name in item.get("tags", []):
+                tag_day(name, tags_repo.USES, use_day(item["id"]))
     elif job.item_type == "fav":
         add((STATUS, item["status_id"]), "favourites_count")
     elif job.item_type == "reblog":
@@ -85,6 +98,8 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
                                   if item.get("status_id") else {})}
         elif item.get("filtered") and item.get("notification_type") == "mention":
             add((REQUEST, (recipient, item["from_account_id"])), "notifications_count")
+    elif job.item_type == tags_repo.TAG_USE and inserted:
+        tag_day(item["tag"], tags_repo.ACCOUNTS, item["day"])  # one more distinct account
     return adds, sets
 
 

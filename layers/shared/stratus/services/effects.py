@@ -1,8 +1,9 @@
 """Side effects of status and graph activity, applied by the effects worker from the outbox's
-jobs: hashtag index entries, notification records (mention, reblog, favourite, poll, update,
-follow, follow_request, admin.sign_up) and their removal when the action is undone, the cascade
-that follows a deleted status, the notifications a block takes away, and the work notification
-requests and sweeps leave behind."""
+jobs: hashtag index entries and uses, notification records (mention, reblog, favourite, poll,
+update, follow, follow_request, admin.sign_up) and their removal when the action is undone, the
+cascade that follows a deleted status, the notifications a block takes away, the work
+notification requests and sweeps leave behind, conversations of direct statuses
+(services/conversations.py) and the link index (services/links.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from ..repo import media as storage
 from ..repo import keys, queues
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import identity, notification_rules, polls, relationships
+from . import (conversations, identity, links, notification_rules, polls, relationships,
+               tags)
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
@@ -59,6 +61,8 @@ def _tag_fields(job: jobs.StatusCreated | jobs.StatusChanged) -> dict[str, Any]:
 def status_created(job: jobs.StatusCreated) -> int:
     if job.tags:
         repo.index_tags(job.status_id, job.tags, _tag_fields(job))
+        if job.visibility == "public" and not job.reblog_of_id:
+            tags.record_uses(job.tags, job.status_id, job.account_id)  # the tags' history
     if job.visibility == "public" and not job.reblog_of_id:
         _register_public_hour(job.status_id, job.local)
     created = 0
@@ -257,6 +261,9 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.NotificationRequestClosed: notification_request_closed,
     jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,
+    jobs.DirectStatusPosted: conversations.direct_status_posted,
+    jobs.DirectStatusRemoved: conversations.direct_status_removed,
+    jobs.LinksChanged: links.links_changed,
 }
 
 

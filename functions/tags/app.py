@@ -1,0 +1,46 @@
+"""Tags function: a hashtag's Tag entity, following and unfollowing it, followed hashtags."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from stratus.auth.deps import Viewer, optional, require
+from stratus.http.app import JSONResponse, create_app
+from stratus.http.cache import cache_if_unauthenticated
+from stratus.http.pagination import set_link
+from stratus.observability import http_handler
+from stratus.paging import page_params
+from stratus.services import tags
+
+router = APIRouter()
+
+
+@router.get("/api/v1/tags/{hashtag}")
+def tags_show(hashtag: str, request: Request, response: Response,
+              viewer: Viewer | None = Depends(optional())):
+    cache_if_unauthenticated(response, request)
+    return tags.show(viewer, hashtag)
+
+
+@router.post("/api/v1/tags/{hashtag}/follow")
+def tags_follow(hashtag: str, viewer: Viewer = Depends(require("write:follows"))):
+    tag, headers = tags.follow(viewer, hashtag)
+    return JSONResponse(tag, headers=headers)
+
+
+@router.post("/api/v1/tags/{hashtag}/unfollow")
+def tags_unfollow(hashtag: str, viewer: Viewer = Depends(require("write:follows"))):
+    return tags.unfollow(viewer, hashtag)
+
+
+@router.get("/api/v1/followed_tags")
+def followed_tags(request: Request, response: Response,
+                  viewer: Viewer = Depends(require("read:follows"))):
+    items, link_ids = tags.followed(viewer, page_params(dict(request.query_params),
+                                                        default=100, maximum=200))
+    set_link(response, request, link_ids)
+    return items
+
+
+app = create_app([router], name="tags")
+handler = http_handler(app)

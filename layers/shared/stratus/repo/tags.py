@@ -1,0 +1,100 @@
+"""Hashtags: their daily use counters, followed-hashtag edges, and the pages of a tag's
+followers that home fan-out reads.
+
+A followed tag is one item in the follower's partition (`keys.followed_tag`), so whether a
+viewer follows a page of tags is one batched read. GSI1 lists a tag's followers and GSI2 a
+user's followed tags, both by the follow's id. Use counters live on the tag's `STATS` item, one
+attribute per day and measure (`uses_<yyyymmdd>`, `accounts_<yyyymmdd>`), kept by the counters
+worker from the stream (services/counters.py); `tag_use` items make `accounts` distinct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from . import base, keys
+
+FOLLOWED_TAG, TAG_USE = "followed_tag", "tag_use"
+USES, ACCOUNTS = "uses", "accounts"
+USE_TTL = 14 * 86400  # Mastodon keeps a day's tag activity for 14 days
+
+
+def history_attribute(measure: str, day: str) -> str:
+    """The attribute of a tag's STATS item counting `measure` (uses, accounts) on `day`."""
+    return f"{measure}_{day}"
+
+
+# --- followed tags --------------------------------------------------------------------------------
+def followed_item(follow_id: str, account_id: str, tag: str, created_at: str
+                  ) -> dict[str, Any]:
+    """A followed-tag edge (`tag`: the normalised name)."""
+    return {**keys.followed_tag(account_id, tag), "type": FOLLOWED_TAG, "id": follow_id,
+            "account_id": account_id, "tag": tag, "created_at": created_at,
+            **keys.followed_tag_index_keys(account_id, tag, follow_id)}
+
+
+def follow(item: dict[str, Any]) -> bool:
+    """Write a followed-tag edge once; False if the account follows the tag already."""
+    return base.put(item, condition="attribute_not_exists(PK)")
+
+
+def unfollow(account_id: str, tag: str) -> dict[str, Any] | None:
+    """Remove the edge; returns it as it was (None if there was none)."""
+    return base.delete(keys.followed_tag(account_id, tag), returning=True)
+
+
+def load(tags: Iterable[str], viewer_id: str | None, *, consistent: bool = False
+         ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The tags' STATS items and, with a viewer, the viewer's edges to them — one batched read
+    (per 100 keys): ({tag: stats}, {tag: followed-tag edge})."""
+    wanted = list(dict.fromkeys(tags))
+    item_keys = [keys.tag_stats(t) for t in wanted]
+    if viewer_id:
+        item_keys += [keys.followed_tag(viewer_id, t) for t in wanted]
+    stats: dict[str, dict[str, Any]] = {}
+    edges: dict[str, dict[str, Any]] = {}
+    for item in base.batch_get(item_keys, consistent=consistent):
+        if item.get("type") == FOLLOWED_TAG:
+            edges[item["tag"]] = item
+        elif item.get("name"):
+            stats[item["name"]] = item
+    return stats, edges
+
+
+def followed_entries(account_id: str, lo: str, hi: str, descending: bool, limit: int
+                     ) -> list[dict[str, Any]]:
+    """A user's followed tags by follow id (index entries with `id` and `tag`)."""
+    return [{**entry, "tag": keys.followed_tag_name(entry["SK"])}
+            for entry in base.query(keys.followed_tags_of(account_id), index="GSI2",
+                                    sk_between=(lo, hi), descending=descending, limit=limit)]
+
+
+def tag_followers_page(tag: str, after: str | None, limit: int) -> tuple[list[str], str | None]:
+    """Up to `limit` local accounts following `tag` (a normalised name), by follow id after the
+    cursor `after`; and the next cursor (None at the end). Home fan-out pages through a
+    status's hashtags' followers with it, as it pages through the author's followers."""
+    low = keys.pad(int(after) + 1) if after else keys.pad(0)
+    entries = list(base.query(keys.tag_followers(tag), index="GSI1",
+                              sk_between=(low, keys.MAX_SK), limit=limit))
+    cursor = entries[-1]["id"] if len(entries) == limit else None
+    return [e["account_id"] for e in entries], cursor
+
+
+# --- use counters ---------------------------------------------------------------------------------
+def record_use(name: str, day: str, account_id: str, expires_at: int) -> bool:
+    """Note that an account used a tag on a day; False if it had already (its insert is what
+    the counters worker counts as one more distinct account)."""
+    return base.put({**keys.tag_use(name, day, account_id), "type": TAG_USE, "tag": name.lower(),
+                     "day": day, "account_id": account_id, "ttl": expires_at},
+                    condition="attribute_not_exists(PK)")
+
+
+def tag_use_key(item: dict[str, Any]) -> dict[str, str]:
+    """The key of a `tag_use` item, from its attributes (the counters' guard)."""
+    return keys.tag_use(item["tag"], item["day"], item["account_id"])
+
+
+def stats_key(name: str) -> dict[str, str]:
+    return keys.tag_stats(name)
+

@@ -1,0 +1,84 @@
+"""The link a status would get its preview card from, normalised as Mastodon normalises card
+URLs (FetchLinkCardService: the first http(s) URL of the text that is not on this server,
+through Addressable::URI#normalize), minus the fragment.
+
+Normalising: scheme and host in lower case, the host in punycode, the default port dropped, an
+empty path made `/`, dot segments removed, percent-escapes in upper case and unreserved
+characters unescaped. The fragment is dropped too: it names a place inside the same document,
+which has one card (Mastodon keeps it; see docs/api-coverage.md).
+"""
+
+from __future__ import annotations
+
+import encodings.idna
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+from .formatter import URL
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def has_link(text: str | None) -> bool:
+    """Whether the text has anything that looks like an http(s) URL (cheap; no parsing)."""
+    return bool(text) and URL.search(text) is not None
+
+
+def _escapes(part: str) -> str:
+    """Percent-escapes in one form: upper-case hex, unreserved characters unescaped."""
+    def one(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+    return _ESCAPE.sub(one, part)
+
+
+def _without_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4."""
+    output: list[str] = []
+    for segment in path.split("/")[1:]:
+        if segment == "..":
+            if output:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    trailing = path.endswith(("/.", "/.."))
+    return "/" + "/".join(output) + ("/" if trailing and output else "")
+
+
+def normalize(url: str) -> str | None:
+    """The URL in Mastodon's card form; None when it is not an http(s) URL with a host."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").rstrip(".")
+    if scheme not in DEFAULT_PORTS or not host:
+        return None
+    try:
+        host = ".".join(encodings.idna.ToASCII(label).decode().lower()
+                        for label in host.split("."))
+    except UnicodeError:
+        return None
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    if parts.username or parts.password:
+        userinfo = parts.username or ""
+        userinfo += f":{parts.password}" if parts.password else ""
+        netloc = f"{_escapes(userinfo)}@{netloc}"
+    path = _without_dot_segments(_escapes(parts.path)) if parts.path else "/"
+    return urlunsplit((scheme, netloc, path, _escapes(parts.query), ""))
+
+
+def card_link(text: str | None, local_host: str) -> str | None:
+    """The normalised first link of a status's text that is not on this server, if any."""
+    for match in URL.finditer(text or ""):
+        url = normalize(match.group(0))
+        if url is not None and urlsplit(url).netloc != local_host.lower():
+            return url
+    return None
