@@ -304,8 +304,11 @@ class Pipeline:
             key = f"{summary.get('GroupName', 'default')}/{summary['Name']}"
             if key in self.fired_once:
                 continue
-            schedule = scheduler.get_schedule(Name=summary["Name"],
-                                              GroupName=summary.get("GroupName", "default"))
+            try:
+                schedule = scheduler.get_schedule(Name=summary["Name"],
+                                                  GroupName=summary.get("GroupName", "default"))
+            except scheduler.exceptions.ResourceNotFoundException:
+                continue  # deleted since it was listed (a poll's status was deleted meanwhile)
             match = re.match(r"^at\((.+)\)$", schedule.get("ScheduleExpression", ""))
             if not match or datetime.fromisoformat(match.group(1)) > now:
                 continue

@@ -407,3 +407,28 @@ def test_hashtag_timelines(client, people, drain, entity):
     assert tag("cats", remote="true") == []
     assert tag("cats", only_media="true") == []
     assert tag("nothing") == [] and tag("²") == []
+
+
+def test_followed_hashtags_bring_public_posts_home(client, active, drain):
+    ids_, tokens = active
+    assert client.post("/api/v1/tags/clouds/follow", headers=tokens["alice"]).status_code == 200
+    tagged = post(client, tokens["bob"], status="look #clouds")
+    quiet = post(client, tokens["bob"], status="unlisted #clouds", visibility="unlisted")
+    other = post(client, tokens["bob"], status="#rain")
+    drain()
+    feed = home(client, tokens["alice"])
+    assert tagged["id"] in feed  # she does not follow bob: the hashtag brings it
+    assert quiet["id"] not in feed and other["id"] not in feed
+    client.post(f"/api/v1/accounts/{ids_['alice']}/block", headers=tokens["carol"])
+    client.post(f"/api/v1/accounts/{ids_['dave']}/mute", headers=tokens["alice"])
+    drain()
+    from_blocker = post(client, tokens["carol"], status="#clouds from carol")
+    from_muted = post(client, tokens["dave"], status="#clouds from dave")
+    drain()
+    feed = home(client, tokens["alice"])
+    assert from_blocker["id"] not in feed and from_muted["id"] not in feed
+    client.post("/api/v1/tags/clouds/unfollow", headers=tokens["alice"])
+    drain()
+    later = post(client, tokens["bob"], status="more #clouds")
+    drain()
+    assert later["id"] not in home(client, tokens["alice"])

@@ -59,3 +59,14 @@ def test_a_follows_languages():
     assert not filtered_from_home({**POST, "language": None}, None, ME, only_french)
     assert not filtered_from_home(german, None, ME,
                                   rules(follows=[(ME, "2")], options={"languages": ["de"]}))
+
+
+def test_hashtag_followers_need_not_follow_but_blocks_and_mutes_still_count():
+    from stratus.services.fanout import filtered_from_tags
+
+    assert not filtered_from_tags(POST, ME, rules())
+    assert not filtered_from_tags({**POST, "in_reply_to_id": "9",
+                                   "in_reply_to_account_id": "4"}, ME, rules())
+    assert filtered_from_tags(POST, ME, rules(blocks=[("2", ME)]))  # the author blocks me
+    assert filtered_from_tags(POST, ME, rules(mutes=[(ME, "2")]))
+    assert filtered_from_tags({**POST, "account_id": ME}, ME, rules())  # mine: home has it

@@ -12,6 +12,7 @@ from stratus.services import fanout
 
 HANDLERS = {messages.FanOut: fanout.fan_out, messages.Deliver: fanout.deliver,
             messages.DeliverToLists: fanout.deliver_to_lists,
+            messages.FanOutToTag: fanout.fan_out_to_tag,
             messages.MergeIntoHome: fanout.merge_into_home,
             messages.ClearFromHome: fanout.clear_from_home,
             messages.RegenerateHome: fanout.regenerate_home,

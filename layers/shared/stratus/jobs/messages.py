@@ -303,6 +303,18 @@ class Deliver(Job):
     receivers: list[str] = field(default_factory=list)
     removal: bool = False
     exclusive: list[str] = field(default_factory=list)  # receivers whose home skips it
+    via_tag: bool = False  # receivers follow one of its hashtags, not (necessarily) its author
+
+
+@dataclass(frozen=True, kw_only=True)
+class FanOutToTag(Job):
+    """A public status for the local followers of one of its hashtags, a page at a time."""
+
+    name: ClassVar[str] = "fan_out_to_tag"
+    status: dict[str, Any] = field(default_factory=dict)
+    tag: str
+    removal: bool = False
+    after: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -20,6 +20,7 @@ from .. import clock
 from ..jobs import messages as jobs
 from ..repo import feeds, keys, queues
 from ..repo import lists as lists_repo
+from ..repo import tags as tags_repo
 from ..repo import statuses as statuses_repo
 from ..repo.feeds import Crutches
 from . import effects
@@ -89,6 +90,16 @@ def filtered_from_home(status: dict[str, Any], original: dict[str, Any] | None, 
     return False
 
 
+def filtered_from_tags(status: dict[str, Any], receiver: str, crutches: Crutches) -> bool:
+    """Mastodon's FeedManager#filter_from_tags?: a status reaches a hashtag's follower unless
+    it is theirs (they have it already), involves someone they block or mute, or its author
+    blocks them. No follow needed, and replies are not held back."""
+    author = status["account_id"]
+    return (receiver == author or crutches.blocking(author, receiver) or
+            any(crutches.blocking(receiver, a) or crutches.mute(receiver, a) is not None
+                for a in accounts_involved(status, None)))
+
+
 # --- delivering a status ------------------------------------------------------------------------
 def _enqueue(*messages: jobs.Job) -> None:
     queues.send(queues.url("fanout"), [m.to_dict() for m in messages])
@@ -124,6 +135,10 @@ def fan_out(job: jobs.FanOut) -> int:
         list_jobs = [jobs.DeliverToLists(event_id=job.event_id, status=job.status,
                                          removal=job.removal, lists=targets[i:i + BATCH])
                      for i in range(0, len(targets), BATCH)]
+        if job.status.get("visibility") == "public" and not job.status.get("reblog_of_id"):
+            list_jobs += [jobs.FanOutToTag(event_id=job.event_id, status=job.status, tag=tag,
+                                           removal=job.removal)
+                          for tag in job.status.get("tags", [])]
     batches = [jobs.Deliver(event_id=job.event_id, status=job.status, removal=job.removal,
                             receivers=chunk, exclusive=[r for r in chunk if r in exclusive])
                for chunk in (receivers[i:i + BATCH] for i in range(0, len(receivers), BATCH))]
@@ -133,8 +148,22 @@ def fan_out(job: jobs.FanOut) -> int:
     return len(receivers)
 
 
-def _crutches(receivers: list[str], statuses: Iterable[tuple[dict[str, Any], dict | None]]
-              ) -> Crutches:
+def fan_out_to_tag(job: jobs.FanOutToTag) -> int:
+    """One page of a hashtag's followers (Mastodon's deliver_to_hashtag_followers!)."""
+    receivers, cursor = tags_repo.tag_followers_page(job.tag, job.after, FOLLOWERS_PAGE)
+    batches = [jobs.Deliver(event_id=job.event_id, status=job.status, removal=job.removal,
+                            receivers=receivers[i:i + BATCH], via_tag=True)
+               for i in range(0, len(receivers), BATCH)]
+    follow_up = [jobs.FanOutToTag(event_id=job.event_id, status=job.status, tag=job.tag,
+                                  removal=job.removal, after=cursor)] if cursor else []
+    _enqueue(*batches, *follow_up)
+    return len(receivers)
+
+
+def _crutches(receivers: list[str], statuses: Iterable[tuple[dict[str, Any], dict | None]], *,
+              authors_blocking: bool = False) -> Crutches:
+    """One batched read of what the rules ask about; `authors_blocking`: whether the authors
+    block the receivers too (hashtag followers need not follow them)."""
     accounts: set[str] = set()
     follows_of: set[str] = set()
     blocked_by: set[str] = set()
@@ -145,6 +174,8 @@ def _crutches(receivers: list[str], statuses: Iterable[tuple[dict[str, Any], dic
             follows_of.add(status["in_reply_to_account_id"])
         if original:
             blocked_by.add(original["account_id"])
+        if authors_blocking:
+            blocked_by.add(status["account_id"])
     return feeds.crutches(receivers, accounts, follows_of=follows_of, blocked_by=blocked_by)
 
 
@@ -188,7 +219,11 @@ def deliver(job: jobs.Deliver) -> int:
     original = statuses_repo.get(status["reblog_of_id"]) if status.get("reblog_of_id") else None
     if status.get("reblog_of_id") and original is None:
         return 0  # boosted something already gone
-    crutches = _crutches(active, [(status, original)])
+    crutches = _crutches(active, [(status, original)], authors_blocking=job.via_tag)
+    if job.via_tag:
+        receivers = [r for r in active if not filtered_from_tags(status, r, crutches)]
+        _insert([(keys.home_feed(r), status) for r in receivers], now)
+        return len(receivers)
     receivers = [r for r in active if not filtered_from_home(status, original, r, crutches)]
     delivered = _insert([(keys.home_feed(r), status) for r in receivers], now)
     # "Notify me when they post": new posts only, not boosts or replies to others.
