@@ -113,8 +113,18 @@ def main(argv: list[str] | None = None) -> int:
 
         costs_main()
         return 0
+    if args and args[0] == "timelines":  # `python -m local.bench timelines [FOLLOWERS...]`
+        from .bench_timelines import run as timelines
+
+        emulator, runtime = start_stack()
+        try:
+            timelines(runtime, tuple(int(a) for a in args[1:]) or (1000, 10000))
+        finally:
+            emulator.stop()
+        return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
-        print("usage: python -m local.bench [costs | memory [WRITES]]", file=sys.stderr)
+        print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | memory [WRITES]]",
+              file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
     emulator, runtime = start_stack()
@@ -169,6 +179,9 @@ def timings(runtime) -> None:
     statuses_bench(gateway, calls)
     notifications_bench(runtime, calls)
     dynamodb().meta.events.unregister("before-call.dynamodb", count)
+    from .bench_timelines import run as timelines
+
+    timelines(runtime)  # home pages, fan-out to 1,000 and 10,000 followers
     from .bench_costs import run as costs
 
     costs(runtime)  # contention, filtered listings, cost per million requests
