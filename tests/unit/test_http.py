@@ -135,18 +135,37 @@ def test_fill_page_walks_batches_until_full():
         batches.append(len(batch))
         return [n for n in batch if n % 2 == 0]
 
-    def fill(entries, page, budget=None, chunk=25):
+    def fill(entries, page, budget=None):
         return fill_page(iter(entries), evens, page, budget=budget or Budget(), id_of=str,
-                         result_id=str, chunk=chunk)
+                         result_id=str)
 
-    full = fill(range(100, 0, -1), Page(limit=3), chunk=2)
-    assert full.items == [100, 98, 96] and full.link_ids == ["100", "96"]
-    assert batches == [3, 3]  # a batch is at least the page size; stops once full
+    full = fill(range(100, 0, -1), Page(limit=15))
+    assert full.items == list(range(100, 70, -2)) and full.link_ids == ["100", "72"]
+    assert batches == [20, 20]  # a batch is the page's step; stops once full
     assert fill([1, 2, 3, 4], Page(limit=10)).items == [2, 4]
     # A min_id page is read upwards and handed back newest first.
     upwards = fill([2, 4, 6, 8], Page(limit=2, min_id="1"))
     assert upwards.items == [4, 2] and upwards.link_ids == ["4", "2"]
     assert fill([1, 3], Page(limit=2)).link_ids == []  # nothing found, nothing examined past
+
+
+def test_a_page_whose_entries_are_all_kept_reads_one_step_of_the_index():
+    """The repository reads `page.step` entries per Query and fill_page hydrates `page.step`
+    per batch: a default page of 20 where every entry is kept costs one Query, not two."""
+    from stratus.paging import Budget, Page, fill_page
+
+    for limit in (1, 20, 40):
+        page, consumed = Page(limit=limit), []
+
+        def entries(page=page, consumed=consumed):
+            for n in range(1000, 0, -1):
+                consumed.append(n)
+                yield n
+
+        filled = fill_page(entries(), lambda batch: batch, page, budget=Budget(), id_of=str,
+                           result_id=str)
+        assert len(filled.items) == limit
+        assert len(consumed) == page.step  # no entry read past the first step
 
 
 def test_a_spent_budget_gives_a_short_page_that_continues_where_reading_stopped():

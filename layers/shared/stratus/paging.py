@@ -19,6 +19,7 @@ from .limits import DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT
 
 CURSORS = ("max_id", "since_id", "min_id")
 EXAMINED_PER_PAGE = 400  # index entries one request may examine
+MIN_STEP = 20  # index entries read (and hydrated) at once, at the least
 E = TypeVar("E")
 T = TypeVar("T")
 
@@ -35,6 +36,12 @@ class Page:
     def ascending(self) -> bool:
         """`min_id` asks for the page just newer than it: read upwards, then reverse."""
         return self.min_id is not None
+
+    @property
+    def step(self) -> int:
+        """Index entries to read per call, and to hydrate per batch, for this page: the same
+        number for both, so a page whose entries are all kept costs one Query."""
+        return max(self.limit, MIN_STEP)
 
     def id_range(self) -> tuple[int | None, int | None]:
         """Inclusive (lowest, highest) ids the page may contain; None = unbounded."""
@@ -88,7 +95,7 @@ class Filled:
 
 def fill_page(entries: Iterable[E], hydrate: Callable[[list[E]], list[T]], page: Page, *,
               budget: Budget, id_of: Callable[[E], str], result_id: Callable[[T], str],
-              chunk: int = 25) -> Filled:
+              ) -> Filled:
     """A page from index entries that need reading and filtering: `hydrate(batch)` reads a
     batch of entries at once and returns the results it keeps. DynamoDB applies Limit before
     filters, so filtered lists walk the index in batches until the page is full or the budget
@@ -96,7 +103,7 @@ def fill_page(entries: Iterable[E], hydrate: Callable[[list[E]], list[T]], page:
     found: list[T] = []
     batch: list[E] = []
     first: str | None = None
-    size = max(page.limit, chunk)
+    size = page.step
     for entry in entries:
         first = first or id_of(entry)
         batch.append(entry)

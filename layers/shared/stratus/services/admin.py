@@ -45,7 +45,7 @@ def _entries(filters: dict[str, Any], page: Page, budget: Budget
     lo, hi = keys.id_range(*page.id_range())
     return repo.admin_page(filters.get("origin"), filters.get("status"), lo=lo, hi=hi,
                            descending=not page.ascending, budget=budget,
-                           step=max(page.limit, 20))
+                           step=page.step)
 
 
 def _matches(bundle: dict[str, dict[str, Any]], filters: dict[str, Any]) -> bool:

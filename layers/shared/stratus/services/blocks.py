@@ -129,7 +129,7 @@ def _listing(kind: str, viewer: Viewer, page: Page):
     budget = Budget()
     lo, hi = keys.id_range(*page.id_range())
     return repo.listed(kind, viewer.account_id, lo, hi, not page.ascending, budget=budget,
-                       step=max(page.limit, 20)), budget
+                       step=page.step), budget
 
 
 def domain_blocks(viewer: Viewer, page: Page) -> tuple[list[str], list[str]]:

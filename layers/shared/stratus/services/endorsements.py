@@ -49,7 +49,7 @@ def _page(owner_id: str, page: Page, relations: relationships.Loader | None = No
     budget = Budget()
     lo, hi = keys.id_range(*page.id_range())
     entries = repo.listed(repo.ENDORSEMENT, owner_id, lo, hi, not page.ascending,
-                          budget=budget, step=max(page.limit, 20))
+                          budget=budget, step=page.step)
     account_of = lambda e: e["target_id"]  # noqa: E731
     if relations is None:
         return follows.account_page(entries, account_of, page, budget)

@@ -199,7 +199,7 @@ def _collection(viewer: Viewer | None, account_id: str, page: Page, followers_: 
     budget = Budget()
     lo, hi, descending = _bounds(page)
     listing = repo.followers if followers_ else repo.followings
-    entries = listing(owner["id"], lo, hi, descending, budget=budget, step=max(page.limit, 20))
+    entries = listing(owner["id"], lo, hi, descending, budget=budget, step=page.step)
     account_of = (lambda e: e["account_id"]) if followers_ else (lambda e: e["target_id"])
 
     def keep(account: str) -> bool:
@@ -244,5 +244,5 @@ def requests(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str
     budget = Budget()
     lo, hi, descending = _bounds(page)
     entries = repo.follow_requests(viewer.account_id, lo, hi, descending, budget=budget,
-                                   step=max(page.limit, 20))
+                                   step=page.step)
     return account_page(entries, lambda e: e["account_id"], page, budget)

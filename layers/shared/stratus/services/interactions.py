@@ -237,7 +237,7 @@ def own_list(viewer: Viewer, action: str, page: Page) -> tuple[list[dict[str, An
 
     budget = Budget()
     filled = fill_page(repo.edge_entries("GSI2", keys.edges_of(kind, viewer.account_id), lo, hi,
-                                         descending, budget=budget, step=max(page.limit, 20)),
+                                         descending, budget=budget, step=page.step),
                        hydrate, page, budget=budget, id_of=lambda e: e["id"],
                        result_id=lambda pair: pair[0])
     rendered = status_views.render([s for _, s in filled.items], viewer.account_id,

@@ -63,7 +63,7 @@ def timeline(viewer_id: str | None, params: dict[str, Any], page: Page
     lo, hi = keys.id_range(*page.id_range())
     budget = Budget()
     entries = repo.entries(url, lo, hi, not page.ascending, budget=budget,
-                           step=max(page.limit, 20))
+                           step=page.step)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         found = statuses_repo.get_many([e["id"] for e in batch])

@@ -147,7 +147,7 @@ def list_notifications(viewer: Viewer, params: dict[str, Any], page: Page
     lo, hi = keys.id_range(*page.id_range())
     budget = Budget()
     found = repo.entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
-                         step=max(page.limit, 20), filter=wanted.listing_filter())
+                         step=page.step, filter=wanted.listing_filter())
     filled = fill_page(found, lambda batch: _keep_visible(viewer.account_id, batch), page,
                        budget=budget, id_of=lambda i: i["id"], result_id=lambda p: p[0]["id"])
     return _render(viewer.account_id, filled.items), filled.link_ids
@@ -284,7 +284,7 @@ def _visible_candidates(viewer_id: str, candidates: list[_Candidate]) -> list[_C
 def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget):
     lo, hi = keys.id_range(*page.id_range())
     entries = repo.head_entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
-                                step=max(page.limit, 20))
+                                step=page.step)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[_Candidate]:
         found = repo.items_of(batch)
@@ -313,7 +313,7 @@ def _from_notifications(viewer: Viewer, wanted: Browse, kinds: frozenset[str], p
     each group stands for it."""
     lo, hi = keys.id_range(*page.id_range())
     found = repo.entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
-                         step=max(page.limit, 20), filter=wanted.listing_filter())
+                         step=page.step, filter=wanted.listing_filter())
     seen: set[str] = set()
 
     def hydrate(batch: list[dict[str, Any]]) -> list[_Candidate]:

@@ -144,7 +144,7 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
     lo, hi = keys.id_range(*page.id_range())
     budget = Budget()
     entries = repo.account_status_entries(
-        account_id, lo, hi, not page.ascending, budget=budget, step=max(page.limit, 20),
+        account_id, lo, hi, not page.ascending, budget=budget, step=page.step,
         exclude_replies=truthy("exclude_replies"), exclude_reblogs=truthy("exclude_reblogs"),
         only_media=truthy("only_media"))
     filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],

@@ -79,7 +79,7 @@ def home(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str], R
     budget = Budget()
     lo, hi = keys.id_range(*page.id_range())
     entries = feeds.entries(keys.home_feed(viewer.account_id), lo, hi, not page.ascending,
-                            budget=budget, step=max(page.limit, 20))
+                            budget=budget, step=page.step)
     filled = fill_page(({"id": e["status_id"]} for e in entries),
                        lambda batch: _hydrate_ids(batch, relations), page,
                        budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
@@ -95,7 +95,7 @@ def list_timeline(viewer: Viewer, list_id: str, page: Page
     budget = Budget()
     lo, hi = keys.id_range(*page.id_range())
     entries = feeds.entries(keys.list_feed(list_id), lo, hi, not page.ascending,
-                            budget=budget, step=max(page.limit, 20))
+                            budget=budget, step=page.step)
     filled = fill_page(({"id": e["status_id"]} for e in entries),
                        lambda batch: _hydrate_ids(batch, relations), page,
                        budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
@@ -194,7 +194,7 @@ def tag(viewer_id: str | None, name: str, params: dict[str, Any], page: Page
     descending = not page.ascending
     budget = Budget()
     streams = [repo.tag_entries(t, lo, hi, descending, only_media=flag(params.get("only_media")),
-                                local=local, budget=budget, step=max(page.limit, 20))
+                                local=local, budget=budget, step=page.step)
                for t in anyof]
     merged = heapq.merge(*streams, key=lambda e: int(e["id"]), reverse=descending)
 
