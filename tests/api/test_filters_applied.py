@@ -22,7 +22,7 @@ def by_id(entities) -> dict[str, dict]:
     return {s["id"]: s for s in entities}
 
 
-def test_home_and_lists_hide_and_warn(client, active, drain, entity):
+def test_home_and_lists_hide_and_warn(client, active, drain, entity):  # noqa: F811
     ids_, tokens = active
     alice = tokens["alice"]
     follow(client, alice, ids_["bob"])
@@ -95,7 +95,7 @@ def test_public_tag_account_and_thread_contexts(client, people, drain, entity):
     assert reply["id"] in by_id(statuses(client, "/api/v1/timelines/public", None))
 
 
-def test_poll_media_descriptions_and_boosts(client, active, drain):
+def test_poll_media_descriptions_and_boosts(client, active, drain):  # noqa: F811
     ids_, tokens = active
     alice = tokens["alice"]
     follow(client, alice, ids_["carol"])
