@@ -87,6 +87,10 @@ def world(client, runtime):
     scheduled = post(status="later",
                      scheduled_at=clock.iso(clock.now() + timedelta(days=1)))
     bobs_list = client.post("/api/v1/lists", headers=theirs, data={"title": "bob's"}).json()
+    bobs_filter = client.post("/api/v2/filters", headers=theirs, json={
+        "title": "bob's", "context": ["home"], "keywords_attributes": [{"keyword": "x"}]}).json()
+    bobs_status_filter = client.post(f"/api/v2/filters/{bobs_filter['id']}/statuses",
+                                     headers=theirs, data={"status_id": public["id"]}).json()
     # bob's notifications: a private mention from a stranger (a request, by bob's default
     # policy) and a like (a group).
     client.post("/api/v1/statuses", headers=mine, json={"status": "@bob psst",
@@ -108,7 +112,10 @@ def world(client, runtime):
                         "account_id": bob, "username": "bob", "hashtag": "clouds",
                         "refresh_id": f"home-{bob}", "list_id": bobs_list["id"],
                         "notification_id": bobs_notes[0]["id"], "group_key": group_key,
-                        "request_id": request["id"], "conversation_id": conversation["id"]},
+                        "request_id": request["id"], "conversation_id": conversation["id"],
+                        "filter_id": bobs_filter["id"],
+                        "keyword_id": bobs_filter["keywords"][0]["id"],
+                        "status_filter_id": bobs_status_filter["id"]},
             "public_status": public["id"]}
 
 

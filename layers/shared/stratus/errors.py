@@ -81,7 +81,7 @@ class OAuthError(ApiError):
 
 
 # Attribute names Rails would not derive from the field name (Doorkeeper's locale).
-LABELS = {"redirect_uri": "Redirect URI"}
+LABELS = {"redirect_uri": "Redirect URI", "keywords.keyword": "Keywords keyword"}
 
 
 class ValidationFailed(Unprocessable):

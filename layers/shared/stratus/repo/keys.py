@@ -687,3 +687,35 @@ def feed_reblog_marker(feed: str, original_id: str) -> dict[str, str]:
 
 def feed_meta(feed: str) -> dict[str, str]:
     return key(feed, "META")
+
+
+# --- filters (a user's filters, their keywords and statuses, in the account partition) -----
+FILTER_PREFIX = "FILTER#"
+FILTER_KEYWORD, FILTER_STATUS = "#K#", "#S#"
+
+
+def filter_item(account_id: str, filter_id: str) -> dict[str, str]:
+    """A filter; its keywords and status filters sort right after it, so one Query with
+    `filters_prefix()` reads every filter record of the account."""
+    return key(account_pk(account_id), FILTER_PREFIX + pad(filter_id))
+
+
+def filter_keyword(account_id: str, filter_id: str, keyword_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), FILTER_PREFIX + pad(filter_id) + FILTER_KEYWORD +
+               pad(keyword_id))
+
+
+def filter_status(account_id: str, filter_id: str, status_filter_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), FILTER_PREFIX + pad(filter_id) + FILTER_STATUS +
+               pad(status_filter_id))
+
+
+def filters_prefix(filter_id: str | None = None) -> str:
+    """Sort-key prefix of all filter records of an account, or of one filter's."""
+    return FILTER_PREFIX + (pad(filter_id) if filter_id is not None else "")
+
+
+def filters_rev(account_id: str) -> dict[str, str]:
+    """The account's filters revision (`type: filters_rev`): bumped once by every request that
+    changes its filters, so the stream carries one `filters_changed` per request."""
+    return key(account_pk(account_id), "FILTERS_REV")

@@ -24,7 +24,7 @@ from ..repo import keys
 from ..repo import links as repo
 from ..repo import statuses as statuses_repo
 from ..text.links import card_link, normalize
-from . import relationships, status_views
+from . import filters, relationships, status_views
 
 
 def _card_link(text: str | None) -> str | None:
@@ -60,6 +60,7 @@ def timeline(viewer_id: str | None, params: dict[str, Any], page: Page
     if url is None:
         raise NotFound()
     relations = relationships.loader(viewer_id)
+    matcher = filters.compiled(viewer_id, "public")
     lo, hi = keys.id_range(*page.id_range())
     budget = Budget()
     entries = repo.entries(url, lo, hi, not page.ascending, budget=budget,
@@ -70,7 +71,8 @@ def timeline(viewer_id: str | None, params: dict[str, Any], page: Page
         linking = [found[e["id"]] for e in batch if e["id"] in found
                    and _linking(found[e["id"]], url)]
         shown = visibility.without_hidden(linking, relations.statuses(linking))
-        return [s for s in status_views.render(shown, viewer_id, relations=relations)
+        return [s for s in status_views.render(shown, viewer_id, relations=relations,
+                                               matcher=matcher)
                 if s["account"].get("discoverable") is True]
 
     filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],

@@ -14,6 +14,10 @@ liked ten thousand times is one entry, not ten thousand, and a page needs no rea
 When the request wants a grouping the heads do not have (`grouped_types[]` leaving a grouped
 type out, `account_id`, `include_filtered`) or no grouped type at all, groups are formed on the
 page as Mastodon forms them, from the recipient's notifications by id.
+
+The viewer's filters for notifications are compiled once per list request (`_Shown`): the
+statuses of each batch are rendered as the page fills, and a notification whose status a `hide`
+filter removes is dropped there, so the page fills from further entries.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from ..policy import visibility
 from ..repo import keys
 from ..repo import notifications as repo
 from ..repo import statuses as statuses_repo
-from . import notification_rules, relationships, status_views
+from . import filters, notification_rules, relationships, status_views
 
 # Mastodon 4.3's notification types (`Notification::TYPES`): what `types[]` can name.
 TYPES = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
@@ -95,21 +99,44 @@ def _status_id(item: dict[str, Any]) -> str | None:
         else None
 
 
-def _visible_statuses(viewer_id: str, items: Iterable[dict[str, Any]]
-                      ) -> dict[str, dict[str, Any]]:
-    """The statuses of these items the viewer may (still) see, by id: one batched read."""
+class _Shown:
+    """The statuses of a list request's notifications, rendered once for the viewer with
+    their filters for notifications (compiled once)."""
+
+    def __init__(self, viewer_id: str) -> None:
+        self.viewer_id = viewer_id
+        self.matcher = filters.compiled(viewer_id, "notifications")
+        self.rendered: dict[str, dict[str, Any]] = {}
+        self.hidden: set[str] = set()
+
+    def keep(self, statuses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Those a `hide` filter does not remove (rendering the new ones)."""
+        new = [s for s in statuses if s["id"] not in self.rendered and s["id"] not in self.hidden]
+        shown = status_views.render(new, self.viewer_id, matcher=self.matcher) if new else []
+        self.rendered.update((e["id"], e) for e in shown)
+        self.hidden.update(s["id"] for s in new if s["id"] not in self.rendered)
+        return [s for s in statuses if s["id"] in self.rendered]
+
+
+def _visible_statuses(viewer_id: str, items: Iterable[dict[str, Any]],
+                      shown: _Shown | None = None) -> dict[str, dict[str, Any]]:
+    """The statuses of these items the viewer may (still) see, by id: one batched read; with
+    `shown`, not those the viewer's filters hide."""
     wanted = [s for s in (_status_id(i) for i in items) if s]
     if not wanted:
         return {}
     found = list(statuses_repo.get_many(wanted).values())
     view = relationships.loader(viewer_id).statuses(found)
-    return {s["id"]: s for s in visibility.filter_visible(found, view)}
+    visible = visibility.filter_visible(found, view)
+    if shown is not None:
+        visible = shown.keep(visible)
+    return {s["id"]: s for s in visible}
 
 
-def _keep_visible(viewer_id: str, items: list[dict[str, Any]]
+def _keep_visible(viewer_id: str, items: list[dict[str, Any]], shown: _Shown | None = None
                   ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
     """(item, its status) for the items whose status, if they have one, the viewer may see."""
-    statuses = _visible_statuses(viewer_id, items)
+    statuses = _visible_statuses(viewer_id, items, shown)
     kept = []
     for item in items:
         status_id = _status_id(item)
@@ -118,16 +145,18 @@ def _keep_visible(viewer_id: str, items: list[dict[str, Any]]
     return kept
 
 
-def _render_statuses(viewer_id: str, statuses: Iterable[dict[str, Any] | None]
-                     ) -> dict[str, dict[str, Any]]:
+def _render_statuses(viewer_id: str, statuses: Iterable[dict[str, Any] | None],
+                     shown: _Shown | None = None) -> dict[str, dict[str, Any]]:
     unique = list({s["id"]: s for s in statuses if s}.values())
+    if shown is not None:
+        return {s["id"]: shown.rendered[s["id"]] for s in shown.keep(unique)}
     return {s["id"]: s for s in status_views.render(unique, viewer_id)} if unique else {}
 
 
-def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | None]]
-            ) -> list[dict[str, Any]]:
+def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | None]],
+            shown: _Shown | None = None) -> list[dict[str, Any]]:
     accounts = status_views.load_accounts([i["from_account_id"] for i, _ in pairs])
-    statuses = _render_statuses(viewer_id, (s for _, s in pairs))
+    statuses = _render_statuses(viewer_id, (s for _, s in pairs), shown)
     rendered = []
     for item, status in pairs:
         account = accounts.get(item["from_account_id"])
@@ -148,9 +177,10 @@ def list_notifications(viewer: Viewer, params: dict[str, Any], page: Page
     budget = Budget()
     found = repo.entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
                          step=page.step, filter=wanted.listing_filter())
-    filled = fill_page(found, lambda batch: _keep_visible(viewer.account_id, batch), page,
+    shown = _Shown(viewer.account_id)
+    filled = fill_page(found, lambda batch: _keep_visible(viewer.account_id, batch, shown), page,
                        budget=budget, id_of=lambda i: i["id"], result_id=lambda p: p[0]["id"])
-    return _render(viewer.account_id, filled.items), filled.link_ids
+    return _render(viewer.account_id, filled.items, shown), filled.link_ids
 
 
 def _own(viewer: Viewer, notification_id: str) -> dict[str, Any]:
@@ -268,8 +298,9 @@ class _Candidate:
         return self.item["notification_type"]
 
 
-def _visible_candidates(viewer_id: str, candidates: list[_Candidate]) -> list[_Candidate]:
-    statuses = _visible_statuses(viewer_id, (c.item for c in candidates))
+def _visible_candidates(viewer_id: str, candidates: list[_Candidate],
+                        shown: _Shown | None = None) -> list[_Candidate]:
+    statuses = _visible_statuses(viewer_id, (c.item for c in candidates), shown)
     kept = []
     for candidate in candidates:
         status_id = _status_id(candidate.item)
@@ -281,7 +312,7 @@ def _visible_candidates(viewer_id: str, candidates: list[_Candidate]) -> list[_C
     return kept
 
 
-def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget):
+def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget, shown: _Shown):
     lo, hi = keys.id_range(*page.id_range())
     entries = repo.head_entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
                                 step=page.step)
@@ -301,14 +332,14 @@ def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget):
                                              members=list(item.get("samples", []))))
             else:
                 candidates.append(_Candidate(item["id"], convert.group_key(item), item))
-        return _visible_candidates(viewer.account_id, candidates)
+        return _visible_candidates(viewer.account_id, candidates, shown)
 
     return fill_page(entries, hydrate, page, budget=budget, id_of=repo.head_position,
                      result_id=lambda c: c.position)
 
 
 def _from_notifications(viewer: Viewer, wanted: Browse, kinds: frozenset[str], page: Page,
-                        budget: Budget):
+                        budget: Budget, shown: _Shown):
     """Mastodon's own grouping of a page: walk the notifications by id, the first one met of
     each group stands for it."""
     lo, hi = keys.id_range(*page.id_range())
@@ -324,7 +355,7 @@ def _from_notifications(viewer: Viewer, wanted: Browse, kinds: frozenset[str], p
                 continue
             seen.add(key)
             candidates.append(_Candidate(item["id"], key, item))
-        return _visible_candidates(viewer.account_id, candidates)
+        return _visible_candidates(viewer.account_id, candidates, shown)
 
     return fill_page(found, hydrate, page, budget=budget, id_of=lambda i: i["id"],
                      result_id=lambda c: c.position)
@@ -375,7 +406,7 @@ def _group_entity(candidate: _Candidate, wanted: Browse, page_low: str | None
 
 
 def _results(viewer: Viewer, candidates: list[_Candidate], wanted: Browse, expand: str,
-             page_low: str | None) -> dict[str, Any]:
+             page_low: str | None, shown: _Shown | None = None) -> dict[str, Any]:
     _load_members(viewer, candidates)
     groups = []
     kept = []
@@ -385,7 +416,7 @@ def _results(viewer: Viewer, candidates: list[_Candidate], wanted: Browse, expan
             groups.append(entity)
             kept.append(candidate)
     accounts = status_views.load_accounts([a for g in groups for a in g["sample_account_ids"]])
-    statuses = _render_statuses(viewer.account_id, (c.status for c in kept))
+    statuses = _render_statuses(viewer.account_id, (c.status for c in kept), shown)
     final = []
     for group in groups:
         group["sample_account_ids"] = [a for a in group["sample_account_ids"] if a in accounts]
@@ -423,13 +454,14 @@ def list_grouped(viewer: Viewer, params: dict[str, Any], page: Page
         return convert.grouped_results([], [], [], [] if expand == "partial_avatars" else None), []
     kinds = grouped_types(params)
     budget = Budget()
+    shown = _Shown(viewer.account_id)
     if _heads_serve(wanted, kinds):
-        filled = _from_heads(viewer, wanted, page, budget)
+        filled = _from_heads(viewer, wanted, page, budget, shown)
     else:
-        filled = _from_notifications(viewer, wanted, kinds, page, budget)
+        filled = _from_notifications(viewer, wanted, kinds, page, budget, shown)
     candidates: list[_Candidate] = filled.items
     page_low = min((c.position for c in candidates), key=int) if candidates else None
-    return _results(viewer, candidates, wanted, expand, page_low), filled.link_ids
+    return _results(viewer, candidates, wanted, expand, page_low, shown), filled.link_ids
 
 
 def _group_candidate(viewer: Viewer, group_key: str) -> _Candidate:

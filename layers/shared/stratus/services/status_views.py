@@ -1,7 +1,12 @@
 """Turning status items into Status entities for a viewer, with a constant number of batched
 reads per page: statuses, boosted originals, accounts, media, polls + votes, viewer edges,
 custom emoji. Never one read per status. Every status embedded in another (a boost's original
-today) passes the visibility policy here, so no route can render one the viewer may not see."""
+today) passes the visibility policy here, so no route can render one the viewer may not see.
+
+The viewer's filters are applied here too (services/filters.py): each status gets its `filtered`
+list, and a status a `hide` filter removes in the request's context is not rendered. A caller
+with a context passes the request's `matcher` (compiled once); without one, the viewer's
+filters are compiled for no context (statuses are marked, never removed)."""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from ..repo import accounts as accounts_repo
 from ..repo import instance as instance_repo
 from ..repo import statuses as repo
 from . import accounts as accounts_service
-from . import relationships
+from . import filters, relationships
 
 
 def load_accounts(account_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -36,10 +41,14 @@ def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def render(items: list[dict[str, Any]], viewer_id: str | None,
            pending: dict[str, dict[str, int]] | None = None,
-           relations: relationships.Loader | None = None) -> list[dict[str, Any]]:
-    """Entities for `items` (status items with `stats`), in order, dropping broken ones.
-    `pending`: counter changes of the viewer's own that the stream has yet to apply.
-    `relations`: the request's relationship loader (what it knows is not read again)."""
+           relations: relationships.Loader | None = None,
+           matcher: filters.Matcher | None = None) -> list[dict[str, Any]]:
+    """Entities for `items` (status items with `stats`), in order, dropping broken ones and
+    those the viewer's filters hide. `pending`: counter changes of the viewer's own that the
+    stream has yet to apply. `relations`: the request's relationship loader (what it knows is
+    not read again). `matcher`: the request's compiled filters."""
+    if not items:
+        return []
     originals_wanted = [i["reblog_of_id"] for i in items if i.get("reblog_of_id")]
     originals = repo.get_many(originals_wanted) if originals_wanted else {}
     # The one visibility policy guards what is embedded too: a boost of a status the viewer
@@ -90,9 +99,12 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
         entity = one(item, reblog)
         if entity is not None:
             rendered.append(entity)
-    return rendered
+    if viewer_id is None:
+        return rendered
+    return (matcher or filters.compiled(viewer_id, None)).keep(rendered)
 
 
 def render_one(item: dict[str, Any], viewer_id: str | None,
                relations: relationships.Loader | None = None) -> dict[str, Any]:
+    """One status; a single status is never removed by a filter (only marked)."""
     return render([item], viewer_id, relations=relations)[0]

@@ -21,7 +21,7 @@ from ..repo import instance as instance_repo
 from ..repo import scheduler
 from ..repo import statuses as repo
 from ..text import formatter
-from . import relationships, status_views
+from . import filters, relationships, status_views
 
 VISIBILITIES = ("public", "unlisted", "private", "direct")
 CONTENT_TYPES = limits.STATUS_SUPPORTED_MIME_TYPES
@@ -105,8 +105,10 @@ def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, A
     around = ancestors + descendants
     visible_ids = {s["id"] for s in visibility.without_hidden(around,
                                                               relations.statuses(around))}
+    # The viewer's `hide` filters for threads take statuses out of the conversation.
     rendered = status_views.render([s for s in around if s["id"] in visible_ids], viewer_id,
-                                   relations=relations)
+                                   relations=relations,
+                                   matcher=filters.compiled(viewer_id, "thread"))
     by_id = {r["id"]: r for r in rendered}
     return {"ancestors": [by_id[s["id"]] for s in ancestors if s["id"] in by_id],
             "descendants": [by_id[s["id"]] for s in descendants if s["id"] in by_id]}
@@ -126,8 +128,9 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
     def truthy(name: str) -> bool:
         return flag(params.get(name))
 
+    matcher = filters.compiled(viewer_id, "account")
     if truthy("pinned"):
-        return pinned_statuses(viewer_id, account_id, relations), []
+        return pinned_statuses(viewer_id, account_id, relations, matcher), []
     tagged = formatter.normalize_tag(str(params["tagged"]).lstrip("#")) \
         if params.get("tagged") else None
 
@@ -136,8 +139,9 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         candidates = [found[e["id"]] for e in entries if e["id"] in found and
                       (not tagged or tagged in found[e["id"]].get("tags", []))]
         view = relations.statuses(candidates)
-        return [s for s in visibility.filter_visible(candidates, view)
-                if not visibility.boosts_excluded(s, view)]
+        return status_views.render([s for s in visibility.filter_visible(candidates, view)
+                                    if not visibility.boosts_excluded(s, view)],
+                                   viewer_id, relations=relations, matcher=matcher)
 
     # Replies, boosts and media are filtered by DynamoDB on the index entries; a hashtag is
     # checked on the statuses read (their index entries carry no tags).
@@ -149,17 +153,18 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
         only_media=truthy("only_media"))
     filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
                        result_id=lambda s: s["id"])
-    return status_views.render(filled.items, viewer_id, relations=relations), filled.link_ids
+    return filled.items, filled.link_ids
 
 
 def pinned_statuses(viewer_id: str | None, account_id: str,
-                    relations: relationships.Loader) -> list[dict[str, Any]]:
+                    relations: relationships.Loader,
+                    matcher: filters.Matcher | None = None) -> list[dict[str, Any]]:
     pinned_ids = [e["status_id"] for e in repo.edge_entries(
         "GSI2", keys.edges_of("PIN", account_id), *keys.id_range(None, None), descending=True)]
     found = repo.get_many(pinned_ids)
     ordered = [found[s] for s in pinned_ids if s in found]
     return status_views.render(visibility.filter_visible(ordered, relations.statuses(ordered)),
-                               viewer_id, relations=relations)
+                               viewer_id, relations=relations, matcher=matcher)
 
 
 def source(viewer_id: str | None, status_id: str) -> dict[str, Any]:

@@ -1,6 +1,10 @@
 """Timelines: home (the viewer's feed, fed by fan-out), public (local and remote, spread over
 hour buckets and shards) and hashtag timelines, each a page of ids read from an index, then
-read, passed through the visibility policy and rendered in batches."""
+read, passed through the visibility policy and rendered in batches.
+
+The viewer's filters are compiled once per request for the timeline's context (home and lists:
+`home`; public and hashtags: `public`) and applied to each batch as it is rendered, so a status a
+`hide` filter removes does not leave the page short: the page fills from further entries."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from ..policy import visibility
 from ..repo import feeds, keys, queues
 from ..repo import statuses as repo
 from ..text import formatter
-from . import fanout, lists, relationships, status_views
+from . import fanout, filters, lists, relationships, status_views
 
 MAX_EXTRA_TAGS = 4  # Mastodon takes at most 4 tags from each of any[], all[], none[]
 REFRESH_RETRY_SECONDS = 3
@@ -37,6 +41,19 @@ def _hydrate_ids(entries: list[dict[str, Any]], relations: relationships.Loader,
     found = repo.get_many([e["id"] for e in entries])
     return _shown([found[e["id"]] for e in entries if e["id"] in found and keep(found[e["id"]])],
                   relations)
+
+
+def _renderer(viewer_id: str | None, relations: relationships.Loader, context: str,
+              keep=lambda status: True):
+    """Read, check and render a batch of entries with the viewer's filters for `context`
+    (compiled here, once for the request)."""
+    matcher = filters.compiled(viewer_id, context)
+
+    def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return status_views.render(_hydrate_ids(entries, relations, keep), viewer_id,
+                                   relations=relations, matcher=matcher)
+
+    return hydrate
 
 
 # --- home --------------------------------------------------------------------------------------
@@ -81,10 +98,9 @@ def home(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str], R
     entries = feeds.entries(keys.home_feed(viewer.account_id), lo, hi, not page.ascending,
                             budget=budget, step=page.step)
     filled = fill_page(({"id": e["status_id"]} for e in entries),
-                       lambda batch: _hydrate_ids(batch, relations), page,
+                       _renderer(viewer.account_id, relations, "home"), page,
                        budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
-    return (status_views.render(filled.items, viewer.account_id, relations=relations),
-            filled.link_ids, refresh)
+    return filled.items, filled.link_ids, refresh
 
 
 def list_timeline(viewer: Viewer, list_id: str, page: Page
@@ -97,10 +113,9 @@ def list_timeline(viewer: Viewer, list_id: str, page: Page
     entries = feeds.entries(keys.list_feed(list_id), lo, hi, not page.ascending,
                             budget=budget, step=page.step)
     filled = fill_page(({"id": e["status_id"]} for e in entries),
-                       lambda batch: _hydrate_ids(batch, relations), page,
+                       _renderer(viewer.account_id, relations, "home"), page,
                        budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
-    return (status_views.render(filled.items, viewer.account_id, relations=relations),
-            filled.link_ids)
+    return filled.items, filled.link_ids
 
 
 def refresh_status(viewer: Viewer, wanted_id: str) -> dict[str, Any]:
@@ -128,9 +143,10 @@ def _now_id() -> int:
 
 
 def _public_candidates(scope: str, page: Page, only_media: bool, budget: Budget,
-                       relations: relationships.Loader) -> list[dict[str, Any]]:
-    """Up to a page of visible public statuses of one scope, walking hour buckets from the
-    page's edge (newest first, or oldest first for a `min_id` page)."""
+                       hydrate) -> list[dict[str, Any]]:
+    """Up to a page of visible public statuses of one scope (rendered, filters applied),
+    walking hour buckets from the page's edge (newest first, or oldest first for a `min_id`
+    page)."""
     low, high = page.id_range()
     low = low if low is not None else 0
     high = high if high is not None else _now_id()
@@ -146,7 +162,7 @@ def _public_candidates(scope: str, page: Page, only_media: bool, budget: Budget,
         entries = repo.public_bucket_entries(scope, hour, lo, hi, descending,
                                              limit=page.limit - len(found),
                                              only_media=only_media, budget=budget)
-        found += _hydrate_ids(entries, relations)
+        found += hydrate(entries)
         hour = repo.next_public_hour(scope, hour, bound, descending)
     return found
 
@@ -156,17 +172,16 @@ def public(viewer_id: str | None, params: dict[str, Any], page: Page
     """GET /api/v1/timelines/public: `local`, `remote`, `only_media`, cursors."""
     only_media = flag(params.get("only_media"))
     budget = Budget()
-    relations = relationships.loader(viewer_id)
+    hydrate = _renderer(viewer_id, relationships.loader(viewer_id), "public")
     found: list[dict[str, Any]] = []
     for scope in _scopes(params):
-        found += _public_candidates(scope, page, only_media, budget, relations)
+        found += _public_candidates(scope, page, only_media, budget, hydrate)
     found.sort(key=lambda s: int(s["id"]), reverse=not page.ascending)
     found = found[:page.limit]
     if page.ascending:
         found.reverse()
-    rendered = status_views.render(found, viewer_id, relations=relations)
-    ids_ = [s["id"] for s in rendered]
-    return rendered, [ids_[0], ids_[-1]] if ids_ else []
+    ids_ = [s["id"] for s in found]
+    return found, [ids_[0], ids_[-1]] if ids_ else []
 
 
 # --- hashtags ----------------------------------------------------------------------------------
@@ -209,7 +224,7 @@ def tag(viewer_id: str | None, name: str, params: dict[str, Any], page: Page
         tags = set(status.get("tags", []))
         return all(t in tags for t in allof) and not (tags & noneof)
 
-    relations = relationships.loader(viewer_id)
-    filled = fill_page(unique(merged), lambda batch: _hydrate_ids(batch, relations, keep),
-                       page, budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
-    return status_views.render(filled.items, viewer_id, relations=relations), filled.link_ids
+    hydrate = _renderer(viewer_id, relationships.loader(viewer_id), "public", keep)
+    filled = fill_page(unique(merged), hydrate, page, budget=budget, id_of=lambda e: e["id"],
+                       result_id=lambda s: s["id"])
+    return filled.items, filled.link_ids

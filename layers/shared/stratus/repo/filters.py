@@ -1,0 +1,84 @@
+"""Filters: a user's filters (`filter`), their keywords (`filter_keyword`) and status filters
+(`filter_status`), all in the account's partition under `FILTER#`, so one Query reads every
+filter record of the account. Every change is one transaction that also bumps the account's
+`filters_rev` item once (the stream's `filters_changed`, whatever the request touched)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import NotFound
+from . import base, keys
+
+# One transaction holds at most 100 operations; the revision takes one.
+MAX_CHANGES = 99
+
+
+def filter_item(account_id: str, filter_id: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {**keys.filter_item(account_id, filter_id), "type": "filter", "id": filter_id,
+            "account_id": account_id, **fields}
+
+
+def keyword_item(account_id: str, filter_id: str, keyword_id: str, keyword: str,
+                 whole_word: bool) -> dict[str, Any]:
+    return {**keys.filter_keyword(account_id, filter_id, keyword_id), "type": "filter_keyword",
+            "id": keyword_id, "filter_id": filter_id, "account_id": account_id,
+            "keyword": keyword, "whole_word": whole_word}
+
+
+def status_item(account_id: str, filter_id: str, status_filter_id: str, status_id: str
+                ) -> dict[str, Any]:
+    return {**keys.filter_status(account_id, filter_id, status_filter_id),
+            "type": "filter_status", "id": status_filter_id, "filter_id": filter_id,
+            "account_id": account_id, "status_id": status_id}
+
+
+def records(account_id: str, filter_id: str | None = None) -> list[dict[str, Any]]:
+    """Every filter record of the account (or of one filter), filters before their rules."""
+    return list(base.query(keys.account_pk(account_id),
+                           sk_prefix=keys.filters_prefix(filter_id)))
+
+
+def keyword_key(item: dict[str, Any]) -> dict[str, str]:
+    return keys.filter_keyword(item["account_id"], item["filter_id"], item["id"])
+
+
+def status_key(item: dict[str, Any]) -> dict[str, str]:
+    return keys.filter_status(item["account_id"], item["filter_id"], item["id"])
+
+
+def filter_key(item: dict[str, Any]) -> dict[str, str]:
+    return keys.filter_item(item["account_id"], item["id"])
+
+
+def _rev(account_id: str) -> base.Op:
+    return base.Op("Update", key=keys.filters_rev(account_id),
+                   expression="SET #type = :type, #account = :account ADD #rev :one",
+                   names={"#type": "type", "#account": "account_id", "#rev": "rev"},
+                   vals={":type": "filters_rev", ":account": account_id, ":one": 1},
+                   condition=None)
+
+
+def change(account_id: str, *, puts: Sequence[dict[str, Any]] = (),
+           updates: Sequence[tuple[dict[str, str], dict[str, Any]]] = (),
+           deletes: Sequence[dict[str, str]] = ()) -> None:
+    """One transaction: new items, updates of existing ones (a record gone meanwhile is 404),
+    deletions, and the account's filters revision bumped once."""
+    ops = [base.put_new(item) for item in puts]
+    for key, fields in updates:
+        op = base.set_op(key, fields)
+        op.on_conflict = NotFound()
+        ops.append(op)
+    ops += [base.Op("Delete", key=key) for key in deletes]
+    base.transact([*ops, _rev(account_id)])
+
+
+def delete_rest(item_keys: Sequence[dict[str, str]]) -> None:
+    """Records of a deleted filter beyond one transaction (nothing reads them without it)."""
+    base.delete_many(item_keys)
+
+
+def rev(account_id: str) -> int:
+    item = base.get(keys.filters_rev(account_id), consistent=True)
+    return int(item["rev"]) if item else 0
