@@ -38,6 +38,8 @@ def local_overrides(base_url: str, domain: str) -> dict[str, str]:
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_METRICS_DISABLED": "true",
         "STRATUS_LOCAL": "1",
+        # SSE responses look for new events this often (on AWS: every half second).
+        "SSE_POLL_SECONDS": "0.1",
     }
 
 

@@ -687,3 +687,62 @@ def feed_reblog_marker(feed: str, original_id: str) -> dict[str, str]:
 
 def feed_meta(feed: str) -> dict[str, str]:
     return key(feed, "META")
+
+
+# --- streaming (the Connections table) ------------------------------------------------------
+# A connection (WebSocket or SSE) under its id; GSI1 finds an account's connections (a revoked
+# token's are closed). Streams of one account (user, user:notification, direct, list:<id>)
+# are string sets of connection ids on the account's presence item, so a fan-out batch learns
+# who of its receivers listens with one BatchGetItem. Instance-wide streams (public*, hashtag*)
+# are one item per connection and stream, found through GSI1 by stream. SSE connections get
+# their events through a mailbox in the connection's partition.
+CONNECTION_SK = "CONN"
+SUBSCRIPTION_PREFIX = "SUB#"
+MAILBOX_PREFIX = "EV#"
+
+
+def connection_pk(connection_id: str) -> str:
+    return "CONN#" + connection_id
+
+
+def connection(connection_id: str) -> dict[str, str]:
+    return key(connection_pk(connection_id), CONNECTION_SK)
+
+
+def connection_index_keys(account_id: str, connection_id: str) -> dict[str, str]:
+    return {"GSI1PK": connections_of(account_id), "GSI1SK": connection_pk(connection_id)}
+
+
+def connections_of(account_id: str) -> str:
+    return "ACCTCONNS#" + pad(account_id)
+
+
+def stream_presence(account_id: str) -> dict[str, str]:
+    return key("PRESENCE#" + pad(account_id), "STREAMS")
+
+
+def stream_subscription(connection_id: str, stream_key: str) -> dict[str, str]:
+    return key(connection_pk(connection_id), SUBSCRIPTION_PREFIX + stream_key)
+
+
+def stream_subscription_index_keys(stream_key: str, connection_id: str) -> dict[str, str]:
+    return {"GSI1PK": stream_listeners(stream_key), "GSI1SK": connection_pk(connection_id)}
+
+
+def stream_listeners(stream_key: str) -> str:
+    return "STREAM#" + stream_key
+
+
+def connection_in(key_part: str) -> str:
+    """The connection id a connection partition names: `CONN#abc=` → `abc=`."""
+    return key_part.split("#", 1)[1]
+
+
+def mailbox_entry(connection_id: str, sequence: str) -> dict[str, str]:
+    return key(connection_pk(connection_id), MAILBOX_PREFIX + sequence)
+
+
+def filters_rev(account_id: str) -> dict[str, str]:
+    """The per-account item every filter change bumps (issue 10's filters_changed contract; the
+    filters work owns it — this is the same key)."""
+    return key(account_pk(account_id), "FILTERS_REV")
