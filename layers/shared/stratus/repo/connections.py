@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import settings
 from . import base, keys
-from .client import client
+from .client import client, dynamodb
 
 SSE_PREFIX = "sse:"
 WEBSOCKET_LIFETIME = 2 * 3600  # API Gateway closes a WebSocket after two hours
@@ -94,13 +94,23 @@ def remove_stream(connection_id: str, stream_key: str) -> None:
 
 
 def _remember(connection_id: str, stream_key: str) -> None:
-    base.update(keys.connection(connection_id), "ADD streams :s", vals={":s": {stream_key}},
-                table_name=_table())
+    """Note the stream on the connection (its `$disconnect` clears it); a connection that went
+    meanwhile is not made again (what it left is cleared when a post finds it gone)."""
+    try:
+        base.update(keys.connection(connection_id), "ADD streams :s",
+                    vals={":s": {stream_key}}, condition="attribute_exists(PK)",
+                    table_name=_table())
+    except dynamodb().exceptions.ConditionalCheckFailedException:
+        pass
 
 
 def forget(connection_id: str, stream_key: str) -> None:
-    base.update(keys.connection(connection_id), "DELETE streams :s", vals={":s": {stream_key}},
-                table_name=_table())
+    try:
+        base.update(keys.connection(connection_id), "DELETE streams :s",
+                    vals={":s": {stream_key}}, condition="attribute_exists(PK)",
+                    table_name=_table())
+    except dynamodb().exceptions.ConditionalCheckFailedException:
+        pass
 
 
 def listeners(stream_key: str) -> list[dict[str, Any]]:

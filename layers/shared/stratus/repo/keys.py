@@ -746,3 +746,15 @@ def filters_rev(account_id: str) -> dict[str, str]:
     """The per-account item every filter change bumps (issue 10's filters_changed contract; the
     filters work owns it — this is the same key)."""
     return key(account_pk(account_id), "FILTERS_REV")
+
+
+def stream_key(name: str, param: str | None = None) -> str:
+    """Where a stream's listeners are kept: `user`, `public:local`, `list#5`, `hashtag#cats`
+    (a tag lower-cased: one stream whatever the case clients write it in)."""
+    return f"{name}#{param}" if param else name
+
+
+def stream_name(stream_key_: str) -> list[str]:
+    """A stream key's name and parameter: `list#5` → ["list", "5"]."""
+    name, _, param = stream_key_.partition("#")
+    return [name, param] if param else [name]

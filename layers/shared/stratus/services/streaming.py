@@ -142,7 +142,7 @@ def subscription(listener: Listener, name: str | None, params: dict[str, Any]) -
         tag = params.get("tag")
         if not isinstance(tag, str) or not tag.strip():
             raise StreamError(400, "Missing tag name parameter")
-        return Subscription(f"{name}#{tag.strip().lower()}", (name, tag), False)
+        return Subscription(keys.stream_key(name, tag.strip().lower()), (name, tag), False)
     if name == "list":
         list_id = params.get("list")
         if list_id is None or str(list_id) == "":
@@ -150,7 +150,7 @@ def subscription(listener: Listener, name: str | None, params: dict[str, Any]) -
         list_id = str(list_id)
         if not ids.is_id(list_id) or lists_repo.get(listener.account_id, list_id) is None:
             raise StreamError(401, "Not authorized to stream this list")
-        return Subscription(f"list#{list_id}", ("list", list_id), True)
+        return Subscription(keys.stream_key("list", list_id), ("list", list_id), True)
     if name == "user":
         extra = (USER_WITH_NOTIFICATIONS,) if _may(listener.scopes, "read:notifications") \
             else ()
@@ -164,8 +164,7 @@ def stream_of(key: str) -> list[str]:
     """The `stream` array of an account stream's key."""
     if key == USER_WITH_NOTIFICATIONS:
         return ["user"]
-    name, _, param = key.partition("#")
-    return [name, param] if param else [name]
+    return keys.stream_name(key)
 
 
 def subscribe(connection_id: str, listener: Listener, sub: Subscription) -> None:
@@ -338,9 +337,9 @@ def public_keys(job: jobs.StreamStatus) -> list[str]:
         return []
     found = []
     for tag in dict.fromkeys(t.lower() for t in job.tags):
-        found.append(f"hashtag#{tag}")
+        found.append(keys.stream_key("hashtag", tag))
         if job.local:
-            found.append(f"hashtag:local#{tag}")
+            found.append(keys.stream_key("hashtag:local", tag))
     if not (job.in_reply_to_id and job.in_reply_to_account_id != job.account_id):
         where = "public:local" if job.local else "public:remote"
         found += ["public", where]
@@ -448,7 +447,7 @@ def stream_to_feeds(job: jobs.StreamToFeeds) -> int:
                     for streams in homes.values() for cid in sorted(streams.get("user", ()))]
         messages += [(cid, frame(["list", listed["id"]], "delete", job.status_id))
                      for listed, streams in lists
-                     for cid in sorted(streams.get(f"list#{listed['id']}", ()))]
+                     for cid in sorted(streams.get(keys.stream_key("list", listed["id"]), ()))]
         return _post_all(messages, _owners(listening))
     item = statuses_repo.get(job.status_id)
     if item is None:
@@ -456,7 +455,7 @@ def stream_to_feeds(job: jobs.StreamToFeeds) -> int:
     posted = _to_accounts("update", item, homes, "user")
     for listed, streams in lists:
         posted += _to_accounts("update", item, {listed["owner_id"]: streams},
-                               f"list#{listed['id']}")
+                               keys.stream_key("list", listed["id"]))
     return posted
 
 
