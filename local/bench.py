@@ -122,8 +122,18 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
+    if args and args[0] == "streaming":  # `python -m local.bench streaming [CLIENTS]`
+        from .bench_streaming import run as streaming
+
+        emulator, runtime = start_stack()
+        try:
+            streaming(runtime, int(args[1]) if len(args) > 1 else 100)
+        finally:
+            emulator.stop()
+        return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
-        print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | memory [WRITES]]",
+        print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
+              "streaming [CLIENTS] | memory [WRITES]]",
               file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
@@ -143,6 +153,8 @@ def timings(runtime) -> None:
           f"build, i.e. Lambda INIT; first = first invocation)")
     print(f"{'function':22} {'init ms':>9} {'first ms':>9}")
     for fn in runtime.stack.functions.values():
+        if fn.handler == "run.sh":  # a web app behind the Lambda Web Adapter (the SSE one)
+            continue
         module, attribute = fn.handler.rsplit(".", 1)
         path = str(fn.code_dir / f"{module}.py")
         event = json.dumps(first_event(fn, runtime.stack))
@@ -182,6 +194,9 @@ def timings(runtime) -> None:
     from .bench_timelines import run as timelines
 
     timelines(runtime)  # home pages, fan-out to 1,000 and 10,000 followers
+    from .bench_streaming import run as streaming
+
+    streaming(runtime)  # one post to 100 WebSocket clients
     from .bench_costs import run as costs
 
     costs(runtime)  # contention, filtered listings, cost per million requests

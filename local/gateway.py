@@ -1,6 +1,7 @@
 """API Gateway HTTP API, locally: route each request to the function template.yaml maps it to,
 build the payload-format-2.0 event API Gateway would send, call the real handler, and turn its
-result back into an HTTP response. Also serves media from the bucket, as CloudFront would."""
+result back into an HTTP response. Also serves media from the bucket, as CloudFront would, and
+streaming on the same port: the WebSocket API and the SSE function URL (local/websocket.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, unquote
 
-from . import cfn
+from . import cfn, websocket
 from .lambda_runtime import invoke
 
 TEXT_TYPES = ("text/", "application/json", "application/x-www-form-urlencoded",
@@ -205,7 +206,13 @@ class Gateway:
                 elif message["type"] == "lifespan.shutdown":
                     await send({"type": "lifespan.shutdown.complete"})
                     return
+        if scope["type"] == "websocket":
+            await websocket.serve_websocket(self.stack, scope, receive, send)
+            return
         if scope["type"] != "http":
+            return
+        if scope["method"] == "GET" and scope["path"].startswith(websocket.PATH + "/") \
+                and await websocket.serve_sse(self.stack, scope, receive, send):
             return
         body = b""
         while True:

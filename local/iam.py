@@ -262,9 +262,12 @@ def stack_name(stack: Any) -> str:
 # --------------------------------------------------------------------------- calls -> requests
 def authorizations(service: str, operation: str, params: dict[str, Any], *, region: str,
                    account: str, prefix: str | None = None,
-                   secret_arns: dict[str, str] | None = None) -> list[tuple[str, str]]:
+                   secret_arns: dict[str, str] | None = None, endpoint: str | None = None
+                   ) -> list[tuple[str, str]]:
     """The (IAM action, resource ARN) pairs AWS authorises for one API call; all must be allowed."""
     mapper = _MAPPERS.get(service)
+    if service == "apigatewaymanagementapi":
+        return _execute_api(operation, params, region, account, None, endpoint or "")
     if mapper is not None:
         return mapper(operation, params, region, account, secret_arns or {})
     return [(f"{prefix or service}:{operation}", "*")]
@@ -405,6 +408,19 @@ def _ses(op: str, params: dict[str, Any], region: str, account: str, _: Any
     return [(f"ses:{op}", "*")]
 
 
+def _execute_api(op: str, params: dict[str, Any], region: str, account: str, _: Any,
+                 endpoint: str = "") -> list[tuple[str, str]]:
+    """A WebSocket API's @connections calls are authorised as execute-api:ManageConnections on
+    `arn:aws:execute-api:<region>:<account>:<api>/<stage>/<METHOD>/@connections/<id>`."""
+    parts = urlsplit(endpoint)
+    api = parts.netloc.split(".")[0] or "*"  # (the host as written: hostname lower-cases it)
+    stage = parts.path.strip("/") or "*"
+    method = {"PostToConnection": "POST", "DeleteConnection": "DELETE"}.get(op, "GET")
+    return [("execute-api:ManageConnections",
+             f"arn:aws:execute-api:{region}:{account}:{api}/{stage}/{method}/@connections/"
+             f"{params.get('ConnectionId', '*')}")]
+
+
 _MAPPERS: dict[str, Callable[..., list[tuple[str, str]]]] = {
     "dynamodb": _dynamodb, "dynamodbstreams": _dynamodb, "sqs": _sqs, "s3": _s3,
     "secretsmanager": _secretsmanager, "scheduler": _scheduler, "ses": _ses, "sesv2": _ses,
@@ -483,7 +499,8 @@ def _authorise(made: Any, params: dict[str, Any], model: Any,
     service = model.service_model
     for action, resource in authorizations(
             service.service_name, model.name, params, region=made.meta.region_name,
-            account=role.account, prefix=service.signing_name, secret_arns=role.secret_arns):
+            account=role.account, prefix=service.signing_name, secret_arns=role.secret_arns,
+            endpoint=made.meta.endpoint_url):
         verdict = role.decide(action, resource)
         if verdict != ALLOW:
             raise denial(made, model.name, role, action, resource, verdict)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import cfn
+from . import cfn, websocket
 from .gateway import Gateway
 from .mailbox import Mailbox
 from .pipeline import Pipeline
@@ -38,6 +38,8 @@ def local_overrides(base_url: str, domain: str) -> dict[str, str]:
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_METRICS_DISABLED": "true",
         "STRATUS_LOCAL": "1",
+        # SSE responses look for new events this often (on AWS: every half second).
+        "SSE_POLL_SECONDS": "0.1",
     }
 
 
@@ -70,6 +72,7 @@ def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
     sender_domain = config.settings().mail_from.split("@")[-1]
     client.client("ses").verify_domain_identity(Domain=sender_domain)
     media = stack.bucket_names.get("MediaBucket")
+    websocket.install()  # PostToConnection answered by this process's open WebSockets
     return Runtime(stack, Gateway(stack, media_bucket=media),
                    Pipeline(stack, retry_delay=retry_delay, run_schedules_now=run_schedules_now),
                    Mailbox(mail_dir), env)

@@ -34,14 +34,16 @@ def routed(rec: dict) -> list[tuple[str, str]]:
 def test_a_new_status_is_counted_and_has_effects():
     assert routed(record("INSERT", STATUS)) == [("counters", "count"),
                                                 ("effects", "status_created"),
-                                                ("fanout", "fan_out")]
+                                                ("fanout", "fan_out"),
+                                                ("stream", "stream_status")]
     assert ("fanout", "fan_out") not in routed(record("INSERT", {**STATUS,
                                                                  "visibility": "direct"}))
 
 
 def test_a_removed_status_is_uncounted_and_cascades():
-    [(_, count), (_, removed), (_, unfan)] = route(record("REMOVE",
-                                                         old={**STATUS, "counted": True}))
+    [(_, count), (_, removed), (_, unfan), (_, unstream)] = route(
+        record("REMOVE", old={**STATUS, "counted": True}))
+    assert isinstance(unstream, jobs.StreamStatus) and unstream.event == "delete"
     assert count.item["counted"] is True and count.event == "REMOVE"
     assert isinstance(removed, jobs.StatusRemoved) and removed.tags == ["a"]
     assert isinstance(unfan, jobs.FanOut) and unfan.removal is True
@@ -114,10 +116,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
     from stratus.services import effects
 
     from functions.workers.fanout.handler import HANDLERS as FANOUT
+    from functions.workers.stream.handler import HANDLERS as STREAM
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
                  "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
-                 "fanout": set(FANOUT)}
+                 "fanout": set(FANOUT), "stream": set(STREAM)}
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
@@ -134,7 +137,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
                                         "from_account_id": "2"},
                "notification_sweep": {"type": "notification_sweep", "id": "9",
                                       "account_id": "1"},
-               "tag_use": {"type": "tag_use", "tag": "a", "day": "20250101", "account_id": "1"}}
+               "tag_use": {"type": "tag_use", "tag": "a", "day": "20250101", "account_id": "1"},
+               "account_conversation": {"type": "account_conversation", "id": "c",
+                                        "account_id": "1"},
+               "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
+               "token": {"type": "token", "id": "7", "account_id": "1"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

@@ -87,3 +87,11 @@ def test_fanout_worker_delivers_to_the_author(runtime, drain):
                                           "117657226599751661"),
                           table_name=runtime.env["FEED_TABLE"])
     assert entry["author_id"] == "117657226599751660"
+
+
+def test_stream_worker_and_websocket_routes(runtime):
+    assert invoke(runtime.stack, "StreamWorkerFunction", sample("StreamWorkerFunction")) == \
+        {"batchItemFailures": []}  # nobody listening: nothing posted
+    refused = invoke(runtime.stack, "StreamingFunction", sample("StreamingFunction"))
+    assert refused["statusCode"] == 401  # the sample's sub-protocol is no token
+    assert json.loads(refused["body"]) == {"error": "Invalid access token"}

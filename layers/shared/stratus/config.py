@@ -59,6 +59,15 @@ class Settings:
         return ("wss" if self.scheme == "https" else "ws") + f"://{self.domain}"
 
     @cached_property
+    def connections_table(self) -> str:
+        return self._get("CONNECTIONS_TABLE")
+
+    @cached_property
+    def connections_endpoint(self) -> str:
+        """The WebSocket API's @connections endpoint (https://<api>.execute-api.../<stage>)."""
+        return self._get("CONNECTIONS_ENDPOINT")
+
+    @cached_property
     def environment(self) -> str:
         value = os.environ.get("STRATUS_ENVIRONMENT", "production")
         return value if value in ENVIRONMENTS else "production"

@@ -394,3 +394,63 @@ class RegenerateHome(Job):
     account_id: str
     after: str | None = None
     started: bool = False
+
+
+# --- streaming (services/streaming.py: events for WebSocket and SSE connections) -----------------
+@dataclass(frozen=True, kw_only=True)
+class StreamStatus(Job):
+    """A status was posted (`update`), deleted (`delete`) or edited (`status.update`): the
+    instance-wide streams it belongs on, and for an edit the homes that hold it."""
+
+    name: ClassVar[str] = "stream_status"
+    event: str
+    status_id: str
+    account_id: str
+    visibility: str | None = None
+    local: bool = True
+    has_media: bool = False
+    tags: list[str] = field(default_factory=list)
+    in_reply_to_id: str | None = None
+    in_reply_to_account_id: str | None = None
+    reblog: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamToFeeds(Job):
+    """Fan-out put a status into (`update`) or took it out of (`delete`) these homes and lists:
+    the same event for whoever of their owners is streaming (`lists`: {"id", "owner_id"})."""
+
+    name: ClassVar[str] = "stream_to_feeds"
+    event: str
+    status_id: str
+    receivers: list[str] = field(default_factory=list)
+    lists: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamNotification(Job):
+    name: ClassVar[str] = "stream_notification"
+    account_id: str
+    notification_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamConversation(Job):
+    name: ClassVar[str] = "stream_conversation"
+    account_id: str
+    conversation_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamFiltersChanged(Job):
+    name: ClassVar[str] = "stream_filters_changed"
+    account_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CloseConnections(Job):
+    """A token was revoked: its streaming connections end."""
+
+    name: ClassVar[str] = "close_connections"
+    account_id: str
+    token_id: str

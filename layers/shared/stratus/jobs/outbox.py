@@ -377,11 +377,75 @@ def links_changed(change: Change) -> jobs.Job:
                              local=bool(image.get("local", True)))
 
 
+# --- streaming: what connections are told (services/streaming.py, the stream queue) -----------
+def streamed_status(event: str) -> Callable[[Change], jobs.Job]:
+    def job(change: Change) -> jobs.Job:
+        image = change.image
+        return jobs.StreamStatus(
+            event_id=change.event_id, event=event, status_id=image["id"],
+            account_id=image["account_id"], visibility=image.get("visibility"),
+            local=bool(image.get("local", True)), has_media=bool(image.get("media_ids")),
+            tags=list(image.get("tags", [])), in_reply_to_id=image.get("in_reply_to_id"),
+            in_reply_to_account_id=image.get("in_reply_to_account_id"),
+            reblog=bool(image.get("reblog_of_id")))
+    return job
+
+
+def public_original(change: Change) -> bool:
+    """What Mastodon broadcasts on the public and hashtag streams (FanOutOnWriteService's
+    broadcastable?): public statuses that are not boosts."""
+    return _public_original(change.image)
+
+
+def was_edited(change: Change) -> bool:
+    return bool(change.new.get("edited_at"))
+
+
+def unfiltered(change: Change) -> bool:
+    """A notification that reached the list (a filtered one waits in a request, unstreamed)."""
+    return not change.new.get("filtered")
+
+
+def stream_notification(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.StreamNotification(event_id=change.event_id, account_id=new["account_id"],
+                                   notification_id=new["id"])
+
+
+def conversation_touched(change: Change) -> bool:
+    return change.event == "INSERT" or changed("last_status_id", "unread")(change)
+
+
+def stream_conversation(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.StreamConversation(event_id=change.event_id, account_id=new["account_id"],
+                                   conversation_id=new["id"])
+
+
+def inserted_or_modified(change: Change) -> bool:
+    return change.event in ("INSERT", "MODIFY")
+
+
+def filters_changed(change: Change) -> jobs.Job:
+    return jobs.StreamFiltersChanged(event_id=change.event_id,
+                                     account_id=change.new["account_id"])
+
+
+def user_token(change: Change) -> bool:
+    return bool(change.old.get("account_id"))
+
+
+def close_connections(change: Change) -> jobs.Job:
+    old = change.old
+    return jobs.CloseConnections(event_id=change.event_id, account_id=old["account_id"],
+                                 token_id=old["id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout
+    queue: str  # counters | mail | effects | media | fanout | stream
     job: Callable[[Change], jobs.Job]
 
 
@@ -437,6 +501,16 @@ RULES: tuple[Rule, ...] = (
     # media
     Rule("media_attachment", both(inserted, processing), "media", process_media),
     Rule("media_attachment", expired, "effects", media_expired),
+    # streaming (services/streaming.py). Home and list `update`/`delete` events come from the
+    # fan-out worker, which knows who got the status (services/fanout.py).
+    Rule("status", both(inserted, public_original), "stream", streamed_status("update")),
+    Rule("status", both(removed, public_original), "stream", streamed_status("delete")),
+    Rule("status", both(changed("edited_at"), was_edited, not_direct), "stream",
+         streamed_status("status.update")),
+    Rule("notification", both(inserted, unfiltered), "stream", stream_notification),
+    Rule("account_conversation", conversation_touched, "stream", stream_conversation),
+    Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
+    Rule("token", both(removed, user_token), "stream", close_connections),
 )
 
 

@@ -17,25 +17,29 @@ _lock = threading.Lock()
 _hooks: list[Callable[[Any], None]] = []
 
 
-def client(service: str) -> Any:
-    found = _clients.get(service)
+def client(service: str, endpoint_url: str | None = None) -> Any:
+    """The process's client for `service` (one per endpoint for services that need one, such
+    as apigatewaymanagementapi: a WebSocket API's connections endpoint)."""
+    name = f"{service}@{endpoint_url}" if endpoint_url else service
+    found = _clients.get(name)
     if found is not None:
         return found
     global _session
     with _lock:
-        if service not in _clients:
+        if name not in _clients:
             import boto3  # lazy: ~250 ms of init that only paths touching AWS pay
             from botocore.config import Config
 
             if _session is None:
                 _session = boto3.session.Session()  # one session: its loader caches models
             made = _session.client(
-                service, config=Config(retries={"mode": "standard", "max_attempts": 5})
+                service, endpoint_url=endpoint_url,
+                config=Config(retries={"mode": "standard", "max_attempts": 5})
             )
             for hook in _hooks:
                 hook(made)
-            _clients[service] = made
-        return _clients[service]
+            _clients[name] = made
+        return _clients[name]
 
 
 def on_create(hook: Callable[[Any], None]) -> None:

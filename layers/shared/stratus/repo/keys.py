@@ -719,3 +719,68 @@ def filters_rev(account_id: str) -> dict[str, str]:
     """The account's filters revision (`type: filters_rev`): bumped once by every request that
     changes its filters, so the stream carries one `filters_changed` per request."""
     return key(account_pk(account_id), "FILTERS_REV")
+
+
+# --- streaming (the Connections table) ------------------------------------------------------
+# A connection (WebSocket or SSE) under its id; GSI1 finds an account's connections (a revoked
+# token's are closed). Streams of one account (user, user:notification, direct, list:<id>)
+# are string sets of connection ids on the account's presence item, so a fan-out batch learns
+# who of its receivers listens with one BatchGetItem. Instance-wide streams (public*, hashtag*)
+# are one item per connection and stream, found through GSI1 by stream. SSE connections get
+# their events through a mailbox in the connection's partition.
+CONNECTION_SK = "CONN"
+SUBSCRIPTION_PREFIX = "SUB#"
+MAILBOX_PREFIX = "EV#"
+
+
+def connection_pk(connection_id: str) -> str:
+    return "CONN#" + connection_id
+
+
+def connection(connection_id: str) -> dict[str, str]:
+    return key(connection_pk(connection_id), CONNECTION_SK)
+
+
+def connection_index_keys(account_id: str, connection_id: str) -> dict[str, str]:
+    return {"GSI1PK": connections_of(account_id), "GSI1SK": connection_pk(connection_id)}
+
+
+def connections_of(account_id: str) -> str:
+    return "ACCTCONNS#" + pad(account_id)
+
+
+def stream_presence(account_id: str) -> dict[str, str]:
+    return key("PRESENCE#" + pad(account_id), "STREAMS")
+
+
+def stream_subscription(connection_id: str, stream_key: str) -> dict[str, str]:
+    return key(connection_pk(connection_id), SUBSCRIPTION_PREFIX + stream_key)
+
+
+def stream_subscription_index_keys(stream_key: str, connection_id: str) -> dict[str, str]:
+    return {"GSI1PK": stream_listeners(stream_key), "GSI1SK": connection_pk(connection_id)}
+
+
+def stream_listeners(stream_key: str) -> str:
+    return "STREAM#" + stream_key
+
+
+def connection_in(key_part: str) -> str:
+    """The connection id a connection partition names: `CONN#abc=` → `abc=`."""
+    return key_part.split("#", 1)[1]
+
+
+def mailbox_entry(connection_id: str, sequence: str) -> dict[str, str]:
+    return key(connection_pk(connection_id), MAILBOX_PREFIX + sequence)
+
+
+def stream_key(name: str, param: str | None = None) -> str:
+    """Where a stream's listeners are kept: `user`, `public:local`, `list#5`, `hashtag#cats`
+    (a tag lower-cased: one stream whatever the case clients write it in)."""
+    return f"{name}#{param}" if param else name
+
+
+def stream_name(stream_key_: str) -> list[str]:
+    """A stream key's name and parameter: `list#5` → ["list", "5"]."""
+    name, _, param = stream_key_.partition("#")
+    return [name, param] if param else [name]

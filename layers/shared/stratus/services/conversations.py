@@ -162,6 +162,11 @@ def _render(conversations: list[dict[str, Any]], viewer_id: str) -> list[dict[st
     return rendered
 
 
+def render_for(viewer_id: str, conversations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Conversation entities as the list renders them (the streaming worker sends one)."""
+    return _render(conversations, viewer_id)
+
+
 def page(viewer: Viewer, page_: Page) -> tuple[list[dict[str, Any]], list[str]]:
     """GET /api/v1/conversations: newest last status first; `max_id`, `since_id` and `min_id`
     are last status ids, and so are the Link header's cursors (Mastodon)."""

@@ -202,6 +202,16 @@ def _insert(feed_pairs: list[tuple[str, dict[str, Any]]], now: int) -> list[str]
     return delivered
 
 
+def _stream(event: str, status_id: str, receivers: Iterable[str] = (),
+            lists: Iterable[dict[str, Any]] = ()) -> None:
+    """Streaming: the homes and lists this delivery changed get the same event on their
+    owners' streams (the stream worker posts it to whoever of them is listening)."""
+    receivers, lists = sorted(set(receivers)), list(lists)
+    if receivers or lists:
+        queues.send(queues.url("stream"), [jobs.StreamToFeeds(
+            event=event, status_id=status_id, receivers=receivers, lists=lists).to_dict()])
+
+
 def deliver(job: jobs.Deliver) -> int:
     status = job.status
     if job.removal:
@@ -209,6 +219,7 @@ def deliver(job: jobs.Deliver) -> int:
         original = status.get("reblog_of_id")
         feeds.remove([(feed, status["id"]) for feed in homes],
                      markers=[(feed, original) for feed in homes] if original else [])
+        _stream("delete", status["id"], job.receivers)
         return len(job.receivers)
     now = now_epoch()
     author = status["account_id"]
@@ -222,10 +233,12 @@ def deliver(job: jobs.Deliver) -> int:
     crutches = _crutches(active, [(status, original)], authors_blocking=job.via_tag)
     if job.via_tag:
         receivers = [r for r in active if not filtered_from_tags(status, r, crutches)]
-        _insert([(keys.home_feed(r), status) for r in receivers], now)
+        delivered = _insert([(keys.home_feed(r), status) for r in receivers], now)
+        _stream("update", status["id"], [r for r in receivers if keys.home_feed(r) in delivered])
         return len(receivers)
     receivers = [r for r in active if not filtered_from_home(status, original, r, crutches)]
     delivered = _insert([(keys.home_feed(r), status) for r in receivers], now)
+    _stream("update", status["id"], [r for r in receivers if keys.home_feed(r) in delivered])
     # "Notify me when they post": new posts only, not boosts or replies to others.
     if not original and (not status.get("in_reply_to_id") or
                          status.get("in_reply_to_account_id") == author):
@@ -353,6 +366,8 @@ def deliver_to_lists(job: jobs.DeliverToLists) -> int:
         original = status.get("reblog_of_id")
         feeds.remove([(feed, status["id"]) for feed in feeds_],
                      markers=[(feed, original) for feed in feeds_] if original else [])
+        _stream("delete", status["id"], lists=[
+            {"id": listed["id"], "owner_id": listed["owner_id"]} for listed in job.lists])
         return len(feeds_)
     now = now_epoch()
     owners = sorted({listed["owner_id"] for listed in job.lists})
@@ -374,7 +389,11 @@ def deliver_to_lists(job: jobs.DeliverToLists) -> int:
                 filtered_from_home(status, original, owner, crutches):
             continue
         kept.append((keys.list_feed(listed["id"]), status))
-    return len(_insert(kept, now))
+    delivered = set(_insert(kept, now))
+    _stream("update", status["id"], lists=[
+        {"id": listed["id"], "owner_id": listed["owner_id"]} for listed in job.lists
+        if keys.list_feed(listed["id"]) in delivered])
+    return len(delivered)
 
 
 def merge_into_list(job: jobs.MergeIntoList) -> int:

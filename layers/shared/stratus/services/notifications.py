@@ -167,6 +167,12 @@ def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | N
     return rendered
 
 
+def render_for(viewer_id: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Notification entities for these items of the viewer's (those it may still see), as the
+    list renders them; the streaming worker sends them one at a time."""
+    return _render(viewer_id, _keep_visible(viewer_id, items))
+
+
 def list_notifications(viewer: Viewer, params: dict[str, Any], page: Page
                        ) -> tuple[list[dict[str, Any]], list[str]]:
     """GET /api/v1/notifications: (Notification entities, the ids the Link header uses)."""

@@ -1,0 +1,98 @@
+"""Mastodon.py streams over Server-Sent Events by default: it finds the streaming host in the
+instance entity, checks `/api/v1/streaming/health`, and reads `event:`/`data:` lines from
+`/api/v1/streaming/user` and `/public`. The local stack serves them on the REST port."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+from mastodon import Mastodon, StreamListener
+
+from tests.rig import bump_filters_rev, make_user
+
+WAIT = 15
+
+
+class Recorder(StreamListener):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, object]] = []
+        self.changed = threading.Event()
+
+    def _note(self, kind: str, value: object) -> None:
+        self.events.append((kind, value))
+        self.changed.set()
+
+    def on_update(self, status):
+        self._note("update", status)
+
+    def on_notification(self, notification):
+        self._note("notification", notification)
+
+    def on_delete(self, status_id):
+        self._note("delete", status_id)
+
+    def wait_for(self, count: int) -> list[tuple[str, object]]:
+        while len(self.events) < count:
+            self.changed.clear()
+            assert self.changed.wait(WAIT), f"only {self.events} arrived"
+        return self.events
+
+
+def test_mastodon_py_streams_user_and_public_over_sse(live_server):
+    base = live_server.base_url
+    for name in ("reader", "poster"):
+        make_user(name, f"{name}@example.org", f"{name} password")
+    client_id, secret = Mastodon.create_app("streaming test", api_base_url=base,
+                                            scopes=["read", "write", "follow"])
+
+    def login(name):
+        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
+        api.log_in(f"{name}@example.org", f"{name} password",
+                   scopes=["read", "write", "follow"], allow_http=True)
+        return api
+
+    reader, poster = login("reader"), login("poster")
+    assert reader.stream_healthy()
+    assert httpx.get(base + "/api/v1/streaming/health").text == "OK"
+    reader.account_follow(poster.me().id)
+    reader.timeline_home()
+    live_server.pipeline.drain()
+
+    user, public = Recorder(), Recorder()
+    handles = [reader.stream_user(user, run_async=True),
+               reader.stream_public(public, run_async=True)]
+    try:
+        for handle in handles:  # both responses are open before anything is posted
+            while not handle.is_receiving():
+                threading.Event().wait(0.05)
+        threading.Event().wait(0.5)
+        status = poster.status_post("over the wire")
+        live_server.pipeline.drain()
+        mine = reader.status_post("my own")
+        poster.status_favourite(mine)
+        live_server.pipeline.drain()
+
+        kinds = [(kind, getattr(value, "id", value)) for kind, value in user.wait_for(3)]
+        assert ("update", status.id) in kinds and ("update", mine.id) in kinds
+        notification = next(v for k, v in user.events if k == "notification")
+        assert notification.type == "favourite" and notification.status.id == mine.id
+        assert notification.account.acct == "poster"
+
+        seen = {value.id for kind, value in public.wait_for(2) if kind == "update"}
+        assert seen == {status.id, mine.id}
+
+        # filters_changed is an event Mastodon.py's listener has no handler for: read it raw.
+        raw = httpx.Client(base_url=base, timeout=WAIT)
+        with raw.stream("GET", "/api/v1/streaming/user",
+                        headers={"Authorization": f"Bearer {reader.access_token}"}) as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            lines = stream.iter_lines()
+            assert next(lines) == ":)"
+            bump_filters_rev(reader.me().id)
+            live_server.pipeline.drain()
+            assert [next(lines), next(lines)] == ["event: filters_changed", "data: undefined"]
+        raw.close()
+    finally:
+        for handle in handles:
+            handle.close()

@@ -1,0 +1,172 @@
+"""Streaming over the WebSocket, against the local stack on a real port: the token in
+`Sec-WebSocket-Protocol` (masto 7, which needs it echoed), in `?access_token=` (megalodon, which
+must get no sub-protocol back) and in `Authorization` (Mastodon.py); the frames exactly as
+Mastodon sends them; blocks per subscriber; a revoked token's socket closed."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+
+from tests.rig import bump_filters_rev, make_app, make_user, user_token
+
+TIMEOUT = 10
+
+
+class Stack:
+    def __init__(self, live_server):
+        self.server = live_server
+        self.http = httpx.Client(base_url=live_server.base_url, timeout=30)
+        self.app = make_app(self.http)
+        self.ids: dict[str, str] = {}
+        self.tokens: dict[str, str] = {}
+
+    def user(self, name: str, scopes=("read", "write", "follow")) -> str:
+        self.ids[name] = make_user(name)
+        self.tokens[name] = user_token(self.app, self.ids[name], scopes=scopes)
+        return self.tokens[name]
+
+    def call(self, name: str, method: str, path: str, **kwargs):
+        response = self.http.request(method, path, headers={
+            "Authorization": f"Bearer {self.tokens[name]}"}, **kwargs)
+        assert response.status_code in (200, 206), response.text  # 206: home being rebuilt
+        return response.json()
+
+    def url(self, query: str = "") -> str:
+        return self.server.base_url.replace("http://", "ws://") + "/api/v1/streaming" + query
+
+    def drain(self) -> None:
+        self.server.pipeline.drain()
+
+
+@pytest.fixture
+def stack(live_server):
+    made = Stack(live_server)
+    yield made
+    made.http.close()
+
+
+def frames(ws, count: int) -> list[dict]:
+    return [json.loads(ws.recv(timeout=TIMEOUT)) for _ in range(count)]
+
+
+def test_masto_style_token_in_the_sub_protocol(stack):
+    token = stack.user("alice")
+    stack.user("bob")
+    stack.call("alice", "POST", f"/api/v1/accounts/{stack.ids['bob']}/follow")
+    stack.call("alice", "GET", "/api/v1/timelines/home")  # an active home is fed
+    stack.drain()
+    with connect(stack.url(), subprotocols=[token]) as ws:
+        assert ws.subprotocol == token  # echoed, or masto's `ws` refuses the handshake
+        ws.send(json.dumps({"type": "subscribe", "stream": "user"}))
+        mine = stack.call("alice", "POST", "/api/v1/statuses", data={"status": "mine"})
+        posted = stack.call("bob", "POST", "/api/v1/statuses", data={"status": "hello"})
+        stack.drain()
+        updates = frames(ws, 2)
+        assert {f["stream"] == ["user"] and f["event"] == "update" for f in updates} == {True}
+        assert list(updates[0]) == ["stream", "event", "payload"]
+        statuses = {json.loads(f["payload"])["id"]: json.loads(f["payload"]) for f in updates}
+        assert set(statuses) == {mine["id"], posted["id"]}
+        assert statuses[posted["id"]]["favourited"] is False  # rendered for alice
+
+        stack.call("bob", "POST", f"/api/v1/statuses/{mine['id']}/favourite")
+        stack.drain()
+        [note] = frames(ws, 1)
+        assert note["stream"] == ["user"] and note["event"] == "notification"
+        notification = json.loads(note["payload"])
+        assert notification["type"] == "favourite" and notification["status"]["id"] == mine["id"]
+
+        bump_filters_rev(stack.ids["alice"])
+        stack.drain()
+        assert frames(ws, 1) == [{"stream": ["user"], "event": "filters_changed"}]
+
+        stack.call("bob", "DELETE", f"/api/v1/statuses/{posted['id']}")
+        stack.drain()
+        assert frames(ws, 1) == [{"stream": ["user"], "event": "delete",
+                                  "payload": posted["id"]}]
+
+
+def test_megalodon_style_token_in_the_query_gets_no_sub_protocol(stack):
+    token = stack.user("alice")
+    stack.call("alice", "GET", "/api/v1/timelines/home")
+    with connect(stack.url(f"?stream=user&access_token={token}")) as ws:
+        assert ws.subprotocol is None  # megalodon's `ws` refuses an unrequested one
+        ws.ping()  # answered by the server (megalodon reconnects without a pong)
+        ws.send("ping")  # not a subscription message: ignored
+        posted = stack.call("alice", "POST", "/api/v1/statuses", data={"status": "hi"})
+        stack.drain()
+        [update] = frames(ws, 1)
+        assert update["event"] == "update" and json.loads(update["payload"])["id"] == posted["id"]
+
+
+def test_authorization_header_and_public_streams_respect_blocks(stack):
+    stack.user("alice")
+    stack.user("bob")
+    stack.user("carol")
+    stack.call("carol", "POST", f"/api/v1/accounts/{stack.ids['bob']}/block")
+    stack.drain()
+    headers = {n: {"Authorization": f"Bearer {stack.tokens[n]}"} for n in ("alice", "carol")}
+    with connect(stack.url("?stream=public:local"), additional_headers=headers["alice"]) as a, \
+            connect(stack.url(), additional_headers=headers["carol"]) as c:
+        c.send(json.dumps({"type": "subscribe", "stream": "hashtag", "tag": "Clouds"}))
+        c.send(json.dumps({"type": "subscribe", "stream": "public:local"}))
+        c.send(json.dumps({"type": "subscribe", "stream": "nonsense"}))
+        assert json.loads(c.recv(timeout=TIMEOUT)) == {"error": "Unknown stream type",
+                                                       "status": 400}
+        blocked = stack.call("bob", "POST", "/api/v1/statuses", data={"status": "#clouds yo"})
+        fine = stack.call("alice", "POST", "/api/v1/statuses", data={"status": "#clouds hey"})
+        stack.drain()
+        seen_by_alice = frames(a, 2)
+        assert {json.loads(f["payload"])["id"] for f in seen_by_alice} == \
+            {blocked["id"], fine["id"]}
+        assert all(f["stream"] == ["public:local"] for f in seen_by_alice)
+        seen_by_carol = frames(c, 2)  # bob's status reaches neither of carol's streams
+        assert {f["stream"][0] for f in seen_by_carol} == {"hashtag", "public:local"}
+        assert {json.loads(f["payload"])["id"] for f in seen_by_carol} == {fine["id"]}
+        hashtag = next(f for f in seen_by_carol if f["stream"][0] == "hashtag")
+        assert hashtag["stream"] == ["hashtag", "Clouds"]  # the tag as carol wrote it
+        assert "favourited" not in json.loads(hashtag["payload"])  # rendered for no one
+
+
+def test_list_streams_are_their_owners_only(stack):
+    stack.user("alice")
+    stack.user("bob")
+    listed = stack.call("alice", "POST", "/api/v1/lists", data={"title": "pals"})
+    with connect(stack.url(f"?access_token={stack.tokens['bob']}")) as ws:
+        ws.send(json.dumps({"type": "subscribe", "stream": "list", "list": listed["id"]}))
+        assert json.loads(ws.recv(timeout=TIMEOUT)) == {
+            "error": "Not authorized to stream this list", "status": 401}
+        ws.send(json.dumps({"type": "subscribe", "stream": "hashtag"}))
+        assert json.loads(ws.recv(timeout=TIMEOUT))["error"] == "Missing tag name parameter"
+
+
+def test_bad_tokens_are_refused_at_the_handshake(stack):
+    with pytest.raises(InvalidStatus) as refused:
+        with connect(stack.url("?stream=user&access_token=nope")):
+            pass
+    assert refused.value.response.status_code == 401
+    with pytest.raises(InvalidStatus) as anonymous:
+        with connect(stack.url("?stream=public")):
+            pass
+    assert anonymous.value.response.status_code == 401
+
+
+def test_a_revoked_token_closes_its_connections(stack):
+    token = stack.user("alice")
+    other = user_token(stack.app, stack.ids["alice"])
+    with connect(stack.url(f"?stream=user&access_token={token}")) as doomed, \
+            connect(stack.url(f"?stream=user&access_token={other}")) as kept:
+        response = stack.http.post("/oauth/revoke", data={
+            "client_id": stack.app.client_id, "client_secret": stack.app.client_secret,
+            "token": token})
+        assert response.status_code == 200
+        stack.drain()
+        with pytest.raises(ConnectionClosed):
+            doomed.recv(timeout=TIMEOUT)
+        bump_filters_rev(stack.ids["alice"])
+        stack.drain()
+        assert frames(kept, 1) == [{"stream": ["user"], "event": "filters_changed"}]
