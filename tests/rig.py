@@ -7,7 +7,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from stratus.repo import base, keys
+from stratus.repo import base
 from stratus.repo import oauth as oauth_repo
 from stratus.services import accounts, oauth
 
@@ -71,9 +71,3 @@ def follow_edge(follower_id: str, followed_id: str, created_at: str | None = Non
 
     base.put(relationships.follow_item(ids.new_id(), follower_id, followed_id, FollowOptions(),
                                        created_at=created_at))
-
-
-def bump_filters_rev(account_id: str) -> None:
-    """What a filter-changing request writes (the `filters_rev` contract of issue 10)."""
-    base.update(keys.filters_rev(account_id), "ADD rev :one SET #t = :type, account_id = :a",
-                names={"#t": "type"}, vals={":one": 1, ":type": "filters_rev", ":a": account_id})

@@ -9,7 +9,7 @@ import threading
 import httpx
 from mastodon import Mastodon, StreamListener
 
-from tests.rig import bump_filters_rev, make_user
+from tests.rig import make_user
 
 WAIT = 15
 
@@ -89,7 +89,8 @@ def test_mastodon_py_streams_user_and_public_over_sse(live_server):
             assert stream.headers["content-type"].startswith("text/event-stream")
             lines = stream.iter_lines()
             assert next(lines) == ":)"
-            bump_filters_rev(reader.me().id)
+            reader.create_filter_v2("pets", ["home"], "warn",
+                                    keywords_attributes=[{"keyword": "cat"}])
             live_server.pipeline.drain()
             assert [next(lines), next(lines)] == ["event: filters_changed", "data: undefined"]
         raw.close()

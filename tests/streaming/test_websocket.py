@@ -12,7 +12,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from tests.rig import bump_filters_rev, make_app, make_user, user_token
+from tests.rig import make_app, make_user, user_token
 
 TIMEOUT = 10
 
@@ -80,9 +80,21 @@ def test_masto_style_token_in_the_sub_protocol(stack):
         notification = json.loads(note["payload"])
         assert notification["type"] == "favourite" and notification["status"]["id"] == mine["id"]
 
-        bump_filters_rev(stack.ids["alice"])
+        changed = {"stream": ["user"], "event": "filters_changed"}
+        created = stack.call("alice", "POST", "/api/v2/filters", json={
+            "title": "pets", "context": ["home"], "filter_action": "warn",
+            "keywords_attributes": [{"keyword": "cat"}, {"keyword": "dog"}]})
         stack.drain()
-        assert frames(ws, 1) == [{"stream": ["user"], "event": "filters_changed"}]
+        assert frames(ws, 1) == [changed]
+        words = {k["keyword"]: k["id"] for k in created["keywords"]}
+        stack.call("alice", "PUT", f"/api/v2/filters/{created['id']}", json={
+            "keywords_attributes": [{"keyword": "bird"},
+                                    {"id": words["cat"], "keyword": "kitten"},
+                                    {"id": words["dog"], "_destroy": True}]})
+        stack.drain()
+        # One event for a PUT that added, edited and deleted keywords: the frame after it is
+        # the delete below, not a second filters_changed.
+        assert frames(ws, 1) == [changed]
 
         stack.call("bob", "DELETE", f"/api/v1/statuses/{posted['id']}")
         stack.drain()
@@ -167,6 +179,8 @@ def test_a_revoked_token_closes_its_connections(stack):
         stack.drain()
         with pytest.raises(ConnectionClosed):
             doomed.recv(timeout=TIMEOUT)
-        bump_filters_rev(stack.ids["alice"])
+        stack.tokens["alice"] = other  # the revoked one no longer acts
+        stack.call("alice", "POST", "/api/v1/filters", json={"phrase": "cat",
+                                                             "context": ["home"]})
         stack.drain()
         assert frames(kept, 1) == [{"stream": ["user"], "event": "filters_changed"}]
