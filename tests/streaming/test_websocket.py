@@ -184,3 +184,44 @@ def test_a_revoked_token_closes_its_connections(stack):
                                                              "context": ["home"]})
         stack.drain()
         assert frames(kept, 1) == [{"stream": ["user"], "event": "filters_changed"}]
+
+
+def test_each_recipient_gets_events_through_their_own_filters(stack):
+    """hide keeps an event from the recipient in the filter's context, warn marks it (with the
+    matched keyword); a notification whose status is hidden for notifications is not sent."""
+    stack.user("alice")
+    stack.user("bob")
+    stack.call("alice", "POST", f"/api/v1/accounts/{stack.ids['bob']}/follow")
+    stack.call("alice", "GET", "/api/v1/timelines/home")
+    stack.drain()
+    stack.call("alice", "POST", "/api/v2/filters", json={
+        "title": "spoilers", "context": ["home", "notifications"], "filter_action": "hide",
+        "keywords_attributes": [{"keyword": "finale"}]})
+    stack.call("alice", "POST", "/api/v2/filters", json={
+        "title": "pets", "context": ["home", "public"], "filter_action": "warn",
+        "keywords_attributes": [{"keyword": "cat", "whole_word": True}]})
+    stack.drain()
+    headers = {"Authorization": f"Bearer {stack.tokens['alice']}"}
+    with connect(stack.url("?stream=user"), additional_headers=headers) as home, \
+            connect(stack.url("?stream=public:local"), additional_headers=headers) as public:
+        finale = stack.call("bob", "POST", "/api/v1/statuses",
+                            data={"status": "the finale was wild"})
+        cat = stack.call("bob", "POST", "/api/v1/statuses", data={"status": "my Cat sleeps"})
+        mention = stack.call("bob", "POST", "/api/v1/statuses",
+                             data={"status": "@alice about the finale"})  # hidden notification
+        plain = stack.call("bob", "POST", "/api/v1/statuses", data={"status": "plain"})
+        stack.drain()
+
+        on_home = frames(home, 2)  # the finale post, the mention: not sent
+        assert [(f["event"], json.loads(f["payload"])["id"]) for f in on_home] == [
+            ("update", cat["id"]), ("update", plain["id"])]
+        [warned] = json.loads(on_home[0]["payload"])["filtered"]
+        assert warned["filter"]["title"] == "pets" and warned["keyword_matches"] == ["Cat"]
+        assert json.loads(on_home[1]["payload"])["filtered"] == []
+
+        on_public = {json.loads(f["payload"])["id"]: json.loads(f["payload"])
+                     for f in frames(public, 4)}  # hide is not for public: all four come
+        assert set(on_public) == {finale["id"], cat["id"], mention["id"], plain["id"]}
+        assert [r["filter"]["title"] for r in on_public[cat["id"]]["filtered"]] == ["pets"]
+        with pytest.raises(TimeoutError):
+            home.recv(timeout=1)  # nothing else came: no notification for the hidden mention

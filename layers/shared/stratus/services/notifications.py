@@ -169,8 +169,10 @@ def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | N
 
 def render_for(viewer_id: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Notification entities for these items of the viewer's (those it may still see), as the
-    list renders them; the streaming worker sends them one at a time."""
-    return _render(viewer_id, _keep_visible(viewer_id, items))
+    list renders them, with the viewer's filters for notifications (a `hide` filter drops
+    the notification); the streaming worker sends them one at a time."""
+    shown = _Shown(viewer_id)
+    return _render(viewer_id, _keep_visible(viewer_id, items, shown), shown)
 
 
 def list_notifications(viewer: Viewer, params: dict[str, Any], page: Page

@@ -40,7 +40,7 @@ from ..repo import keys
 from ..repo import lists as lists_repo
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import conversations, identity, notifications, relationships, status_views
+from . import conversations, filters, identity, notifications, relationships, status_views
 
 PUBLIC = ("public", "public:media", "public:local", "public:local:media", "public:remote",
           "public:remote:media")
@@ -285,13 +285,13 @@ def sse_lines(data: str) -> str:
 
 
 # --- delivery ----------------------------------------------------------------------------------
-def for_recipient(status: dict[str, Any], recipient_id: str, context: str
-                  ) -> dict[str, Any] | None:
-    """The one place a rendered status is prepared for one recipient before it is streamed
-    (None: the recipient does not get it). Keyword filters plug in here when they land
-    (issue 10's contract: `filters.compiled(recipient_id, context).apply(status)` → drop on
-    hide, else set `filtered`); blocks and mutes are decided before this is called."""
-    return status
+def for_recipient(status: dict[str, Any], matcher: filters.Matcher) -> dict[str, Any] | None:
+    """A status rendered once for everyone (public and hashtag streams), prepared for one
+    recipient: their filters for the stream's context mark it (`filtered`) or, with `hide`,
+    keep it from them (None). Blocks and mutes are decided before this is called."""
+    copy = {**status, "reblog": dict(status["reblog"])} if status.get("reblog") else dict(status)
+    kept = matcher.keep([copy])
+    return kept[0] if kept else None
 
 
 def _post_all(messages: list[tuple[str, str]], owners: dict[str, str] | None = None) -> int:
@@ -373,6 +373,7 @@ def stream_status(job: jobs.StreamStatus) -> int:
 def _public_messages(event: str, item: dict[str, Any], entity: dict[str, Any],
                      subscribers: list[dict[str, Any]]) -> list[tuple[str, str]]:
     views: dict[str, Relationships] = {}
+    matchers: dict[str, filters.Matcher] = {}
     messages = []
     for subscriber in subscribers:
         account = subscriber["account_id"]
@@ -382,7 +383,9 @@ def _public_messages(event: str, item: dict[str, Any], entity: dict[str, Any],
                 [item["account_domain"]] if item.get("account_domain") else [])
         if excluded(item, views[account]):
             continue
-        prepared = for_recipient(entity, account, "public")
+        if account not in matchers:
+            matchers[account] = filters.compiled(account, "public")
+        prepared = for_recipient(entity, matchers[account])
         if prepared is not None:
             messages.append((subscriber["connection_id"],
                              frame(list(subscriber["stream"]), event, _payload(prepared))))
@@ -418,10 +421,13 @@ def _to_accounts(event: str, item: dict[str, Any], listening: dict[str, dict[str
         targets = streams.get(key) or set()
         if not targets:
             continue
-        rendered = status_views.render([item], account)
-        prepared = for_recipient(rendered[0], account, context) if rendered else None
-        if prepared is None:
+        # Rendered for the recipient with their filters for the context: `hide` keeps it
+        # from them, `warn`/`blur` mark it.
+        rendered = status_views.render([item], account,
+                                       matcher=filters.compiled(account, context))
+        if not rendered:
             continue
+        prepared = rendered[0]
         data = frame(stream_of(key), event, _payload(prepared))
         messages += [(cid, data) for cid in sorted(targets)]
     return _post_all(messages, {cid: a for a, s in listening.items()
@@ -469,13 +475,7 @@ def stream_notification(job: jobs.StreamNotification) -> int:
     rendered = notifications.render_for(job.account_id, [item]) if item else []
     if not rendered:
         return 0
-    entity = rendered[0]
-    if entity.get("status") is not None:
-        status = for_recipient(entity["status"], job.account_id, "notifications")
-        if status is None:
-            return 0
-        entity = {**entity, "status": status}
-    payload = _payload(entity)
+    payload = _payload(rendered[0])  # a status a `hide` filter removes drops the notification
     return _post_all([(cid, frame(stream_of(key), "notification", payload))
                       for key, cid in targets], {cid: job.account_id for _, cid in targets})
 
