@@ -394,3 +394,16 @@ class RegenerateHome(Job):
     account_id: str
     after: str | None = None
     started: bool = False
+
+
+# --- web push ------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class PushNotification(Job):
+    """A new notification (not a filtered one) to push to its recipient's web push
+    subscriptions."""
+
+    name: ClassVar[str] = "push_notification"
+    account_id: str  # the recipient
+    notification_id: str
+    notification_type: str
+    from_account_id: str

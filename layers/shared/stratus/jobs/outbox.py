@@ -377,11 +377,25 @@ def links_changed(change: Change) -> jobs.Job:
                              local=bool(image.get("local", True)))
 
 
+# --- web push: a new notification is pushed, unless it was filtered (Mastodon's NotifyService
+# pushes only what reaches the notifications list; a filtered one waits in a request) -----------
+def pushable(change: Change) -> bool:
+    return change.event == "INSERT" and not change.new.get("filtered")
+
+
+def push_notification(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.PushNotification(event_id=change.event_id, account_id=new["account_id"],
+                                 notification_id=new["id"],
+                                 notification_type=new["notification_type"],
+                                 from_account_id=new["from_account_id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout
+    queue: str  # counters | mail | effects | media | fanout | push
     job: Callable[[Change], jobs.Job]
 
 
@@ -432,6 +446,8 @@ RULES: tuple[Rule, ...] = (
     Rule("notification", grouped_or_requested, "counters", count),
     Rule("notification_request", removed, "effects", request_closed),
     Rule("notification_sweep", inserted, "effects", sweep_notifications),
+    # web push (services/webpush.py)
+    Rule("notification", pushable, "push", push_notification),
     # polls
     Rule("poll", became_true("closed"), "effects", poll_closed),
     # media
