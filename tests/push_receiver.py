@@ -42,7 +42,8 @@ class PushReceiver:
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
         self.auth = os.urandom(16)
         self.received: list[Push] = []
-        self.answers: list[int] = []  # status codes to answer, in turn; then 201
+        # What to answer, in turn (a status, or a status and headers); then 201.
+        self.answers: list[int | tuple[int, dict[str, str]]] = []
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,8 +51,11 @@ class PushReceiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 receiver.received.append(Push(self.path, {k.lower(): v for k, v in
                                                           self.headers.items()}, body))
-                status = receiver.answers.pop(0) if receiver.answers else 201
+                answer = receiver.answers.pop(0) if receiver.answers else 201
+                status, headers = answer if isinstance(answer, tuple) else (answer, {})
                 self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 

@@ -354,3 +354,88 @@ def test_retries_back_off():
     assert webpush.backoff_delay(20) == 3600
     assert webpush.backoff_delay(3, asked=5) == 5
     assert webpush.backoff_delay(1, asked=10 ** 6) == 43200
+
+
+def test_a_failed_push_goes_back_on_the_queue_with_its_delay(client, pushers, runtime, drain):
+    """The worker reports the job failed and sets when it comes back: here the push service
+    asks for `Retry-After: 0`, so it is visible again at once."""
+    import json
+
+    from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+    from local.lambda_runtime import invoke
+    from stratus.repo import queues
+    from stratus.repo.client import client as aws
+
+    ids_, headers, _ = pushers
+    receiver = PushReceiver()
+    try:
+        subscribe(client, headers["alice"], receiver)
+        status = post(client, headers["alice"], status="hello")
+        receiver.answers = [(503, {"Retry-After": "0"})]
+        favourite(client, headers["bob"], status["id"])
+        # Run the pipeline up to the push queue, then the worker by hand.
+        push_url = queues.url("push")
+        runtime.pipeline.queues = [q for q in runtime.pipeline.queues if q.url != push_url]
+        drain()
+        [message] = aws("sqs").receive_message(QueueUrl=push_url, AttributeNames=["All"],
+                                               MaxNumberOfMessages=10)["Messages"]
+        record = {"messageId": message["MessageId"], "receiptHandle": message["ReceiptHandle"],
+                  "body": message["Body"], "attributes": message["Attributes"],
+                  "messageAttributes": {}, "md5OfBody": message["MD5OfBody"],
+                  "eventSource": "aws:sqs", "eventSourceARN": "arn:aws:sqs:us-east-1:1:push",
+                  "awsRegion": "us-east-1"}
+        # A batch whose every record failed is raised as a whole (Powertools): Lambda retries.
+        with pytest.raises(BatchProcessingError, match="HTTP 503"):
+            invoke(runtime.stack, "PushWorkerFunction", {"Records": [record]})
+        again = aws("sqs").receive_message(QueueUrl=push_url, MaxNumberOfMessages=10)
+        assert [json.loads(m["Body"])["job"] for m in again["Messages"]] == ["push_notification"]
+        assert len(receiver.received) == 1
+    finally:
+        receiver.close()
+
+
+def test_filtered_notifications_are_not_pushed(client, pushers, receiver, drain):
+    ids_, headers, _ = pushers
+    subscribe(client, headers["alice"], receiver, alerts=("mention", "favourite"))
+    response = client.patch("/api/v2/notifications/policy", headers=headers["alice"],
+                            data={"for_not_following": "filter"})
+    assert response.status_code == 200, response.text
+    post(client, headers["bob"], status="@alice buy my stuff")
+    drain()
+    assert [n.get("filtered") for n in effects.notifications(ids_["alice"])] == [True]
+    assert receiver.received == []
+    follow(client, headers["alice"], ids_["bob"])
+    post(client, headers["bob"], status="@alice and now?")
+    drain()
+    assert len(receiver.received) == 1
+    assert receiver.decrypt(receiver.received[0])["notification_type"] == "mention"
+
+
+def test_private_push_endpoints_are_refused_in_production(client, pushers, receiver, drain,
+                                                          monkeypatch):
+    from stratus import config
+
+    for address in ("127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254", "100.64.0.1",
+                    "0.0.0.0", "::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1", "localhost"):
+        with pytest.raises(webpush.Refused):
+            webpush.resolve(address, 443, allow_private=False)
+        webpush.resolve(address, 443, allow_private=True)
+    assert webpush.resolve("93.184.215.14", 443, allow_private=False) == "93.184.215.14"
+    assert webpush.resolve("2606:4700::1111", 443, allow_private=False) == "2606:4700::1111"
+
+    ids_, headers, _ = pushers
+    subscribe(client, headers["alice"], receiver)
+    status = post(client, headers["alice"], status="hello")
+    drain()
+    monkeypatch.setenv("STRATUS_ENVIRONMENT", "production")
+    config.reset()
+    favourite(client, headers["bob"], status["id"])
+    drain()
+    assert receiver.received == []  # nothing was sent to loopback
+    assert len(push_repo.of_account(ids_["alice"])) == 1  # kept; not retried either
+    monkeypatch.setenv("STRATUS_ENVIRONMENT", "test")
+    config.reset()
+    favourite(client, headers["carol"], status["id"])
+    drain()
+    assert len(receiver.received) == 1
