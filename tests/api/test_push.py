@@ -164,6 +164,25 @@ def test_revoking_the_token_removes_its_subscription(client, pushers, receiver):
     assert len(left) == 1 and client.get(PATH, headers=headers["alice"]).status_code == 200
 
 
+def test_a_refreshed_token_leaves_its_subscription_behind(client, people, receiver):
+    """A refresh grant replaces the token: the old token's subscription goes with it (a client
+    subscribes again with its new token, as with any new token)."""
+    ids_, _ = people
+    app = make_app(client)
+    first = client.post("/oauth/token", data={
+        "grant_type": "password", "client_id": app.client_id, "client_secret": app.client_secret,
+        "username": "alice@example.org", "password": "correct horse battery",
+        "scope": "read push"}).json()
+    subscribe(client, auth(first["access_token"]), receiver)
+    assert len(push_repo.of_account(ids_["alice"])) == 1
+    second = client.post("/oauth/token", data={
+        "grant_type": "refresh_token", "client_id": app.client_id,
+        "client_secret": app.client_secret, "refresh_token": first["refresh_token"]})
+    assert second.status_code == 200, second.text
+    assert push_repo.of_account(ids_["alice"]) == []
+    assert client.get(PATH, headers=auth(second.json()["access_token"])).status_code == 404
+
+
 def test_the_key_that_signs_is_the_key_every_entity_shows(client, pushers, receiver):
     from cryptography.hazmat.primitives import serialization
 
