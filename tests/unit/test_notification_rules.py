@@ -36,9 +36,10 @@ def test_an_edit_tells_the_boosters_but_a_tag_change_alone_does_not():
 
 def test_grouped_notifications_and_filtered_mentions_are_counted():
     grouped = {**NOTE, "group_key": "favourite-10-1"}
-    assert routed(record("INSERT", grouped)) == [("counters", "count")]
+    pushed = ("push", "push_notification")  # a new notification that is not filtered
+    assert routed(record("INSERT", grouped)) == [("counters", "count"), pushed]
     assert routed(record("REMOVE", old={**grouped, "counted": True})) == [("counters", "count")]
-    assert routed(record("INSERT", NOTE)) == []  # ungrouped: counts nowhere
+    assert routed(record("INSERT", NOTE)) == [pushed]  # ungrouped: counts nowhere
     mention = {**NOTE, "notification_type": "mention", "filtered": True}
     assert routed(record("INSERT", mention)) == [("counters", "count")]
     assert routed(record("INSERT", {**NOTE, "filtered": True})) == []

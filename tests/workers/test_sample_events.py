@@ -87,3 +87,9 @@ def test_fanout_worker_delivers_to_the_author(runtime, drain):
                                           "117657226599751661"),
                           table_name=runtime.env["FEED_TABLE"])
     assert entry["author_id"] == "117657226599751660"
+
+
+def test_push_worker_with_nobody_subscribed(runtime):
+    """A notification for a user without push subscriptions: one Query, nothing sent."""
+    assert invoke(runtime.stack, "PushWorkerFunction", sample("PushWorkerFunction")) == \
+        {"batchItemFailures": []}

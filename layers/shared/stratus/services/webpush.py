@@ -169,14 +169,16 @@ def audience(endpoint: str) -> str:
                                          else "")
 
 
-def _contact() -> str:
+def contact() -> str:
+    """The JWT's `sub`: the instance's contact e-mail, else the address it sends mail from."""
     from . import settings as instance_settings
 
     email = instance_settings.current().get("contact_email") or settings().mail_from
     return f"mailto:{email}"
 
 
-def encrypt(subscription: dict[str, Any], data: bytes) -> tuple[bytes, dict[str, str]]:
+def encrypt(subscription: dict[str, Any], data: bytes, sub: str
+            ) -> tuple[bytes, dict[str, str]]:
     """The encrypted body and the headers that go with it (Mastodon's, per encoding)."""
     from py_vapid import Vapid01, Vapid02
     from pywebpush import WebPusher
@@ -184,7 +186,7 @@ def encrypt(subscription: dict[str, Any], data: bytes) -> tuple[bytes, dict[str,
     pusher = WebPusher({"endpoint": subscription["endpoint"],
                         "keys": {"p256dh": subscription["p256dh"], "auth": subscription["auth"]}})
     claims = {"aud": audience(subscription["endpoint"]),
-              "exp": int(time.time()) + JWT_LIFETIME, "sub": _contact()}
+              "exp": int(time.time()) + JWT_LIFETIME, "sub": sub}
     headers = {"Content-Type": "application/octet-stream", "TTL": str(TTL), "Urgency": URGENCY}
     if subscription.get("standard"):
         encoded = pusher.encode(data, "aes128gcm")
@@ -274,10 +276,10 @@ def deliver(job: jobs.PushNotification) -> int:
     shared = content(job)
     if shared is None:
         return 0
-    accepted, failures, delay = 0, [], None
+    accepted, failures, delay, sub = 0, [], None, contact()
     for subscription in chosen:
         try:
-            body, headers = encrypt(subscription, payload(subscription, shared))
+            body, headers = encrypt(subscription, payload(subscription, shared), sub)
             response = post(subscription["endpoint"], body, headers)
         except Refused as exc:
             logger.warning("push endpoint refused", extra={"subscription": subscription["id"],
