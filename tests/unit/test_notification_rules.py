@@ -42,6 +42,11 @@ def test_grouped_notifications_and_filtered_mentions_are_counted():
     assert counted(record("INSERT", grouped)) == [("counters", "count")]
     assert counted(record("REMOVE", old={**grouped, "counted": True})) == [("counters", "count")]
     assert counted(record("INSERT", NOTE)) == []  # ungrouped: counts nowhere
+    pushed = ("push", "push_notification")  # a new notification that is not filtered
+    assert ("push", "push_notification") in routed(record("INSERT", grouped))
+    assert pushed in routed(record("INSERT", NOTE))
+    assert pushed not in routed(record("INSERT", {**NOTE, "filtered": True}))
+    assert pushed not in routed(record("REMOVE", old={**grouped, "counted": True}))
     mention = {**NOTE, "notification_type": "mention", "filtered": True}
     assert counted(record("INSERT", mention)) == [("counters", "count")]
     assert counted(record("INSERT", {**NOTE, "filtered": True})) == []

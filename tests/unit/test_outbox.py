@@ -120,7 +120,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
                  "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
-                 "fanout": set(FANOUT), "stream": set(STREAM)}
+                 "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification}}
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
@@ -132,7 +132,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "list_member": {"type": "list_member", "list_id": "5", "owner_id": "3",
                                "account_id": "1"},
                "notification": {"type": "notification", "id": "8", "account_id": "1",
-                                "notification_type": "favourite", "group_key": "favourite-10-1"},
+                                "notification_type": "favourite", "group_key": "favourite-10-1",
+                                "from_account_id": "3"},
                "notification_request": {"type": "notification_request", "account_id": "1",
                                         "from_account_id": "2"},
                "notification_sweep": {"type": "notification_sweep", "id": "9",
@@ -148,6 +149,19 @@ def test_every_job_the_registry_produces_has_a_consumer():
         image = samples[rule.item_type]
         job = rule.job(Change("e", "INSERT", image, image))
         assert type(job) in consumers[rule.queue], (rule.queue, job.name)
+
+
+def test_new_notifications_are_pushed_unless_filtered():
+    note = {"type": "notification", "id": "8", "account_id": "1", "from_account_id": "3",
+            "notification_type": "mention"}
+    [push] = [job for queue, job in route(record("INSERT", note)) if queue == "push"]
+    assert push == jobs.PushNotification(event_id="e1", account_id="1", notification_id="8",
+                                         notification_type="mention", from_account_id="3")
+    filtered = {**note, "filtered": True}
+    assert ("push", "push_notification") not in routed(record("INSERT", filtered))
+    # Let in later (an accepted request) or removed: not pushed (Mastodon pushes on creation).
+    assert ("push", "push_notification") not in routed(record("MODIFY", note, filtered))
+    assert ("push", "push_notification") not in routed(record("REMOVE", old=note))
 
 
 def test_messages_round_trip_and_poison_is_refused():

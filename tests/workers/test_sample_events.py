@@ -95,3 +95,9 @@ def test_stream_worker_and_websocket_routes(runtime):
     refused = invoke(runtime.stack, "StreamingFunction", sample("StreamingFunction"))
     assert refused["statusCode"] == 401  # the sample's sub-protocol is no token
     assert json.loads(refused["body"]) == {"error": "Invalid access token"}
+
+
+def test_push_worker_with_nobody_subscribed(runtime):
+    """A notification for a user without push subscriptions: one Query, nothing sent."""
+    assert invoke(runtime.stack, "PushWorkerFunction", sample("PushWorkerFunction")) == \
+        {"batchItemFailures": []}

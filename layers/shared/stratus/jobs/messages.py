@@ -454,3 +454,16 @@ class CloseConnections(Job):
     name: ClassVar[str] = "close_connections"
     account_id: str
     token_id: str
+
+
+# --- web push ------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class PushNotification(Job):
+    """A new notification (not a filtered one) to push to its recipient's web push
+    subscriptions."""
+
+    name: ClassVar[str] = "push_notification"
+    account_id: str  # the recipient
+    notification_id: str
+    notification_type: str
+    from_account_id: str

@@ -441,11 +441,20 @@ def close_connections(change: Change) -> jobs.Job:
                                  token_id=old["id"])
 
 
+# --- web push: what a new notification's push job carries ------------------------------------
+def push_notification(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.PushNotification(event_id=change.event_id, account_id=new["account_id"],
+                                 notification_id=new["id"],
+                                 notification_type=new["notification_type"],
+                                 from_account_id=new["from_account_id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout | stream
+    queue: str  # counters | mail | effects | media | fanout | stream | push
     job: Callable[[Change], jobs.Job]
 
 
@@ -496,6 +505,10 @@ RULES: tuple[Rule, ...] = (
     Rule("notification", grouped_or_requested, "counters", count),
     Rule("notification_request", removed, "effects", request_closed),
     Rule("notification_sweep", inserted, "effects", sweep_notifications),
+    # web push (services/webpush.py): a new notification is pushed unless it was filtered
+    # (Mastodon's NotifyService pushes only what reaches the list; a filtered one waits in a
+    # request)
+    Rule("notification", both(inserted, unfiltered), "push", push_notification),
     # polls
     Rule("poll", became_true("closed"), "effects", poll_closed),
     # media

@@ -624,6 +624,28 @@ def conversations_of(account_id: str) -> str:
     return "CONVS#" + pad(account_id)
 
 
+# --- web push ------------------------------------------------------------------------------
+PUSH_SUBSCRIPTION = "PUSHSUB#"
+
+
+def push_subscription(account_id: str, token_hash: str) -> dict[str, str]:
+    """An access token's web push subscription (one per token, named by the token's hash as
+    the token item is), in its user's partition: a user's subscriptions are one Query (the push
+    worker's), a token's one GetItem, and a deleted or rotated token's known without a read."""
+    return key(account_pk(account_id), PUSH_SUBSCRIPTION + token_hash)
+
+
+def push_subscriptions_of(account_id: str) -> tuple[str, str]:
+    """(partition, sort-key prefix) of a user's push subscriptions."""
+    return account_pk(account_id), PUSH_SUBSCRIPTION
+
+
+def push_sent(notification_id: str, subscription_id: str) -> dict[str, str]:
+    """Once-sentinel: this notification was pushed to this subscription (redelivery sends
+    nothing)."""
+    return dedupe("push", f"{pad(notification_id)}#{pad(subscription_id)}")
+
+
 # --- background jobs ---------------------------------------------------------------------
 def dedupe(scope: str, event_id: str) -> dict[str, str]:
     """A sentinel that makes a redelivered stream/SQS message a no-op."""

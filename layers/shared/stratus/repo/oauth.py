@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from . import base, keys, push
 
 
 def put_app(app: dict[str, Any]) -> None:
@@ -49,15 +49,20 @@ def delete_token(token: dict[str, Any]) -> None:
     ops = [base.Op("Delete", key=keys.token(token["token_hash"]))]
     if token.get("refresh_hash"):
         ops.append(base.Op("Delete", key=keys.refresh_token(token["refresh_hash"])))
+    if token.get("account_id"):  # its web push subscription goes with it
+        ops.append(push.delete_op(token["account_id"], token["token_hash"]))
     base.transact(ops)
 
 
 def rotate_ops(old: dict[str, Any], new: dict[str, Any], new_refresh_hash: str) -> list[base.Op]:
     """Refresh grant: the old pair goes, the new pair comes, atomically (a refresh token works once)."""
-    return [base.Op("Delete", key=keys.refresh_token(old["refresh_hash"]),
-                    condition="attribute_exists(PK)"),
-            base.Op("Delete", key=keys.token(old["token_hash"])),
-            *put_token_ops(new, new_refresh_hash)]
+    ops = [base.Op("Delete", key=keys.refresh_token(old["refresh_hash"]),
+                   condition="attribute_exists(PK)"),
+           base.Op("Delete", key=keys.token(old["token_hash"])),
+           *put_token_ops(new, new_refresh_hash)]
+    if old.get("account_id"):  # the old token's web push subscription goes with it
+        ops.append(push.delete_op(old["account_id"], old["token_hash"]))
+    return ops
 
 
 def account_tokens(account_id: str) -> list[dict[str, Any]]:

@@ -24,3 +24,9 @@ def send(queue_url: str, messages: list[dict[str, Any]]) -> None:
         if response.get("Failed"):
             failed = ", ".join(f["Id"] + ": " + f.get("Message", "") for f in response["Failed"])
             raise RuntimeError(f"could not enqueue {len(response['Failed'])} jobs: {failed}")
+
+
+def retry_later(queue_url: str, receipt_handle: str, seconds: int) -> None:
+    """Make a received message visible again in `seconds` (a retry's backoff; at most 12 h)."""
+    client("sqs").change_message_visibility(QueueUrl=queue_url, ReceiptHandle=receipt_handle,
+                                            VisibilityTimeout=max(0, min(seconds, 43200)))

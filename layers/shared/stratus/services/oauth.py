@@ -294,7 +294,8 @@ def _validator_class():
             elif request.grant_type == "refresh_token":
                 old_refresh = request.stratus_refresh
                 old = {"token_hash": old_refresh["token_hash"],
-                       "refresh_hash": digest(request.refresh_token)}
+                       "refresh_hash": digest(request.refresh_token),
+                       "account_id": old_refresh.get("account_id")}
                 ops = repo.rotate_ops(old, item, refresh_hash)
             base.transact(ops)
             # What Mastodon answers: no expiry (tokens live until revoked), `created_at` added.

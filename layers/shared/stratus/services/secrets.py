@@ -39,3 +39,40 @@ def vapid_public_key() -> str:
 
 def vapid_private_key():
     return _vapid(session_key())[0]
+
+
+def _sealing_key() -> bytes:
+    """An AES-256 key for values kept encrypted at rest (HKDF from the instance secret)."""
+    return _derive(session_key(), b"sealed values")
+
+
+@lru_cache(maxsize=4)
+def _derive(seed: bytes, info: bytes) -> bytes:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"stratus", info=info).derive(seed)
+
+
+def seal(plain: bytes, context: bytes) -> str:
+    """`plain` encrypted and authenticated (AES-GCM) for storage, bound to `context` (e.g. the
+    id of the item it is stored in): a sealed value copied elsewhere does not open."""
+    import os
+
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    nonce = os.urandom(12)
+    sealed = nonce + AESGCM(_sealing_key()).encrypt(nonce, plain, context)
+    return base64.urlsafe_b64encode(sealed).decode("ascii")
+
+
+def unseal(sealed: str, context: bytes) -> bytes:
+    """What `seal` sealed; ValueError if it was changed or sealed for another context."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    raw = base64.urlsafe_b64decode(sealed.encode("ascii"))
+    try:
+        return AESGCM(_sealing_key()).decrypt(raw[:12], raw[12:], context)
+    except InvalidTag as exc:
+        raise ValueError("sealed value does not open") from exc

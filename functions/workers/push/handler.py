@@ -1,0 +1,26 @@
+"""SQS worker: pushes new notifications to their recipients' web push subscriptions
+(stratus.services.webpush). A job whose pushes failed is reported failed and comes back after
+a growing delay; what was pushed already is not pushed again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.jobs import messages
+from stratus.observability import sqs_batch_handler
+from stratus.services import webpush
+
+
+def _record(record: Any) -> None:
+    job = messages.decode(record.body)
+    if not isinstance(job, messages.PushNotification):
+        raise ValueError(f"not a push job: {job.name}")
+    try:
+        webpush.deliver(job)
+    except webpush.Retry as exc:
+        webpush.back_off(record.receipt_handle,
+                         int(record.attributes.approximate_receive_count or 1), exc.delay)
+        raise
+
+
+handler = sqs_batch_handler(_record)
