@@ -99,7 +99,8 @@ def test_the_outbox_streams_what_mastodon_streams():
     edited = {**status, "visibility": "private", "edited_at": "2026-01-01T00:00:00.000Z"}
     assert [j.event for j in streamed(record("MODIFY", edited, {**edited, "edited_at": None}))
             ] == ["status.update"]
-    note = {"type": "notification", "id": "8", "account_id": "1"}
+    note = {"type": "notification", "id": "8", "account_id": "1", "notification_type": "mention",
+            "from_account_id": "2"}
     assert streamed(record("INSERT", note)) == [jobs.StreamNotification(
         event_id="e1", account_id="1", notification_id="8")]
     assert streamed(record("INSERT", {**note, "filtered": True})) == []  # waits in a request
