@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.streaming.test_websocket import stack  # noqa: F401 (fixture)
+from tests.streaming.test_websocket import Stack
 
 NODE = shutil.which("node")
 PACKAGE = Path(__file__).resolve().parent / "node"
@@ -98,14 +98,16 @@ def node_client():
 
 
 @pytest.fixture
-def listener(stack):  # noqa: F811 (the fixture imported above)
+def listener(live_server):
     """alice follows bob and has an active home (so it is fed); bob has a token too."""
+    stack = Stack(live_server)
     stack.user("alice")
     stack.user("bob")
     stack.call("alice", "POST", f"/api/v1/accounts/{stack.ids['bob']}/follow")
     stack.call("alice", "GET", "/api/v1/timelines/home")
     stack.drain()
-    return stack
+    yield stack
+    stack.http.close()
 
 
 def cause_the_three_events(stack, mine: str) -> dict:
