@@ -5,6 +5,10 @@ SAM_VENV := .venv-sam
 PYTHON313 := PYENV_VERSION=3.13.0 python3.13
 STAMP := $(VENV)/.installed
 SAM_STAMP := $(SAM_VENV)/.installed
+NODE_CLIENTS := tests/clients/node
+# masto and megalodon for tests/clients/test_node_streaming.py, when node and npm are on PATH
+# (without node those tests skip).
+NODE_STAMP := $(if $(and $(shell command -v node),$(shell command -v npm)),$(NODE_CLIENTS)/node_modules/.installed)
 PORT ?= 8000
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
@@ -17,6 +21,10 @@ $(STAMP): requirements-dev.txt layers/shared/requirements.txt pyproject.toml
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
 	@touch $(STAMP)
 
+$(NODE_CLIENTS)/node_modules/.installed: $(NODE_CLIENTS)/package-lock.json $(NODE_CLIENTS)/package.json
+	npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --loglevel=error
+	@touch $@
+
 $(SAM_STAMP):
 	@test -x $(SAM_VENV)/bin/python || $(PYTHON313) -m venv $(SAM_VENV)
 	$(SAM_VENV)/bin/python -m pip install -q --disable-pip-version-check aws-sam-cli==1.170.0
@@ -25,7 +33,7 @@ $(SAM_STAMP):
 dev: $(STAMP) ## run the whole stack on http://127.0.0.1:$(PORT)
 	PORT=$(PORT) $(VENV)/bin/python -m local.devserver
 
-test: $(STAMP) ## run the test suite
+test: $(STAMP) $(NODE_STAMP) ## run the test suite
 	$(VENV)/bin/python -m pytest
 
 lint: $(STAMP) ## cfn-lint the template; ruff for undefined names and unused imports
