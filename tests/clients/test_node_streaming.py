@@ -34,8 +34,9 @@ class NodeClient:
 
     def __init__(self, script: str, *args: str) -> None:
         if not (PACKAGE / "node_modules" / ".package-lock.json").exists():
-            pytest.fail("tests/clients/node has no node_modules: run `make test` (or "
-                        "`npm ci --prefix tests/clients/node`)")
+            # `make test` installs them and warns loudly when npm ci fails (CI goes on).
+            pytest.skip("tests/clients/node has no node_modules: `make test` (or "
+                        "`npm ci --prefix tests/clients/node`) installs them")
         self.proc = subprocess.Popen([NODE, str(PACKAGE / script), *args], cwd=PACKAGE,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
