@@ -225,3 +225,29 @@ def test_each_recipient_gets_events_through_their_own_filters(stack):
         assert [r["filter"]["title"] for r in on_public[cat["id"]]["filtered"]] == ["pets"]
         with pytest.raises(TimeoutError):
             home.recv(timeout=1)  # nothing else came: no notification for the hidden mention
+
+
+def test_an_edit_reaches_the_list_streams_that_hold_the_status(stack):
+    stack.user("alice")
+    stack.user("bob")
+    stack.call("alice", "POST", f"/api/v1/accounts/{stack.ids['bob']}/follow")
+    listed = stack.call("alice", "POST", "/api/v1/lists", data={"title": "pals"})
+    stack.call("alice", "POST", f"/api/v1/lists/{listed['id']}/accounts",
+               data={"account_ids[]": stack.ids["bob"]})
+    stack.call("alice", "GET", "/api/v1/timelines/home")  # an active user's lists are fed
+    stack.drain()
+    headers = {"Authorization": f"Bearer {stack.tokens['alice']}"}
+    with connect(stack.url(f"?stream=list&list={listed['id']}"),
+                 additional_headers=headers) as ws:
+        posted = stack.call("bob", "POST", "/api/v1/statuses", data={"status": "first take"})
+        stack.drain()
+        [update] = frames(ws, 1)
+        assert update["stream"] == ["list", listed["id"]] and update["event"] == "update"
+        stack.call("bob", "PUT", f"/api/v1/statuses/{posted['id']}",
+                   data={"status": "second take"})
+        stack.drain()
+        [edited] = frames(ws, 1)
+        assert edited["stream"] == ["list", listed["id"]]
+        assert edited["event"] == "status.update"
+        payload = json.loads(edited["payload"])
+        assert payload["id"] == posted["id"] and "second take" in payload["content"]

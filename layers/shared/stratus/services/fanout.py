@@ -105,7 +105,7 @@ def _enqueue(*messages: jobs.Job) -> None:
     queues.send(queues.url("fanout"), [m.to_dict() for m in messages])
 
 
-def _author_lists(author: str) -> tuple[list[dict[str, Any]], list[str]]:
+def author_lists(author: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The lists an author is in ({"id", "owner_id", "replies_policy"}), and the owners of the
     exclusive ones among them (their home skips the author)."""
     memberships: list[dict[str, Any]] = []
@@ -131,7 +131,7 @@ def fan_out(job: jobs.FanOut) -> int:
     receivers, cursor = feeds.followers_page(author, job.after, FOLLOWERS_PAGE)
     if job.after is None:
         receivers = [author, *receivers]
-        targets, exclusive = _author_lists(author)
+        targets, exclusive = author_lists(author)
         list_jobs = [jobs.DeliverToLists(event_id=job.event_id, status=job.status,
                                          removal=job.removal, lists=targets[i:i + BATCH])
                      for i in range(0, len(targets), BATCH)]

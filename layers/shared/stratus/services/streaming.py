@@ -40,7 +40,8 @@ from ..repo import keys
 from ..repo import lists as lists_repo
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import conversations, filters, identity, notifications, relationships, status_views
+from . import (conversations, fanout, filters, identity, notifications, relationships,
+               status_views)
 
 PUBLIC = ("public", "public:media", "public:local", "public:local:media", "public:remote",
           "public:remote:media")
@@ -366,7 +367,7 @@ def stream_status(job: jobs.StreamStatus) -> int:
         if rendered:
             posted += _post_all(_public_messages(job.event, item, rendered[0], subscribers))
     if job.event == "status.update" and item is not None:
-        posted += _edit_to_homes(item)
+        posted += _edit_to_homes(item) + _edit_to_lists(item)
     return posted
 
 
@@ -411,6 +412,28 @@ def _edit_to_homes(item: dict[str, Any]) -> int:
                                    "user")
         if after is None:
             return posted
+
+
+def _edit_to_lists(item: dict[str, Any]) -> int:
+    """status.update on the list streams of lists that hold the status (the author's lists
+    whose owner is listening to that list), as Mastodon's fan-out of an edit does."""
+    targets, _ = fanout.author_lists(item["account_id"])
+    if not targets:
+        return 0
+    listening = connections.account_listeners(sorted({t["owner_id"] for t in targets}))
+    wanted = [t for t in targets
+              if listening.get(t["owner_id"], {}).get(keys.stream_key("list", t["id"]))]
+    if not wanted:
+        return 0
+    holding = feeds.present([(keys.list_feed(t["id"]), item["id"]) for t in wanted],
+                            markers=False)
+    posted = 0
+    for listed in wanted:
+        if (keys.list_feed(listed["id"]), item["id"]) in holding:
+            stream = keys.stream_key("list", listed["id"])
+            posted += _to_accounts("status.update", item,
+                                   {listed["owner_id"]: listening[listed["owner_id"]]}, stream)
+    return posted
 
 
 def _to_accounts(event: str, item: dict[str, Any], listening: dict[str, dict[str, set[str]]],
