@@ -71,3 +71,21 @@ def follow_edge(follower_id: str, followed_id: str, created_at: str | None = Non
 
     base.put(relationships.follow_item(ids.new_id(), follower_id, followed_id, FollowOptions(),
                                        created_at=created_at))
+
+
+def mastodon_py_users(base_url: str, *names: str, app: str = "test client") -> list:
+    """Mastodon.py clients signed in as new users `names` (password grant, one app), as a
+    client test starts."""
+    from mastodon import Mastodon
+
+    scopes = ["read", "write", "follow"]
+    for name in names:
+        make_user(name, f"{name}@example.org", f"{name} password long")
+    client_id, secret = Mastodon.create_app(app, api_base_url=base_url, scopes=scopes)
+    clients = []
+    for name in names:
+        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base_url)
+        api.log_in(f"{name}@example.org", f"{name} password long", scopes=scopes,
+                   allow_http=True)
+        clients.append(api)
+    return clients

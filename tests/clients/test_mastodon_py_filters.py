@@ -4,26 +4,12 @@ and deleting keywords in one call, keywords and status filters), the v1 view of 
 
 from __future__ import annotations
 
-from mastodon import Mastodon
 
-from tests.rig import make_user
-
-SCOPES = ["read", "write", "follow"]
-
+from tests.rig import mastodon_py_users
 
 def test_filters_with_mastodon_py(live_server):
     base = live_server.base_url
-    for name in ("ann", "ben"):
-        make_user(name, f"{name}@example.org", f"{name} password long")
-    client_id, secret = Mastodon.create_app("filters test", api_base_url=base, scopes=SCOPES)
-
-    def login(name):
-        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
-        api.log_in(f"{name}@example.org", f"{name} password long", scopes=SCOPES,
-                   allow_http=True)
-        return api
-
-    ann, ben = login("ann"), login("ben")
+    ann, ben = mastodon_py_users(base, "ann", "ben", app="filters test")
     created = ann.create_filter_v2("pets", ["public", "thread"], "warn", keywords_attributes=[
         {"keyword": "cat", "whole_word": True}, {"keyword": "dog", "whole_word": False}])
     assert created.title == "pets" and created.expires_at is None

@@ -4,26 +4,12 @@ block, mute with a duration, domain blocks, endorsements."""
 
 from __future__ import annotations
 
-from mastodon import Mastodon
 
-from tests.rig import make_user
-
-SCOPES = ["read", "write", "follow"]
-
+from tests.rig import mastodon_py_users
 
 def test_the_graph_with_mastodon_py(live_server):
     base = live_server.base_url
-    for name in ("ann", "ben", "cat"):
-        make_user(name, f"{name}@example.org", f"{name} password long")
-    client_id, secret = Mastodon.create_app("graph test", api_base_url=base, scopes=SCOPES)
-
-    def login(name):
-        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
-        api.log_in(f"{name}@example.org", f"{name} password long", scopes=SCOPES,
-                   allow_http=True)
-        return api
-
-    ann, ben, cat = login("ann"), login("ben"), login("cat")
+    ann, ben, cat = mastodon_py_users(base, "ann", "ben", "cat", app="graph test")
     ann_id, ben_id, cat_id = ann.me().id, ben.me().id, cat.me().id
 
     followed = ann.account_follow(ben_id, reblogs=False, notify=True)

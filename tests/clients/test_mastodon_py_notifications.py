@@ -4,26 +4,15 @@ notification policy and requests, dismissing and clearing."""
 
 from __future__ import annotations
 
-from mastodon import Mastodon
 
-from tests.rig import make_user
+from tests.rig import mastodon_py_users
 
 
 def test_notifications_with_mastodon_py(live_server):
     base = live_server.base_url
     drain = live_server.pipeline.drain
-    for name in ("writer", "fan", "pal", "stranger"):
-        make_user(name, f"{name}@example.org", f"{name} password")
-    client_id, secret = Mastodon.create_app("notifications test", api_base_url=base,
-                                            scopes=["read", "write", "follow"])
-
-    def login(name):
-        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
-        api.log_in(f"{name}@example.org", f"{name} password",
-                   scopes=["read", "write", "follow"], allow_http=True)
-        return api
-
-    writer, fan, pal, stranger = (login(n) for n in ("writer", "fan", "pal", "stranger"))
+    writer, fan, pal, stranger = mastodon_py_users(base, "writer", "fan", "pal", "stranger",
+                                                   app="notifications test")
     status = writer.status_post("Clouds are nice")
     fan.status_favourite(status)
     pal.status_favourite(status)

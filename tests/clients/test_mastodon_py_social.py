@@ -9,28 +9,14 @@ notifications API is not on this branch yet. The records are what that API will 
 
 from __future__ import annotations
 
-from mastodon import Mastodon
 
 from stratus.repo import effects
-from tests.rig import make_user
-
-SCOPES = ["read", "write", "follow"]
-
+from tests.rig import mastodon_py_users
 
 def test_three_people_follow_post_reply_boost_mute_and_block(live_server):
     base = live_server.base_url
     drain = live_server.pipeline.drain
-    for name in ("ann", "ben", "cat"):
-        make_user(name, f"{name}@example.org", f"{name} password long")
-    client_id, secret = Mastodon.create_app("social test", api_base_url=base, scopes=SCOPES)
-
-    def login(name):
-        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
-        api.log_in(f"{name}@example.org", f"{name} password long", scopes=SCOPES,
-                   allow_http=True)
-        return api
-
-    ann, ben, cat = login("ann"), login("ben"), login("cat")
+    ann, ben, cat = mastodon_py_users(base, "ann", "ben", "cat", app="social test")
     people = {"ann": ann, "ben": ben, "cat": cat}
     ids = {name: api.me().id for name, api in people.items()}
 

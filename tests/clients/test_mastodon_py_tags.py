@@ -3,26 +3,12 @@ of direct statuses (list, page on through the Link header, mark read) and the li
 
 from __future__ import annotations
 
-from mastodon import Mastodon
 
-from tests.rig import make_user
-
-SCOPES = ["read", "write", "follow"]
-
+from tests.rig import mastodon_py_users
 
 def test_tags_conversations_and_links_with_mastodon_py(live_server):
     base = live_server.base_url
-    for name in ("ann", "ben"):
-        make_user(name, f"{name}@example.org", f"{name} password long")
-    client_id, secret = Mastodon.create_app("social test", api_base_url=base, scopes=SCOPES)
-
-    def login(name):
-        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
-        api.log_in(f"{name}@example.org", f"{name} password long", scopes=SCOPES,
-                   allow_http=True)
-        return api
-
-    ann, ben = login("ann"), login("ben")
+    ann, ben = mastodon_py_users(base, "ann", "ben", app="social test")
 
     assert ann.tag("Caturday").following is False
     assert ann.tag_follow("Caturday").following is True

@@ -8,9 +8,9 @@ from __future__ import annotations
 import threading
 
 import httpx
-from mastodon import Mastodon, StreamListener
+from mastodon import StreamListener
 
-from tests.rig import make_user
+from tests.rig import mastodon_py_users
 
 WAIT = 15
 
@@ -42,18 +42,7 @@ class Recorder(StreamListener):
 
 def test_mastodon_py_streams_user_and_public_over_sse(live_server):
     base = live_server.base_url
-    for name in ("reader", "poster"):
-        make_user(name, f"{name}@example.org", f"{name} password")
-    client_id, secret = Mastodon.create_app("streaming test", api_base_url=base,
-                                            scopes=["read", "write", "follow"])
-
-    def login(name):
-        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
-        api.log_in(f"{name}@example.org", f"{name} password",
-                   scopes=["read", "write", "follow"], allow_http=True)
-        return api
-
-    reader, poster = login("reader"), login("poster")
+    reader, poster = mastodon_py_users(base, "reader", "poster", app="streaming test")
     assert reader.stream_healthy()
     assert httpx.get(base + "/api/v1/streaming/health").text == "OK"
     reader.account_follow(poster.me().id)
@@ -110,18 +99,7 @@ def test_mastodon_py_streams_over_a_websocket(live_server):
     """Mastodon.py's WebSocket transport: one connection (token in the Authorization header),
     `subscribe` messages for user and public, update, notification and filters_changed."""
     base = live_server.base_url
-    for name in ("wsreader", "wsposter"):
-        make_user(name, f"{name}@example.org", f"{name} password")
-    client_id, secret = Mastodon.create_app("websocket test", api_base_url=base,
-                                            scopes=["read", "write", "follow"])
-
-    def login(name):
-        api = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
-        api.log_in(f"{name}@example.org", f"{name} password",
-                   scopes=["read", "write", "follow"], allow_http=True)
-        return api
-
-    reader, poster = login("wsreader"), login("wsposter")
+    reader, poster = mastodon_py_users(base, "wsreader", "wsposter", app="websocket test")
     reader.account_follow(poster.me().id)
     reader.timeline_home()
     live_server.pipeline.drain()
