@@ -253,7 +253,10 @@ def serve(workdir: Path, port: int) -> None:
 def _announce(server: Any, workdir: Path, seeded: dict[str, Any]) -> None:
     while not server.started:
         time.sleep(0.05)
-    (workdir / "ready.json").write_text(json.dumps(seeded))
+    # Written whole, then renamed: the parent waits for the file to exist and reads it at
+    # once, so it must never see it half-written.
+    (workdir / "ready.json.tmp").write_text(json.dumps(seeded))
+    (workdir / "ready.json.tmp").replace(workdir / "ready.json")
 
 
 # --- hand-made hostile input, on every route of the route table ------------------------------
