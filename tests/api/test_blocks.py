@@ -278,3 +278,15 @@ def test_user_domain_blocks(client, people):
         response = client.post(url, headers=tokens["alice"], data=bad)
         assert response.status_code == 422, bad
     assert client.get(url, headers=tokens["bob"]).json() == []
+
+
+def test_a_mute_duration_past_any_date_is_refused(client, people):
+    """Found by `make fuzz` on filters' expires_in: seconds beyond year 9999 overflowed (500)."""
+    ids_, tokens = people
+    response = client.post(f"/api/v1/accounts/{ids_['bob']}/mute", headers=tokens["alice"],
+                           data={"duration": str(10 ** 30)})
+    assert response.status_code == 422
+    assert response.json()["error"] == "Validation failed: Duration is invalid"
+    relationship = client.get("/api/v1/accounts/relationships", headers=tokens["alice"],
+                              params={"id[]": ids_["bob"]}).json()[0]
+    assert relationship["muting"] is False  # nothing half-written

@@ -300,3 +300,16 @@ def test_v1_filters_are_v2_keywords(client, people, entity):
     missing = client.post("/api/v1/filters", headers=alice, data={"context[]": ["home"]})
     assert (missing.status_code, missing.json()["error"]) == \
         (422, "Validation failed: Title can't be blank")
+
+
+def test_an_expiry_past_any_date_is_refused_not_a_server_error(client, people):
+    """`make fuzz` found POST /api/v1/filters with a huge expires_in answering 500."""
+    _, tokens = people
+    for path, body in (("/api/v2/filters", {"title": "t", "context": ["home"]}),
+                       ("/api/v1/filters", {"phrase": "t", "context": ["home"]})):
+        for seconds in (10 ** 30, -(10 ** 30)):
+            response = client.post(path, headers=tokens["alice"],
+                                   json={**body, "expires_in": seconds})
+            assert response.status_code == 422, response.text
+            assert response.json()["error"] == "Validation failed: Expires in is invalid"
+    assert client.get("/api/v2/filters", headers=tokens["alice"]).json() == []

@@ -9,6 +9,15 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def after(seconds: int) -> datetime | None:
+    """`seconds` from now (negative: ago), or None past what a datetime holds (year 1 to
+    9999): a client's `expires_in` or `duration` is any integer it likes."""
+    try:
+        return now() + timedelta(seconds=seconds)
+    except OverflowError:
+        return None
+
+
 def iso(moment: datetime) -> str:
     """ISO 8601 with milliseconds and Z, as Mastodon renders datetimes."""
     moment = moment.astimezone(UTC)

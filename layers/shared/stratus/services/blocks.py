@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import encodings.idna
 import re
-from datetime import timedelta
 from typing import Any
 
 from .. import clock, ids
@@ -75,7 +74,10 @@ def mute(viewer: Viewer, target_id: str, params: dict[str, Any]) -> dict[str, An
         return target.entity()
     seconds = _duration(params.get("duration"))
     # Whole seconds: the expiry is also the item's `ttl`, which DynamoDB keeps in seconds.
-    ends = (clock.now() + timedelta(seconds=seconds)).replace(microsecond=0) if seconds else None
+    ends = clock.after(seconds) if seconds else None
+    if seconds and ends is None:
+        raise ValidationFailed({"duration": [("ERR_INVALID", "is invalid")]})
+    ends = ends.replace(microsecond=0) if ends else None
     value = Mute(notifications=flag(params.get("notifications"), True),
                  expires_at=clock.iso(ends) if ends else None)
     existing = repo.get(keys.mute(me, target.id))

@@ -10,7 +10,6 @@ successful change is one transaction with one bump of the account's filters revi
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 from typing import Any
 
 from .. import clock, ids
@@ -79,7 +78,10 @@ def _expires_at(value: Any) -> str | None:
     else:
         found = re.match(r"\s*([+-]?\d+)", str(value))
         seconds = int(found.group(1)) if found else 0
-    return clock.iso(clock.now() + timedelta(seconds=seconds))
+    moment = clock.after(seconds)
+    if moment is None:
+        raise ValidationFailed({"expires_in": [("ERR_INVALID", "is invalid")]})
+    return clock.iso(moment)
 
 
 def _contexts(value: Any) -> list[str]:
