@@ -10,18 +10,20 @@ def now() -> datetime:
 
 
 def after(seconds: int) -> datetime | None:
-    """`seconds` from now (negative: ago), or None past what a datetime holds (year 1 to
-    9999): a client's `expires_in` or `duration` is any integer it likes."""
+    """`seconds` from now (negative: ago), or None outside 1970–9999: a client's `expires_in`
+    or `duration` is any integer it likes, and a stored time must stay a valid timestamp."""
     try:
-        return now() + timedelta(seconds=seconds)
+        moment = now() + timedelta(seconds=seconds)
     except OverflowError:
         return None
+    return moment if 1970 <= moment.year <= 9999 else None
 
 
 def iso(moment: datetime) -> str:
     """ISO 8601 with milliseconds and Z, as Mastodon renders datetimes."""
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    moment = moment.astimezone(UTC)  # the year zero-padded: strftime's %Y gives "604"
+    return f"{moment.year:04d}" + moment.strftime("-%m-%dT%H:%M:%S.") + \
+        f"{moment.microsecond // 1000:03d}Z"
 
 
 def parse_iso(text: str) -> datetime:
