@@ -162,3 +162,42 @@ def test_revocation_closes_only_that_tokens_connections(runtime, alice):
                                                   token_id="1")) == 1
     assert connections.get("sse:a") is None and connections.get("sse:b") is not None
     assert streaming.sse_pending("sse:a") is None  # the SSE response ends
+
+
+def test_an_event_for_many_recipients_reads_what_they_share_once(runtime):
+    """Rendering one status for each recipient of a stream event: the author's and mentioned
+    accounts, media and emoji are read once for all of them; only each recipient's own edges
+    and filters are read per recipient."""
+    from stratus.repo.client import dynamodb
+    from stratus.repo import statuses as statuses_repo
+    from stratus.services import identity, statuses, status_views
+
+    author = make_user("author")
+    readers = [make_user(f"reader{i}") for i in range(4)]
+    posted = statuses.create(identity.viewer_for_account(author),
+                             {"status": "hello @reader0 @reader1"})
+    item = statuses_repo.get(posted)
+    calls: list[str] = []
+
+    def count(model=None, **_):
+        calls.append(model.name)
+
+    client = dynamodb()
+    client.meta.events.register("before-parameter-build.dynamodb", count)
+    try:
+        alone = []
+        for reader in readers:
+            calls.clear()
+            [entity] = status_views.render([item], reader)
+            alone.append(len(calls))
+        shared: status_views.Shared = {}
+        together = []
+        for reader in readers:
+            calls.clear()
+            [entity] = status_views.render([item], reader, shared=shared)
+            assert entity["id"] == posted and len(entity["mentions"]) == 2
+            together.append(len(calls))
+    finally:
+        client.meta.events.unregister("before-parameter-build.dynamodb", count)
+    assert together[0] == alone[0]  # the first recipient reads everything
+    assert all(n == together[1] < alone[0] for n in together[1:])  # the rest: their own only

@@ -10,6 +10,7 @@ filters are compiled for no context (statuses are marked, never removed)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import clock
@@ -39,35 +40,54 @@ def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             if not e.get("disabled")}
 
 
+Shared = dict[tuple[Any, ...], Any]
+
+
+def _once(shared: Shared | None, key: tuple[Any, ...], load: Callable[[], Any]) -> Any:
+    """`load()`, or what it gave before for the same key when renders share their reads."""
+    if shared is None:
+        return load()
+    if key not in shared:
+        shared[key] = load()
+    return shared[key]
+
+
 def render(items: list[dict[str, Any]], viewer_id: str | None,
            pending: dict[str, dict[str, int]] | None = None,
            relations: relationships.Loader | None = None,
-           matcher: filters.Matcher | None = None) -> list[dict[str, Any]]:
+           matcher: filters.Matcher | None = None,
+           shared: Shared | None = None) -> list[dict[str, Any]]:
     """Entities for `items` (status items with `stats`), in order, dropping broken ones and
     those the viewer's filters hide. `pending`: counter changes of the viewer's own that the
     stream has yet to apply. `relations`: the request's relationship loader (what it knows is
-    not read again). `matcher`: the request's compiled filters."""
+    not read again). `matcher`: the request's compiled filters. `shared`: a dict kept across
+    renders of the same statuses for several viewers (a stream event to each recipient): what
+    does not depend on the viewer (originals, accounts, media, custom emoji) is read once."""
     if not items:
         return []
     originals_wanted = [i["reblog_of_id"] for i in items if i.get("reblog_of_id")]
-    originals = repo.get_many(originals_wanted) if originals_wanted else {}
+    originals = _once(shared, ("originals", *originals_wanted),
+                      lambda: repo.get_many(originals_wanted)) if originals_wanted else {}
     # The one visibility policy guards what is embedded too: a boost of a status the viewer
     # may not see is not shown (whatever the boost's own visibility says).
     if originals:
         view = (relations or relationships.loader(viewer_id)).statuses(originals.values())
         originals = {o["id"]: o for o in visibility.filter_visible(originals.values(), view)}
     everything = list(items) + list(originals.values())
-    accounts = load_accounts([s["account_id"] for s in everything] +
-                             [m for s in everything for m in s.get("mention_ids", [])])
-    media = repo.get_media([m for s in everything for m in s.get("media_ids", [])]) \
-        if any(s.get("media_ids") for s in everything) else {}
+    account_ids = [s["account_id"] for s in everything] + \
+        [m for s in everything for m in s.get("mention_ids", [])]
+    accounts = _once(shared, ("accounts", *account_ids), lambda: load_accounts(account_ids))
+    media_ids = [m for s in everything for m in s.get("media_ids", [])]
+    media = _once(shared, ("media", *media_ids), lambda: repo.get_media(media_ids)) \
+        if media_ids else {}
     poll_ids = [s["poll_id"] for s in everything if s.get("poll_id")]
     polls, votes = repo.get_polls_and_votes(poll_ids, viewer_id) if poll_ids else ({}, {})
     edges = repo.viewer_edges(viewer_id, everything) if viewer_id else ViewerEdges()
     for status_id, counters in (pending or {}).items():
         for counter, delta in counters.items():
             edges.expect(status_id, counter, delta)
-    emojis = _emoji_map(everything)
+    emojis = _once(shared, ("emojis", *(s["id"] for s in everything)),
+                   lambda: _emoji_map(everything))
     now = clock.now()
 
     def one(item: dict[str, Any], reblog: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -33,15 +33,12 @@ from .. import ids
 from ..auth import scopes as scope_rules
 from ..domain.relationships import Relationships
 from ..jobs import messages as jobs
-from ..repo import connections
+from ..repo import connections, feeds, keys
 from ..repo import conversations as conversations_repo
-from ..repo import feeds
-from ..repo import keys
 from ..repo import lists as lists_repo
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import (conversations, fanout, filters, identity, notifications, relationships,
-               status_views)
+from . import conversations, fanout, filters, identity, notifications, relationships, status_views
 
 PUBLIC = ("public", "public:media", "public:local", "public:local:media", "public:remote",
           "public:remote:media")
@@ -438,8 +435,10 @@ def _edit_to_lists(item: dict[str, Any]) -> int:
 
 def _to_accounts(event: str, item: dict[str, Any], listening: dict[str, dict[str, set[str]]],
                  key: str, context: str = "home") -> int:
-    """Render `item` for each listening account and post it on their `key` stream."""
+    """Render `item` for each listening account and post it on their `key` stream (what
+    does not depend on the recipient is read once for all of them)."""
     messages = []
+    shared: status_views.Shared = {}
     for account, streams in listening.items():
         targets = streams.get(key) or set()
         if not targets:
@@ -447,7 +446,8 @@ def _to_accounts(event: str, item: dict[str, Any], listening: dict[str, dict[str
         # Rendered for the recipient with their filters for the context: `hide` keeps it
         # from them, `warn`/`blur` mark it.
         rendered = status_views.render([item], account,
-                                       matcher=filters.compiled(account, context))
+                                       matcher=filters.compiled(account, context),
+                                       shared=shared)
         if not rendered:
             continue
         prepared = rendered[0]
