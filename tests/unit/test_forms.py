@@ -8,7 +8,7 @@ from starlette.testclient import TestClient
 
 from stratus.http.app import create_app
 from stratus.http.forms import nest, request_params
-from stratus.params import flag, truthy
+from stratus.params import flag, to_i, truthy
 
 
 def test_nesting_arrays_and_hashes():
@@ -87,3 +87,12 @@ def test_unreadable_path_parameters_are_422():
     response = TestClient(create_app([router])).get("/items/abc")
     assert response.status_code == 422
     assert response.json()["error"].startswith("Validation failed: number ")
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("3600", 3600), (" 42abc", 42), ("-5", -5), ("+7", 7), ("abc", 0), ("", 0), (None, 0),
+    (12, 12), (1.9, 1), (float("inf"), 0), (float("nan"), 0), (True, 1), (["1"], 0),
+    ("١٢", 0),  # Ruby's to_i reads ASCII digits only
+])
+def test_to_i_reads_numbers_as_rails_does(value, expected):
+    assert to_i(value) == expected

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from .ids import is_id
@@ -28,6 +30,17 @@ def flag(value: Any, default: bool = False) -> bool:
     """A boolean parameter with a default for when it is absent or blank."""
     result = truthy(value)
     return default if result is None else result
+
+
+def to_i(value: Any) -> int:
+    """Ruby's `to_i` on a parameter: a number as given (truncated), a string's leading integer,
+    anything else 0 (`expires_in`, `duration` and the like)."""
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else 0
+    if isinstance(value, int):  # bool too: true is 1
+        return int(value)
+    found = re.match(r"\s*([+-]?[0-9]+)", value) if isinstance(value, str) else None
+    return int(found.group(1)) if found else 0
 
 
 def indexed_values(raw: dict[Any, Any]) -> list[Any]:

@@ -19,7 +19,7 @@ from ..domain.relationships import Mute
 from ..domain.viewer import Viewer
 from ..errors import ValidationFailed
 from ..paging import Budget, Page, fill_page
-from ..params import flag
+from ..params import flag, to_i
 from ..repo import base, keys
 from ..repo import relationships as repo
 from . import accounts as accounts_service
@@ -61,8 +61,7 @@ def unblock(viewer: Viewer, target_id: str) -> dict[str, Any]:
 
 def _duration(raw: Any) -> int:
     """`duration` in seconds (Rails' `to_i`: anything unreadable is 0 = no end)."""
-    match = re.match(r"\s*([+-]?\d+)", str(raw)) if raw is not None else None
-    return max(int(match.group(1)), 0) if match else 0
+    return max(to_i(raw), 0)
 
 
 def mute(viewer: Viewer, target_id: str, params: dict[str, Any]) -> dict[str, Any]:

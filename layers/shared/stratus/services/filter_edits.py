@@ -9,13 +9,12 @@ successful change is one transaction with one bump of the account's filters revi
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .. import clock, ids
 from ..domain.viewer import Viewer
 from ..errors import NotFound, Unprocessable, ValidationFailed
-from ..params import flag, indexed_values
+from ..params import flag, indexed_values, to_i
 from ..repo import filters as repo
 from ..repo import statuses as statuses_repo
 from . import filters
@@ -71,14 +70,7 @@ def _expires_at(value: Any) -> str | None:
     leading digits, else 0)."""
     if _blank(value):
         return None
-    if isinstance(value, bool):
-        seconds = int(value)
-    elif isinstance(value, (int, float)):
-        seconds = int(value)
-    else:
-        found = re.match(r"\s*([+-]?\d+)", str(value))
-        seconds = int(found.group(1)) if found else 0
-    moment = clock.after(seconds)
+    moment = clock.after(to_i(value))
     if moment is None:
         raise ValidationFailed({"expires_in": [("ERR_INVALID", "is invalid")]})
     return clock.iso(moment)
