@@ -196,16 +196,17 @@ class Matcher:
         return hidden, results
 
     def keep(self, statuses: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The statuses not hidden, each with its `filtered` (a boost's original too)."""
+        """The statuses not hidden, each with its `filtered` (a boost's original too): new
+        entities, so one rendered for many viewers (a public stream event) is never changed."""
         kept = []
         for status in statuses:
             hidden, results = self.apply(status)
             if hidden:
                 continue
-            status["filtered"] = results
+            marked = {**status, "filtered": results}
             if status.get("reblog"):
-                status["reblog"]["filtered"] = [dict(r) for r in results]
-            kept.append(status)
+                marked["reblog"] = {**status["reblog"], "filtered": [dict(r) for r in results]}
+            kept.append(marked)
         return kept
 
 

@@ -287,8 +287,7 @@ def for_recipient(status: dict[str, Any], matcher: filters.Matcher) -> dict[str,
     """A status rendered once for everyone (public and hashtag streams), prepared for one
     recipient: their filters for the stream's context mark it (`filtered`) or, with `hide`,
     keep it from them (None). Blocks and mutes are decided before this is called."""
-    copy = {**status, "reblog": dict(status["reblog"])} if status.get("reblog") else dict(status)
-    kept = matcher.keep([copy])
+    kept = matcher.keep([status])
     return kept[0] if kept else None
 
 
