@@ -68,14 +68,6 @@ def of_account(account_id: str) -> list[dict[str, Any]]:
     return list(base.query(partition, sk_prefix=prefix))
 
 
-def follows(pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which (follower, followed) pairs are follows now: one strongly consistent batch read."""
-    if not pairs:
-        return set()
-    found = base.batch_get([keys.follow(a, b) for a, b in pairs], consistent=True)
-    return {(f["account_id"], f["target_id"]) for f in found}
-
-
 def already_sent(notification_id: str, subscription_ids: list[str]) -> set[str]:
     """The subscriptions this notification was pushed to already."""
     if not subscription_ids:

@@ -223,6 +223,15 @@ def following_ids(account_id: str) -> list[str]:
                                                projection="target_id")]
 
 
+def follows_among(pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Which (follower, followed) pairs are follows now (base-table reads: never stale)."""
+    if not pairs:
+        return set()
+    found = base.batch_get([keys.follow(a, b) for a, b in dict.fromkeys(pairs)],
+                           consistent=True)
+    return {(item["account_id"], item["target_id"]) for item in found}
+
+
 def following_among(account_id: str, target_ids: list[str]) -> set[str]:
     """Which of `target_ids` an account follows (base-table reads: never stale)."""
     found = base.batch_get([keys.follow(account_id, t) for t in dict.fromkeys(target_ids)],

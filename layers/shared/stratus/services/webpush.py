@@ -42,6 +42,7 @@ from ..repo import accounts as accounts_repo
 from ..repo import notifications as notifications_repo
 from ..repo import push as repo
 from ..repo import queues
+from ..repo import relationships as relationships_repo
 from ..repo import statuses as statuses_repo
 from . import push as subscriptions
 from . import secrets
@@ -102,7 +103,7 @@ def wanted(subscriptions_: list[dict[str, Any]], job: jobs.PushNotification
     me, sender = job.account_id, job.from_account_id
     needed = {(me, sender) if s.get("policy") == "followed" else (sender, me)
               for s in alerted if s.get("policy") in ("followed", "follower")}
-    follows = repo.follows(sorted(needed))
+    follows = relationships_repo.follows_among(sorted(needed))
     kept = []
     for s in alerted:
         policy = s.get("policy") or "all"
