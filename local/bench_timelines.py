@@ -43,8 +43,10 @@ class Calls:
 
 def _kind(attribute: Any) -> str:
     """`{"S": "ACCT#000…12"}` → `ACCT#`: the kind of a key, for the trail."""
+    from stratus.repo import keys
+
     text = str(next(iter(attribute.values()), "")) if isinstance(attribute, dict) else ""
-    return text.split("#", 1)[0] + "#" if "#" in text else text[:12]
+    return keys.prefix_of(text) if "#" in text else text[:12]
 
 
 def _what(params: dict[str, Any]) -> str:
