@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..config import settings
-from . import base, keys
+from . import base, dedupe, keys
 from .client import client, dynamodb
 
 SSE_PREFIX = "sse:"
@@ -200,13 +200,11 @@ def take_mailbox(connection_id: str) -> list[str]:
 
 def claim(scope: str, job_id: str) -> bool:
     """True the first time a delivery job is seen (redelivered jobs deliver nothing again)."""
-    return base.put({**keys.dedupe(scope, job_id), "type": "dedupe",
-                     "ttl": base.now_epoch() + DEDUPE_SECONDS},
-                    condition="attribute_not_exists(PK)", table_name=_table())
+    return dedupe.claim(scope, job_id, ttl=DEDUPE_SECONDS, table_name=_table())
 
 
 def release(scope: str, job_id: str) -> None:
-    base.delete(keys.dedupe(scope, job_id), table_name=_table())
+    dedupe.release(scope, job_id, table_name=_table())
 
 
 def drop_presence(account_id: str, connection_id: str) -> None:

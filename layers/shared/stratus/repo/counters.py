@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import base, keys
+from . import base, dedupe, keys
 from . import tags as tags_repo
 
 # Counter items, by kind: (kind, id). The instance item has no id; a notification group's head
@@ -71,8 +71,7 @@ def count_once(item_type: str, item: dict[str, Any]) -> base.Op:
 
 def undo_once(event_id: str) -> base.Op:
     """Guard for the removal of a counted item: one sentinel per stream event."""
-    return base.put_new({**keys.dedupe("counters", event_id), "type": "dedupe",
-                         "ttl": base.now_epoch() + DEDUPE_TTL})
+    return dedupe.claim_op("counters", event_id, ttl=DEDUPE_TTL)
 
 
 def guard_identity(op: base.Op) -> tuple[str, str]:

@@ -640,12 +640,6 @@ def push_subscriptions_of(account_id: str) -> tuple[str, str]:
     return account_pk(account_id), PUSH_SUBSCRIPTION
 
 
-def push_sent(notification_id: str, subscription_id: str) -> dict[str, str]:
-    """Once-sentinel: this notification was pushed to this subscription (redelivery sends
-    nothing)."""
-    return dedupe("push", f"{pad(notification_id)}#{pad(subscription_id)}")
-
-
 # --- background jobs ---------------------------------------------------------------------
 def dedupe(scope: str, event_id: str) -> dict[str, str]:
     """A sentinel that makes a redelivered stream/SQS message a no-op."""

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from . import base, keys
+from . import dedupe
 from .client import client
-
-SENT_TTL = 14 * 86400  # SQS keeps a message at most 14 days
 
 
 def send_raw(message: bytes) -> str:
@@ -14,10 +12,9 @@ def send_raw(message: bytes) -> str:
 
 
 def was_sent(job_id: str) -> bool:
-    return base.get(keys.dedupe("mail", job_id), consistent=True) is not None
+    return bool(dedupe.marked("mail", [job_id]))
 
 
 def mark_sent(job_id: str) -> None:
     """Remember a sent job, so that a redelivery of it sends nothing."""
-    base.put({**keys.dedupe("mail", job_id), "type": "dedupe",
-              "ttl": base.now_epoch() + SENT_TTL})
+    dedupe.mark("mail", job_id)

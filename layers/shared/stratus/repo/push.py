@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from . import base, dedupe, keys
 from .client import dynamodb
-
-SENT_TTL = 14 * 86400  # SQS keeps a message at most 14 days
 
 
 def item(subscription: dict[str, Any]) -> dict[str, Any]:
@@ -68,15 +66,15 @@ def of_account(account_id: str) -> list[dict[str, Any]]:
     return list(base.query(partition, sk_prefix=prefix))
 
 
+def _sent_id(notification_id: str, subscription_id: str) -> str:
+    return f"{notification_id}/{subscription_id}"
+
+
 def already_sent(notification_id: str, subscription_ids: list[str]) -> set[str]:
     """The subscriptions this notification was pushed to already."""
-    if not subscription_ids:
-        return set()
-    found = base.batch_get([keys.push_sent(notification_id, s) for s in subscription_ids],
-                           consistent=True)
-    return {f["subscription_id"] for f in found}
+    done = dedupe.marked("push", [_sent_id(notification_id, s) for s in subscription_ids])
+    return {s for s in subscription_ids if _sent_id(notification_id, s) in done}
 
 
 def mark_sent(notification_id: str, subscription_id: str) -> None:
-    base.put({**keys.push_sent(notification_id, subscription_id), "type": "dedupe",
-              "subscription_id": subscription_id, "ttl": base.now_epoch() + SENT_TTL})
+    dedupe.mark("push", _sent_id(notification_id, subscription_id))
