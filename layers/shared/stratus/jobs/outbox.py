@@ -450,11 +450,16 @@ def push_notification(change: Change) -> jobs.Job:
                                  from_account_id=new["from_account_id"])
 
 
+# Destinations that are Step Functions state machines (statemachines/), not queues: the job is
+# the execution's input, started under a name taken from the change (so once per change).
+STATE_MACHINES = ("purge_account", "domain_block")
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout | stream | push
+    queue: str  # counters | mail | effects | media | fanout | stream | push | a STATE_MACHINES name
     job: Callable[[Change], jobs.Job]
 
 
