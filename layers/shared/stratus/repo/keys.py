@@ -87,6 +87,29 @@ def peer(domain: str) -> dict[str, str]:
     return key(PEERS_PK, domain.lower())
 
 
+def after_domain(domain: str) -> str:
+    """The lowest sort key after `domain` in the peers partition (no domain contains `!`, which
+    sorts below every character a domain has)."""
+    return domain.lower() + "!"
+
+
+# The accounts of each remote domain, one item per account (a domain block acts on all of them).
+def domain_accounts_pk(domain: str) -> str:
+    return "DOMACCTS#" + domain.lower()
+
+
+def domain_account(domain: str, account_id: str) -> dict[str, str]:
+    return key(domain_accounts_pk(domain), pad(account_id))
+
+
+def after_id(account_id: str | None) -> str:
+    """The lowest padded-id sort key after `account_id` (the first one when None)."""
+    return pad(int(account_id) + 1) if account_id else pad(0)
+
+
+MAX_SK = "~"
+
+
 # Weekly activity counters (GET /api/v1/instance/activity); the week is its Monday, yyyymmdd.
 ACTIVITY_PK = "INSTANCE#ACTIVITY"
 WEEK_PREFIX = "WEEK#"
