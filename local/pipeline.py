@@ -68,6 +68,7 @@ class ScheduleSource:
     every: int
     next_at: float
     name: str
+    input: dict[str, Any] | None = None  # the rule's constant input replaces the event
 
 
 class Pipeline:
@@ -107,7 +108,8 @@ class Pipeline:
                 every = rate_seconds(expression)
                 self.schedules.append(ScheduleSource(
                     fn.logical_id, every, now if run_schedules_now else now + every,
-                    f"{fn.logical_id}:{expression}"))
+                    f"{fn.logical_id}:{expression}",
+                    json.loads(props["Input"]) if props.get("Input") else None))
 
     # -- DynamoDB stream -> function ---------------------------------------------------------
     def _iterator(self, source: StreamSource, shard: str) -> str:
@@ -290,6 +292,8 @@ class Pipeline:
                          "source": "aws.events", "account": cfn.ACCOUNT,
                          "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                          "region": cfn.REGION, "resources": [schedule.name], "detail": {}}
+                if schedule.input is not None:  # EventBridge sends the target's Input instead
+                    event = schedule.input
                 try:
                     invoke(self.stack, schedule.function, event)
                 except Exception:  # noqa: BLE001

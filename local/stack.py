@@ -105,7 +105,20 @@ class Stack:
             spec = importlib.util.spec_from_file_location(unique, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[unique] = module
-            spec.loader.exec_module(module)
+            # Lambda puts the code directory on sys.path, so a handler imports its sibling
+            # modules by name (`from reports import router`). Every function shares this
+            # process: siblings are imported with the directory on the path, then taken out of
+            # sys.modules, so another function's module of the same name is its own.
+            before = set(sys.modules)
+            sys.path.insert(0, str(fn.code_dir))
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                sys.path.remove(str(fn.code_dir))
+                for name in set(sys.modules) - before:
+                    origin = getattr(sys.modules[name], "__file__", None) or ""
+                    if origin.startswith(str(fn.code_dir) + os.sep):
+                        del sys.modules[name]
             _HANDLERS[logical_id] = getattr(module, attribute)
         return _HANDLERS[logical_id]
 

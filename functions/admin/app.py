@@ -13,6 +13,8 @@ from stratus.paging import page_params
 from stratus.observability import http_handler
 from stratus.services import admin
 
+from trends import router as trends_router
+
 router = APIRouter()
 read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")
 write_accounts = require_permission(Permission.MANAGE_USERS, "admin:write:accounts")
@@ -55,5 +57,5 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
     return {}
 
 
-app = create_app([router], name="admin")
+app = create_app([router, trends_router], name="admin")
 handler = http_handler(app)

@@ -119,7 +119,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
     from functions.workers.stream.handler import HANDLERS as STREAM
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
-                 "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
+                 "mail": {jobs.ConfirmationMail, jobs.TrendsReviewMail}, "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification}}
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
@@ -142,7 +142,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "account_conversation": {"type": "account_conversation", "id": "c",
                                         "account_id": "1"},
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
-               "token": {"type": "token", "id": "7", "account_id": "1"}}
+               "token": {"type": "token", "id": "7", "account_id": "1"},
+               "trends_review": {"type": "trends_review", "id": "12"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

@@ -45,6 +45,14 @@ class ConfirmationMail(Job):
     nonce: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class TrendsReviewMail(Job):
+    """Tell the staff who review trends what awaits them (services/trends.py)."""
+
+    name: ClassVar[str] = "trends_review_mail"
+    review_id: str
+
+
 # --- counters ------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Count(Job):

@@ -90,6 +90,10 @@ def confirmation_mail(change: Change) -> jobs.Job:
                                  nonce=change.new["confirmation_nonce"])
 
 
+def trends_review_mail(change: Change) -> jobs.Job:
+    return jobs.TrendsReviewMail(event_id=change.event_id, review_id=change.new["id"])
+
+
 def active(user: dict[str, Any]) -> bool:
     return bool(user.get("confirmed_at")) and bool(user.get("approved", True))
 
@@ -469,6 +473,8 @@ RULES: tuple[Rule, ...] = (
     Rule("user", confirmation_requested, "mail", confirmation_mail),
     Rule("user", inserted_or_removed, "counters", count),
     Rule("user", became_active, "effects", account_activated),
+    # trends (services/trends.py): a review run mails the staff who review trends
+    Rule("trends_review", inserted, "mail", trends_review_mail),
     # statuses
     Rule("status", inserted_or_removed, "counters", count),
     Rule("status", inserted, "effects", status_created),

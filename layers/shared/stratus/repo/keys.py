@@ -823,3 +823,27 @@ def stream_name(stream_key_: str) -> list[str]:
     """A stream key's name and parameter: `list#5` → ["list", "5"]."""
     name, _, param = stream_key_.partition("#")
     return [name, param] if param else [name]
+
+
+# --- trends (services/trends.py): candidates per kind and day, one record per item that ever
+# scored (max score, review state), and the ranking the public endpoints read. -------------
+def trend_candidate(kind: str, day: str, ident: str) -> dict[str, str]:
+    """An item (tag name, status id, link URL hash) that had activity on a day (`yyyymmdd`)."""
+    return key(trend_candidates_pk(kind, day), ident)
+
+
+def trend_candidates_pk(kind: str, day: str) -> str:
+    return f"TRENDCAND#{kind}#{day}"
+
+
+def trend_record(kind: str, ident: str) -> dict[str, str]:
+    return key("TRENDS#" + kind, "I#" + ident)
+
+
+def trend_ranking(kind: str) -> dict[str, str]:
+    return key("TRENDS#" + kind, "RANKING")
+
+
+def trend_review(review_id: str) -> dict[str, str]:
+    """What one review run put before staff (the mail job reads it)."""
+    return key("TRENDREVIEW#" + review_id, "REVIEW")

@@ -54,6 +54,10 @@ SETTINGS: dict[str, Setting] = {
     "peers_api_enabled": Setting(True, kind="bool", help="serve /api/v1/instance/peers"),
     "activity_api_enabled": Setting(True, kind="bool",
                                     help="serve /api/v1/instance/activity"),
+    # trends (services/trends.py)
+    "trends": Setting(True, kind="bool", help="show trending hashtags, statuses and links"),
+    "trendable_by_default": Setting(False, kind="bool",
+                                    help="let hashtags, statuses and links trend without review"),
     "instant_signups": Setting(False, kind="bool", development_only=True,
                                help="development and test stacks only: API sign-ups are "
                                     "confirmed at once and not rate-limited"),
