@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 from fastapi import APIRouter, Depends, Request, Response
 
 from stratus.auth.deps import Viewer, require_permission
@@ -55,5 +58,16 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
     return {}
 
 
-app = create_app([router], name="admin")
+def _area(name: str) -> APIRouter:
+    """The router of an area's module next to this file (functions/admin/<name>.py), imported
+    by its path: Lambda has this directory on sys.path, the local stack (which imports this
+    file by path too) does not."""
+    path = Path(__file__).with_name(f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"{__name__}.{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.router
+
+
+app = create_app([router, _area("reports")], name="admin")
 handler = http_handler(app)

@@ -450,6 +450,19 @@ def push_notification(change: Change) -> jobs.Job:
                                  from_account_id=new["from_account_id"])
 
 
+# --- reports (reports area): staff hear of a new report ---------------------------------------
+def staff_to_notify(change: Change) -> bool:
+    """A new report that staff are told of (not when another unresolved report against the
+    same account already existed: decided when it was filed, services/reports.py)."""
+    return change.event == "INSERT" and bool(change.new.get("notify_staff"))
+
+
+def report_filed(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.ReportFiled(event_id=change.event_id, report_id=new["id"],
+                            account_id=new["account_id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
@@ -524,6 +537,8 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
+    # reports (services/reports.py): `admin.report` notifications to staff
+    Rule("report", staff_to_notify, "effects", report_filed),
 )
 
 

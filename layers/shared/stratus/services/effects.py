@@ -1,6 +1,6 @@
 """Side effects of status and graph activity, applied by the effects worker from the outbox's
 jobs: hashtag index entries and uses, notification records (mention, reblog, favourite, poll,
-update, follow, follow_request, admin.sign_up) and their removal when the action is undone, the
+update, follow, follow_request, admin.sign_up, admin.report) and their removal when the action is undone, the
 cascade that follows a deleted status, the notifications a block takes away, the work
 notification requests and sweeps leave behind, conversations of direct statuses
 (services/conversations.py) and the link index (services/links.py)."""
@@ -191,6 +191,13 @@ def account_activated(job: jobs.AccountActivated) -> int:
                    job.account_id, job.account_id, None)
 
 
+def report_filed(job: jobs.ReportFiled) -> int:
+    """Staff who may manage reports hear of a new report (Mastodon's `admin.report`; the
+    notification's subject is the report, its account the reporter)."""
+    return _notify(identity.accounts_who_can(Permission.MANAGE_REPORTS), "admin.report",
+                   job.account_id, job.report_id, None)
+
+
 def _in_pages(fetch: Callable[[int], list], apply: Callable[[list], None], job: jobs.Job
               ) -> tuple[int, bool]:
     """Apply `apply` to what `fetch` finds until nothing is left (what was applied is not
@@ -258,6 +265,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.Blocked: blocked,
     jobs.StatusEdited: status_edited,
     jobs.AccountActivated: account_activated,
+    jobs.ReportFiled: report_filed,
     jobs.NotificationRequestClosed: notification_request_closed,
     jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,
