@@ -95,6 +95,8 @@ def file(viewer: Viewer, params: dict[str, Any]) -> tuple[dict[str, Any], dict[s
         raise NotFound()  # Mastodon: an unavailable account cannot be reported
     status_ids = _reported_statuses(viewer, target_id, _id_list(params.get("status_ids")))
     comment = params.get("comment")
+    if isinstance(comment, (int, float)) and not isinstance(comment, bool):
+        comment = str(comment)  # a JSON number, as Rails stores it in a text column
     comment = comment if isinstance(comment, str) else ""
     if len(comment) > COMMENT_LIMIT:
         raise Unprocessable(COMMENT_TOO_LONG)
