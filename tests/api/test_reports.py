@@ -67,7 +67,7 @@ def listed(client, headers, query=""):
     return [r["id"] for r in admin_list(client, headers, query).json()]
 
 
-# --- filing ----------------------------------------------------------------------------------------
+# --- filing ------------------------------------------------------------------------------------
 def test_filing_returns_the_report(client, people, entity):
     ids_, tokens = people
     status = post(client, tokens["bob"], status="buy my stuff")

@@ -1,6 +1,6 @@
 """Side effects of status and graph activity, applied by the effects worker from the outbox's
 jobs: hashtag index entries and uses, notification records (mention, reblog, favourite, poll,
-update, follow, follow_request, admin.sign_up, admin.report) and their removal when the action is undone, the
+update, follow, follow_request, admin.sign_up) and their removal when the action is undone, the
 cascade that follows a deleted status, the notifications a block takes away, the work
 notification requests and sweeps leave behind, conversations of direct statuses
 (services/conversations.py) and the link index (services/links.py)."""
