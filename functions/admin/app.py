@@ -13,6 +13,7 @@ from stratus.paging import page_params
 from stratus.observability import http_handler
 from stratus.services import admin
 
+from reports import router as reports_router
 from trends import router as trends_router
 
 router = APIRouter()
@@ -57,5 +58,7 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
     return {}
 
 
-app = create_app([router, trends_router], name="admin")
+# Each area's routes live in a module next to this file (Lambda has this directory on sys.path;
+# the local stack imports siblings the same way, local/stack.py).
+app = create_app([router, reports_router, trends_router], name="admin")
 handler = http_handler(app)

@@ -180,6 +180,16 @@ class MediaExpired(Job):
     keys: list[str] = field(default_factory=list)
 
 
+# --- reports (effects; reports area) -------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class ReportFiled(Job):
+    """A report was filed: staff who may manage reports are notified (`admin.report`)."""
+
+    name: ClassVar[str] = "report_filed"
+    report_id: str
+    account_id: str  # the reporter
+
+
 # --- the social graph (effects) ------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Followed(Job):

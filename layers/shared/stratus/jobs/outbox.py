@@ -457,6 +457,17 @@ def push_notification(change: Change) -> jobs.Job:
 # Destinations that are Step Functions state machines (statemachines/), not queues: the job is
 # the execution's input, started under a name taken from the change (so once per change).
 STATE_MACHINES = ("purge_account", "domain_block")
+# --- reports (reports area): staff hear of a new report ---------------------------------------
+def staff_to_notify(change: Change) -> bool:
+    """A new report that staff are told of (not when another unresolved report against the
+    same account already existed: decided when it was filed, services/reports.py)."""
+    return change.event == "INSERT" and bool(change.new.get("notify_staff"))
+
+
+def report_filed(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.ReportFiled(event_id=change.event_id, report_id=new["id"],
+                            account_id=new["account_id"])
 
 
 @dataclass(frozen=True)
@@ -535,6 +546,8 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
+    # reports (services/reports.py): `admin.report` notifications to staff
+    Rule("report", staff_to_notify, "effects", report_filed),
 )
 
 

@@ -847,3 +847,32 @@ def trend_ranking(kind: str) -> dict[str, str]:
 def trend_review(review_id: str) -> dict[str, str]:
     """What one review run put before staff (the mail job reads it)."""
     return key("TRENDREVIEW#" + review_id, "REVIEW")
+# --- reports (issue 11, reports area) --------------------------------------------------------
+# A report is one item under its id. Three indexes list reports by state (`open` until
+# resolved), newest first: all of them (GSI1), those filed by an account (GSI2) and those
+# against an account (GSI3). Resolving or reopening moves the item between the partitions.
+REPORT_STATES = ("open", "resolved")
+
+
+def report(report_id: str) -> dict[str, str]:
+    return key("REPORT#" + pad(report_id), "REPORT")
+
+
+def reports_all(state: str) -> str:
+    return "REPORTS#" + state
+
+
+def reports_by(account_id: str, state: str) -> str:
+    return f"REPORTSBY#{pad(account_id)}#{state}"
+
+
+def reports_on(target_id: str, state: str) -> str:
+    return f"REPORTSON#{pad(target_id)}#{state}"
+
+
+def report_index_keys(report_id: str, account_id: str, target_id: str, state: str
+                      ) -> dict[str, str]:
+    sk = pad(report_id)
+    return {"GSI1PK": reports_all(state), "GSI1SK": sk,
+            "GSI2PK": reports_by(account_id, state), "GSI2SK": sk,
+            "GSI3PK": reports_on(target_id, state), "GSI3SK": sk}

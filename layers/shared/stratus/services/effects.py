@@ -199,6 +199,13 @@ def account_activated(job: jobs.AccountActivated) -> int:
                    job.account_id, job.account_id, None)
 
 
+def report_filed(job: jobs.ReportFiled) -> int:
+    """Staff who may manage reports hear of a new report (Mastodon's `admin.report`; the
+    notification's subject is the report, its account the reporter)."""
+    return _notify(identity.accounts_who_can(Permission.MANAGE_REPORTS), "admin.report",
+                   job.account_id, job.report_id, None)
+
+
 def _in_pages(fetch: Callable[[int], list], apply: Callable[[list], None], job: jobs.Job
               ) -> tuple[int, bool]:
     """Apply `apply` to what `fetch` finds until nothing is left (what was applied is not
@@ -266,6 +273,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.Blocked: blocked,
     jobs.StatusEdited: status_edited,
     jobs.AccountActivated: account_activated,
+    jobs.ReportFiled: report_filed,
     jobs.NotificationRequestClosed: notification_request_closed,
     jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,
