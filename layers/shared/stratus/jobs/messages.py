@@ -45,6 +45,14 @@ class ConfirmationMail(Job):
     nonce: str
 
 
+# actions (issue 11): a moderation warning mailed to the user (Mastodon's UserMailer#warning)
+@dataclass(frozen=True, kw_only=True)
+class WarningMail(Job):
+    name: ClassVar[str] = "warning_mail"
+    account_id: str
+    warning_id: str
+
+
 # --- counters ------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Count(Job):

@@ -90,6 +90,13 @@ def confirmation_mail(change: Change) -> jobs.Job:
                                  nonce=change.new["confirmation_nonce"])
 
 
+def warning_mail(change: Change) -> jobs.Job:
+    """actions: a staff action asked to mail its warning (`send_email_notification`)."""
+    return jobs.WarningMail(event_id=change.event_id,
+                            account_id=change.new["target_account_id"],
+                            warning_id=change.new["id"])
+
+
 def active(user: dict[str, Any]) -> bool:
     return bool(user.get("confirmed_at")) and bool(user.get("approved", True))
 
@@ -464,6 +471,9 @@ RULES: tuple[Rule, ...] = (
     Rule("user", confirmation_requested, "mail", confirmation_mail),
     Rule("user", inserted_or_removed, "counters", count),
     Rule("user", became_active, "effects", account_activated),
+    # moderation (actions): a warning that asks for its mail
+    Rule("account_warning", both(inserted, lambda c: bool(c.new.get("email"))), "mail",
+         warning_mail),
     # statuses
     Rule("status", inserted_or_removed, "counters", count),
     Rule("status", inserted, "effects", status_created),

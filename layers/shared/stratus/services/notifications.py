@@ -161,8 +161,9 @@ def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | N
     for item, status in pairs:
         account = accounts.get(item["from_account_id"])
         entity = statuses.get(status["id"]) if status else None
-        if account is None or (status is not None and entity is None):
-            continue
+        if account is None or account.get("suspended") or (status is not None and
+                                                           entity is None):
+            continue  # Mastodon leaves out notifications from suspended accounts
         rendered.append(convert.notification(item, account=account, status=entity))
     return rendered
 
@@ -427,7 +428,8 @@ def _results(viewer: Viewer, candidates: list[_Candidate], wanted: Browse, expan
     statuses = _render_statuses(viewer.account_id, (c.status for c in kept), shown)
     final = []
     for group in groups:
-        group["sample_account_ids"] = [a for a in group["sample_account_ids"] if a in accounts]
+        group["sample_account_ids"] = [a for a in group["sample_account_ids"]
+                                       if a in accounts and not accounts[a].get("suspended")]
         if not group["sample_account_ids"] or (group.get("status_id") is not None and
                                                group["status_id"] not in statuses):
             continue
