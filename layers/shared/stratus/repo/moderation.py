@@ -63,10 +63,15 @@ def delete_purge_request_op(account_id: str) -> base.Op:
 
 
 # --- what a purge walks: each read returns the first `limit` of what is left -----------------
-def status_entries(account_id: str, limit: int) -> list[dict[str, Any]]:
-    """The account's statuses (boosts included), full items."""
+def status_entries(account_id: str, limit: int) -> tuple[int, list[dict[str, Any]]]:
+    """The account's statuses (boosts included): how many index entries were found (an index
+    lags its table: an entry may still name a status just deleted) and the full items."""
     entries = list(base.query(keys.account_statuses(account_id), index="GSI1", limit=limit))
-    return base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
+    return len(entries), base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
+
+
+def get_media(media_ids: list[str]) -> list[dict[str, Any]]:
+    return base.batch_get([keys.media(m) for m in media_ids])
 
 
 KEPT_IN_PARTITION = ("PROFILE", "STATS", "USER", "ADMIN")
