@@ -119,7 +119,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
     from functions.workers.stream.handler import HANDLERS as STREAM
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
-                 "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
+                 "mail": {jobs.ConfirmationMail, jobs.WarningMail},  # actions: warnings
+                 "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification}}
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
@@ -142,7 +143,10 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "account_conversation": {"type": "account_conversation", "id": "c",
                                         "account_id": "1"},
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
-               "token": {"type": "token", "id": "7", "account_id": "1"}}
+               "token": {"type": "token", "id": "7", "account_id": "1"},
+               # actions: a moderation warning that asked for its mail
+               "account_warning": {"type": "account_warning", "id": "4",
+                                   "target_account_id": "1", "email": True}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:
@@ -170,3 +174,12 @@ def test_messages_round_trip_and_poison_is_refused():
     for poison in ('"text"', '{"job": "nope"}', '{"job": "status_removed"}'):
         with pytest.raises(ValueError):
             jobs.decode(poison)
+
+
+def test_a_warning_is_mailed_only_when_asked():  # actions
+    warning = {"type": "account_warning", "id": "4", "target_account_id": "1",
+               "action": "silence", "email": True}
+    assert route(record("INSERT", warning)) == [
+        ("mail", jobs.WarningMail(event_id="e1", account_id="1", warning_id="4"))]
+    assert route(record("INSERT", {**warning, "email": False})) == []
+    assert route(record("REMOVE", old=warning)) == []
