@@ -47,7 +47,7 @@ def post(client, headers, text, **extra):
 
 
 def test_suspend_hides_everything_and_unsuspend_restores_it(client, drain, staff, cast, entity):
-    (ids_, h), (sids, sh) = cast, staff
+    (ids_, h), (_, sh) = cast, staff
     status = post(client, h["target"], "hello world")
     reply = post(client, h["other"], "a reply", in_reply_to_id=status)
     client.post(f"/api/v1/statuses/{reply}/favourite", headers=h["target"])
