@@ -109,3 +109,9 @@ def test_trends_schedule_ranks_from_its_constant_input(runtime):
         {"ranked": {"tags": 0, "statuses": 0}}
     with pytest.raises(ValueError):
         invoke(runtime.stack, "TrendsScheduleFunction", sample("ActivityFunction"))
+
+
+def test_moderation_step_on_an_account_without_a_purge_request_finishes(runtime):
+    # The purge machine's first step: no request stands (or the account was unsuspended).
+    assert invoke(runtime.stack, "ModerationFunction", sample("ModerationFunction")) == {
+        "step": "purge", "account_id": "117657226599751600", "done": True, "purged": False}

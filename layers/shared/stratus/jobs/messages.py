@@ -53,6 +53,14 @@ class TrendsReviewMail(Job):
     review_id: str
 
 
+# actions (issue 11): a moderation warning mailed to the user (Mastodon's UserMailer#warning)
+@dataclass(frozen=True, kw_only=True)
+class WarningMail(Job):
+    name: ClassVar[str] = "warning_mail"
+    account_id: str
+    warning_id: str
+
+
 # --- counters ------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Count(Job):
@@ -485,3 +493,12 @@ class PushNotification(Job):
     notification_id: str
     notification_type: str
     from_account_id: str
+
+
+# --- Step Functions executions (the job is the execution's input) --------------------------
+@dataclass(frozen=True, kw_only=True)
+class PurgeAccount(Job):
+    """Purge a suspended account's data (statemachines/purge_account.asl.json)."""
+
+    name: ClassVar[str] = "purge_account"
+    account_id: str

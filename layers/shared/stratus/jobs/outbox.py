@@ -94,6 +94,13 @@ def trends_review_mail(change: Change) -> jobs.Job:
     return jobs.TrendsReviewMail(event_id=change.event_id, review_id=change.new["id"])
 
 
+def warning_mail(change: Change) -> jobs.Job:
+    """actions: a staff action asked to mail its warning (`send_email_notification`)."""
+    return jobs.WarningMail(event_id=change.event_id,
+                            account_id=change.new["target_account_id"],
+                            warning_id=change.new["id"])
+
+
 def active(user: dict[str, Any]) -> bool:
     return bool(user.get("confirmed_at")) and bool(user.get("approved", True))
 
@@ -470,6 +477,10 @@ def report_filed(change: Change) -> jobs.Job:
                             account_id=new["account_id"])
 
 
+def purge_account(change: Change) -> jobs.Job:
+    return jobs.PurgeAccount(event_id=change.event_id, account_id=change.new["account_id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
@@ -486,6 +497,9 @@ RULES: tuple[Rule, ...] = (
     Rule("user", became_active, "effects", account_activated),
     # trends (services/trends.py): a review run mails the staff who review trends
     Rule("trends_review", inserted, "mail", trends_review_mail),
+    # moderation (actions): a warning that asks for its mail
+    Rule("account_warning", both(inserted, lambda c: bool(c.new.get("email"))), "mail",
+         warning_mail),
     # statuses
     Rule("status", inserted_or_removed, "counters", count),
     Rule("status", inserted, "effects", status_created),
@@ -546,6 +560,8 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
+    # long work as Step Functions executions (statemachines/)
+    Rule("purge_request", inserted, "purge_account", purge_account),
     # reports (services/reports.py): `admin.report` notifications to staff
     Rule("report", staff_to_notify, "effects", report_filed),
 )

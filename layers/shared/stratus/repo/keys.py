@@ -157,6 +157,33 @@ def admin_index_keys(account_id: str, origin: str, status: str) -> dict[str, str
             "GSI3PK": "ADMACCTS", "GSI3SK": sk}
 
 
+# --- moderation (actions): account state memberships, warnings, purge requests ---------------
+ADMIN_FLAG_PREFIX = "ADMIN#"
+
+
+def account_admin_flag(account_id: str, status: str) -> dict[str, str]:
+    """A second staff index entry for a state an account has besides its main status (silenced,
+    sensitized): Mastodon's filters overlap (a silenced account is also active)."""
+    return key(account_pk(account_id), ADMIN_FLAG_PREFIX + status)
+
+
+def admin_flag_index_keys(account_id: str, origin: str, status: str) -> dict[str, str]:
+    return {"GSI1PK": f"ADMACCTS#{origin}#{status}", "GSI1SK": pad(account_id)}
+
+
+WARNING_PREFIX = "WARNING#"
+
+
+def account_warning(account_id: str, warning_id: str) -> dict[str, str]:
+    """Mastodon's AccountWarning (a strike): what staff did to the account, and why."""
+    return key(account_pk(account_id), WARNING_PREFIX + pad(warning_id))
+
+
+def purge_request(account_id: str) -> dict[str, str]:
+    """A staff request to purge an account's data (its insert starts the purge state machine)."""
+    return key("PURGE#" + pad(account_id), "PURGE")
+
+
 def admin_index_partition(origin: str | None, status: str | None) -> tuple[str | None, str]:
     """(index name, partition) for an admin account listing."""
     if origin and status:
@@ -204,7 +231,15 @@ def audit_on(target_type: str, target_id: str) -> str:
 def audit_index_keys(actor_id: str, target_type: str, target_id: str, log_id: str
                      ) -> dict[str, str]:
     return {"GSI1PK": "AUDITBY#" + pad(actor_id), "GSI1SK": pad(log_id),
-            "GSI2PK": audit_on(target_type, target_id), "GSI2SK": pad(log_id)}
+            "GSI2PK": audit_on(target_type, target_id), "GSI2SK": pad(log_id),
+            "GSI3PK": AUDIT_ALL, "GSI3SK": pad(log_id)}  # actions: the whole log, newest first
+
+
+AUDIT_ALL = "AUDITLOG"
+
+
+def audit_by(actor_id: str) -> str:
+    return "AUDITBY#" + pad(actor_id)
 
 
 # --- OAuth -------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ def timeline(viewer_id: str | None, params: dict[str, Any], page: Page
         shown = visibility.without_hidden(linking, relations.statuses(linking))
         return [s for s in status_views.render(shown, viewer_id, relations=relations,
                                                matcher=matcher)
-                if s["account"].get("discoverable") is True]
+                if s["account"].get("discoverable") is True and not s["account"].get("limited")]
 
     filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
                        result_id=lambda s: s["id"])

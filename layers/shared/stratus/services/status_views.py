@@ -26,11 +26,19 @@ from . import filters, relationships
 
 
 def load_accounts(account_ids: list[str]) -> dict[str, dict[str, Any]]:
+    return _load_authors(account_ids)[0]
+
+
+def _load_authors(account_ids: list[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """{id: Account} and the ids of sensitized accounts (moderation state is on the PROFILE
+    items read here: no other read)."""
     found = accounts_repo.get_many(list(dict.fromkeys(account_ids)),
                                    (accounts_repo.PROFILE, accounts_repo.STATS,
                                     accounts_repo.USER))
-    return {aid: accounts_service.render(bundle) for aid, bundle in found.items()
-            if accounts_repo.PROFILE in bundle}
+    present = {aid: bundle for aid, bundle in found.items() if accounts_repo.PROFILE in bundle}
+    return ({aid: accounts_service.render(bundle) for aid, bundle in present.items()},
+            {aid for aid, bundle in present.items()
+             if bundle[accounts_repo.PROFILE].get("sensitized_at")})
 
 
 def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -76,7 +84,8 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
     everything = list(items) + list(originals.values())
     account_ids = [s["account_id"] for s in everything] + \
         [m for s in everything for m in s.get("mention_ids", [])]
-    accounts = _once(shared, ("accounts", *account_ids), lambda: load_accounts(account_ids))
+    accounts, sensitized = _once(shared, ("accounts", *account_ids),
+                                 lambda: _load_authors(account_ids))
     media_ids = [m for s in everything for m in s.get("media_ids", [])]
     media = _once(shared, ("media", *media_ids), lambda: repo.get_media(media_ids)) \
         if media_ids else {}
@@ -92,12 +101,15 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
 
     def one(item: dict[str, Any], reblog: dict[str, Any] | None) -> dict[str, Any] | None:
         account = accounts.get(item["account_id"])
-        if account is None:
-            return None
+        if account is None or account.get("suspended"):
+            return None  # a suspended account's statuses are gone from the API
         poll_entity = None
         if item.get("poll_id") and item["poll_id"] in polls:
             poll_entity = convert.poll(polls[item["poll_id"]], votes.get(item["poll_id"]),
                                        viewer_id=viewer_id, emojis=[], now=now)
+        if item["account_id"] in sensitized and item["account_id"] != viewer_id:
+            # Mastodon's StatusSerializer: others see a sensitized account's posts as sensitive.
+            item = {**item, "sensitive": True}
         return convert.status(
             item, account=account, stats=item.get("stats", {}),
             media=[convert.media_attachment(media[m]) for m in item.get("media_ids", [])
