@@ -121,6 +121,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
                  "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification}}
+    consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
@@ -143,6 +144,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
                                         "account_id": "1"},
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
                "token": {"type": "token", "id": "7", "account_id": "1"}}
+    samples.update({  # cards area: link shares
+        "linked_status": {"type": "linked_status", "url": "https://a.example/",
+                          "status_id": "10", "day": "20250101", "shared": True},
+        "link_use": {"type": "link_use", "url": "https://a.example/", "day": "20250101",
+                     "account_id": "1"}})
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

@@ -22,7 +22,7 @@ from ..jobs.messages import Count
 from ..repo import base
 from ..repo import counters as repo
 from ..repo import tags as tags_repo
-from ..repo.counters import ACCOUNT, GROUP, INSTANCE, REQUEST, STATUS, TAG, WEEK, Target
+from ..repo.counters import ACCOUNT, GROUP, INSTANCE, LINK, REQUEST, STATUS, TAG, WEEK, Target
 from . import notification_groups
 from .tags import use_day
 
@@ -49,6 +49,10 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
     def tag_day(name: str, measure: str, day: str) -> None:
         add((TAG, name), tags_repo.history_attribute(measure, day), 1)
         sets[(TAG, name)] = {"type": "tag_stats", "name": name}
+
+    def link_day(url: str, measure: str, day: str) -> None:
+        add((LINK, url), tags_repo.history_attribute(measure, day), 1)
+        sets[(LINK, url)] = {"type": "link_stats", "url": url}
 
     def week() -> Target:
         created = item.get("created_at")
@@ -100,6 +104,12 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
             add((REQUEST, (recipient, item["from_account_id"])), "notifications_count")
     elif job.item_type == tags_repo.TAG_USE and inserted:
         tag_day(item["tag"], tags_repo.ACCOUNTS, item["day"])  # one more distinct account
+    # Link shares (what link trends rank): a shared link index entry is one use that day, a
+    # `link_use` item one more distinct account; history, never taken back.
+    elif job.item_type == "linked_status" and inserted and item.get("shared"):
+        link_day(item["url"], tags_repo.USES, item["day"])
+    elif job.item_type == "link_use" and inserted:
+        link_day(item["url"], tags_repo.ACCOUNTS, item["day"])
     return adds, sets
 
 
