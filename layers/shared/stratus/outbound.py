@@ -37,6 +37,7 @@ CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 10.0
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 asks parsers to read at least 500 KiB
 ROBOTS_TTL = 3600.0
+ROBOTS_RETRY = 600.0  # an unreachable robots.txt is asked again after ten minutes
 REDIRECTS = (301, 302, 303, 307, 308)
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 
@@ -44,6 +45,10 @@ _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1:
 class Refused(Exception):
     """The fetch was not made, or its answer is not used, by one of the rules above (or the
     remote server did not answer usefully: an error status, a timeout, a reset)."""
+
+
+class TimedOut(Refused):
+    """The job's deadline passed."""
 
 
 def user_agent() -> str:
@@ -62,7 +67,7 @@ class Deadline:
     def left(self) -> float:
         remaining = self.seconds - (time.monotonic() - self.started)
         if remaining <= 0:
-            raise Refused("the fetch took too long")
+            raise TimedOut("the fetch took too long")
         return remaining
 
 
@@ -232,8 +237,12 @@ def _robots_rules(origin: str, deadline: Deadline) -> object:
             rules = Protego.parse(answer.body.decode("utf-8", "replace"))
         else:
             rules = answer.status < 500  # RFC 9309: "unavailable" allows, "unreachable" not
+    except TimedOut:
+        raise
     except Refused:
-        rules = False
+        rules = False  # unreachable: nothing is fetched from the origin for a while
+        _robots[origin] = (time.monotonic() + ROBOTS_RETRY, rules)
+        return rules
     _robots[origin] = (time.monotonic() + ROBOTS_TTL, rules)
     return rules
 
@@ -250,6 +259,8 @@ def _get(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
          types: Iterable[str] | None, robots: bool, ok_only: bool = True) -> Response:
     wanted = tuple(types) if types is not None else None
     for _hop in range(MAX_REDIRECTS + 1):
+        _scheme, host, port, _path, _header = _target(url)
+        resolve(host, port)  # refused before anything is asked of the host, robots.txt too
         if robots and not robots_allow(url, deadline):
             raise Refused("robots.txt disallows it")
         status, headers, body = _request(url, accept=accept, max_bytes=max_bytes,
@@ -273,7 +284,8 @@ def fetch(url: str, *, types: Iterable[str], max_bytes: int, deadline: Deadline,
     """GET `url` under the rules above; a 200 answer of one of `types` (`text/html`, `image/*`,
     `+json` for any JSON suffix), or Refused."""
     wanted = tuple(types)
-    return _get(url, accept=accept or ", ".join(t for t in wanted if not t.startswith("+")),
+    return _get(url, accept=accept or ", ".join(t for t in wanted if not t.startswith("+"))
+                or "*/*",
                 max_bytes=max_bytes, deadline=deadline, types=wanted, robots=True)
 
 

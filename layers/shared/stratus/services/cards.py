@@ -42,8 +42,8 @@ HTML_MAX_BYTES = 1024 * 1024  # Mastodon's body_with_limit
 OEMBED_MAX_BYTES = 1024 * 1024
 IMAGE_MAX_BYTES = 5 * 1024 * 1024
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
-IMAGE_PIXELS = 640 * 640  # Mastodon stores card images within 640×640
-JSON_TYPES = ("application/json", "text/json", "+json")
+IMAGE_BOX = 640  # Mastodon stores card images within 640×640 (`640x640>`)
+JSON_TYPES = ("application/json", "text/json", "+json", "+oembed")
 BLURHASH_COMPONENTS = (4, 4)  # PreviewCard's blurhash options
 
 
@@ -122,12 +122,19 @@ def _blurhash(still: Any) -> str:
                            components_y=BLURHASH_COMPONENTS[1])
 
 
+def _within_box(probe: images.Probe) -> int:
+    """The pixel count that scales an image into the box (the pipeline bounds by area)."""
+    scale = min(1.0, IMAGE_BOX / max(probe.width, 1), IMAGE_BOX / max(probe.height, 1))
+    return int(probe.width * probe.height * scale * scale) + 1
+
+
 def _image(image_url: str, url: str, deadline: outbound.Deadline) -> dict[str, Any]:
     """The card's image, re-encoded and stored: its key, size and blurhash ({} if none)."""
     try:
         got = outbound.fetch(image_url, types=IMAGE_TYPES, max_bytes=IMAGE_MAX_BYTES,
                              deadline=deadline)
-        encoded = images.normalize(got.body, IMAGE_TYPES, max_pixels=IMAGE_PIXELS)
+        encoded = images.normalize(got.body, IMAGE_TYPES,
+                                   max_pixels=_within_box(images.probe(got.body, IMAGE_TYPES)))
     except (outbound.Refused, images.Refused) as exc:
         logger.info("no preview card image", extra={"url": url, "reason": str(exc)})
         return {}
