@@ -56,6 +56,14 @@ def test_only_loopback_is_relaxed_outside_production():
     assert not outbound.allowed_address("169.254.169.254", production=False)
 
 
+def test_the_test_stack_asks_nothing_of_the_network(env, monkeypatch):
+    looked_up = []
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", lambda *a, **k: looked_up.append(a))
+    with pytest.raises(outbound.Refused, match="loopback"):
+        outbound.resolve("example.com", 443)
+    assert looked_up == []
+
+
 def test_a_host_with_any_private_address_is_refused(production, monkeypatch):
     answers = [(2, 1, 6, "", ("93.184.215.14", 80)), (2, 1, 6, "", ("10.0.0.7", 80))]
     monkeypatch.setattr(outbound.socket, "getaddrinfo", lambda *a, **k: answers)

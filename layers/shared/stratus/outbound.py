@@ -16,8 +16,8 @@ rules (docs/security.md, "Outbound requests"):
   unreachable one nothing), read once per origin per warm process for an hour;
 - requests say who makes them, as Mastodon's do (`User-Agent`).
 
-Stacks that are not production (the local stack and the tests) may also reach loopback
-addresses, so tests can serve pages from a local HTTP server; nothing else is relaxed.
+Stacks that are not production may also reach loopback addresses, so tests can serve pages from
+a local HTTP server; nothing else is relaxed. The test stack reaches loopback only.
 """
 
 from __future__ import annotations
@@ -112,6 +112,15 @@ def _is_loopback(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return ip.is_loopback
 
 
+def _loopback_name(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return _is_loopback(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        return False
+
+
 def allowed_address(address: str, *, production: bool) -> bool:
     """Whether a connection may go to `address` (loopback too outside production)."""
     try:
@@ -122,8 +131,12 @@ def allowed_address(address: str, *, production: bool) -> bool:
 
 
 def resolve(host: str, port: int, *, production: bool | None = None) -> str:
-    """The address to connect to; Refused unless every address of the host is allowed."""
+    """The address to connect to; Refused unless every address of the host is allowed. The
+    test stack reaches loopback only: its tests serve their own pages, and a status that links
+    a real site must not make a test wait on the network."""
     production = settings().is_production if production is None else production
+    if settings().environment == "test" and not production and not _loopback_name(host):
+        raise Refused(f"{host} is not on loopback (the test stack fetches nothing else)")
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError, OSError) as exc:

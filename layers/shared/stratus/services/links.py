@@ -1,10 +1,10 @@
 """The link timeline (GET /api/v1/timelines/link?url=, Mastodon 4.3): public statuses whose
 preview card would be made from a URL, newest first, and the index that feeds it.
 
-We fetch no preview cards, so the effects worker indexes, for every public original status,
-the link its card would come from (stratus.text.links.card_link: Mastodon's first non-local
-http(s) URL, normalised), and moves the entry when an edit changes that link or the status
-goes. Reading checks each status again (it still links the URL, is public, its author opted
+The effects worker indexes, for every public original status, the link its card comes from
+(stratus.text.links.card_link: Mastodon's first non-local http(s) URL, normalised; whether or
+not services/cards.py can make a card of it), and moves the entry when an edit changes that
+link or the status goes. A new entry is also a share of the link, counted for link trends. Reading checks each status again (it still links the URL, is public, its author opted
 into discovery as Mastodon's LinkFeed requires), so an entry left behind by deliveries that
 arrived out of order shows nothing. Deviation: Mastodon answers only for links that are
 trending and approved (it has a trends pipeline; we have none), and 404 for any other URL; we
