@@ -7,7 +7,7 @@ from tests.rig import mastodon_py_users
 from tests.sites import article, png, site  # noqa: F401 - the fixture
 
 
-def test_preview_cards_with_mastodon_py(live_server, site):
+def test_preview_cards_with_mastodon_py(live_server, site):  # noqa: F811
     ann, ben = mastodon_py_users(live_server.base_url, "ann", "ben", app="cards test")
     site.serve("/image.png", png(1200, 630), "image/png")
     story = site.serve("/story", article("Read me"))

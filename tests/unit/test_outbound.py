@@ -15,6 +15,7 @@ HTML = ("text/html",)
 @pytest.fixture
 def env(monkeypatch):
     monkeypatch.setenv("INSTANCE_DOMAIN", "social.example")
+    monkeypatch.setenv("INSTANCE_SCHEME", "https")
     monkeypatch.setenv("STRATUS_ENVIRONMENT", "test")
     config.reset()
     yield monkeypatch
@@ -71,14 +72,15 @@ def test_a_host_with_any_private_address_is_refused(production, monkeypatch):
         outbound.resolve("rebind.example", 80)
 
 
-def test_loopback_is_refused_in_production_before_any_request(production, site):
+def test_loopback_is_refused_in_production_before_any_request(production, site):  # noqa: F811
     url = site.serve("/page", "<title>secret</title>")
     with pytest.raises(outbound.Refused, match="not public"):
         outbound.fetch(url, types=HTML, max_bytes=10_000, deadline=deadline())
     assert site.requests == []
 
 
-def test_a_redirect_to_loopback_is_refused_in_production(production, site, monkeypatch):
+def test_a_redirect_to_loopback_is_refused_in_production(  # noqa: F811
+        production, site, monkeypatch):  # noqa: F811
     """A public page that redirects to 127.0.0.1: the new URL is checked like the first."""
     real_resolve = outbound.resolve
 
@@ -97,7 +99,7 @@ def test_a_redirect_to_loopback_is_refused_in_production(production, site, monke
     assert site.hits("/go") == 1 and site.hits("/secret") == 0
 
 
-def test_redirects_are_followed_at_most_three_times(env, site):
+def test_redirects_are_followed_at_most_three_times(env, site):  # noqa: F811
     for hop in range(4):
         site.redirect(f"/r{hop}", f"/r{hop + 1}")
     site.serve("/r4", "<title>end</title>")
@@ -108,7 +110,7 @@ def test_redirects_are_followed_at_most_three_times(env, site):
 
 
 @pytest.mark.parametrize("chunked", [False, True])
-def test_oversized_bodies_are_refused(env, site, chunked):
+def test_oversized_bodies_are_refused(env, site, chunked):  # noqa: F811
     url = site.serve("/big", b"<p>" + b"x" * 200_000, chunked=chunked)
     with pytest.raises(outbound.Refused, match="larger than"):
         outbound.fetch(url, types=HTML, max_bytes=100_000, deadline=deadline())
@@ -116,7 +118,7 @@ def test_oversized_bodies_are_refused(env, site, chunked):
     assert len(small.body) == 200_003
 
 
-def test_only_the_content_types_asked_for(env, site):
+def test_only_the_content_types_asked_for(env, site):  # noqa: F811
     script = site.serve("/app.js", "alert(1)", "application/javascript")
     with pytest.raises(outbound.Refused, match="content type"):
         outbound.fetch(script, types=HTML, max_bytes=10_000, deadline=deadline())
@@ -130,12 +132,12 @@ def test_only_the_content_types_asked_for(env, site):
                           deadline=deadline()).body == b"{}"
 
 
-def test_error_statuses_are_not_used(env, site):
+def test_error_statuses_are_not_used(env, site):  # noqa: F811
     with pytest.raises(outbound.Refused, match="404"):
         outbound.fetch(site.url("/missing"), types=HTML, max_bytes=10_000, deadline=deadline())
 
 
-def test_robots_txt_is_honoured(env, site):
+def test_robots_txt_is_honoured(env, site):  # noqa: F811
     site.serve("/robots.txt", "User-agent: Stratus\nDisallow: /private/\n", "text/plain")
     site.serve("/private/page", "<title>no</title>")
     site.serve("/public", "<title>yes</title>")
@@ -147,14 +149,14 @@ def test_robots_txt_is_honoured(env, site):
     assert site.hits("/robots.txt") == 1  # read once per origin
 
 
-def test_robots_txt_for_mastodon_applies_too(env, site):
+def test_robots_txt_for_mastodon_applies_too(env, site):  # noqa: F811
     site.serve("/robots.txt", "User-agent: Mastodon\nDisallow: /\n", "text/plain")
     site.serve("/page", "<title>no</title>")
     with pytest.raises(outbound.Refused, match="robots"):
         outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
 
 
-def test_a_missing_robots_txt_allows_and_a_failing_one_does_not(env, site):
+def test_a_missing_robots_txt_allows_and_a_failing_one_does_not(env, site):  # noqa: F811
     site.serve("/page", "<title>ok</title>")
     outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
     outbound.reset()
@@ -163,14 +165,14 @@ def test_a_missing_robots_txt_allows_and_a_failing_one_does_not(env, site):
         outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
 
 
-def test_requests_say_who_makes_them(env, site):
+def test_requests_say_who_makes_them(env, site):  # noqa: F811
     site.serve("/page", "<title>ok</title>")
     outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
     agents = {headers["user-agent"] for _, headers in site.requests}
     assert agents == {"Stratus/0.1.0 (Mastodon/4.3.0; +https://social.example/)"}
 
 
-def test_an_exhausted_deadline_stops_the_fetch(env, site):
+def test_an_exhausted_deadline_stops_the_fetch(env, site):  # noqa: F811
     site.serve("/page", "<title>ok</title>")
     spent = outbound.Deadline(0)
     with pytest.raises(outbound.Refused, match="too long"):

@@ -101,3 +101,9 @@ def test_push_worker_with_nobody_subscribed(runtime):
     """A notification for a user without push subscriptions: one Query, nothing sent."""
     assert invoke(runtime.stack, "PushWorkerFunction", sample("PushWorkerFunction")) == \
         {"batchItemFailures": []}
+
+
+def test_cards_worker_skips_a_status_that_is_gone(runtime):
+    """Cards area: a job for a deleted status does nothing, and is not retried."""
+    assert invoke(runtime.stack, "CardsFunction", sample("CardsFunction")) == \
+        {"batchItemFailures": []}

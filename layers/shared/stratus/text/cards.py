@@ -25,8 +25,8 @@ TEXT_LIMIT = 4000
 URL_LIMIT = 2048
 HTML_LIMIT = 4000
 SUPPORTED_LD_TYPES = ("NewsArticle", "WebPage")
-_CDATA_JUNK = re.compile(r"^\s*(/\*\s*<!\[CDATA\[\s*\*/|//\s*<!\[CDATA\[|/\*\s*\]\]>\s*\*/|//\s*\]\]>)"
-                         r"\s*$", re.MULTILINE)
+_CDATA_JUNK = re.compile(r"^\s*(/\*\s*<!\[CDATA\[\s*\*/|//\s*<!\[CDATA\["
+                         r"|/\*\s*\]\]>\s*\*/|//\s*\]\]>)\s*$", re.MULTILINE)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.I)
 _LANGUAGE = re.compile(r"^([a-zA-Z]{2,3})(?:[-_].*)?$")
 
