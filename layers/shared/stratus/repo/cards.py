@@ -38,6 +38,12 @@ def put(url: str, fields: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
+def status_item(status_id: str) -> dict[str, Any] | None:
+    """The status as it is now (a consistent read: the job follows an edit closely, and a
+    stale copy would name the old text's card)."""
+    return base.get(keys.status(status_id), consistent=True)
+
+
 def attach(status_id: str, url: str, text: str) -> bool:
     """Name the card on the status, if the status still has the text the card was chosen
     for (a later edit's own job attaches its card); False if it does not."""

@@ -31,7 +31,6 @@ from ..jobs import messages as jobs
 from ..observability import logger
 from ..repo import cards as repo
 from ..repo import media as storage
-from ..repo import statuses as statuses_repo
 from ..text import cards as parse
 from ..text.links import card_link
 from . import images
@@ -56,7 +55,7 @@ def _stale(card: dict[str, Any]) -> bool:
 def fetch_for_status(job: jobs.FetchCard) -> int:
     """Give the status the card of its first link (made or reused); returns 1 if the status
     changed (a card named or removed), 0 otherwise (also on redelivery)."""
-    status = statuses_repo.get(job.status_id)
+    status = repo.status_item(job.status_id)
     if status is None or status.get("reblog_of_id"):
         return 0
     text = status.get("text") or ""
