@@ -124,6 +124,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
                  "purge_account": {jobs.PurgeAccount}}
+    consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
@@ -154,6 +155,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
                # actions: a moderation warning that asked for its mail
                "account_warning": {"type": "account_warning", "id": "4",
                                    "target_account_id": "1", "email": True}}
+    samples.update({  # cards area: link shares
+        "linked_status": {"type": "linked_status", "url": "https://a.example/",
+                          "status_id": "10", "day": "20250101", "shared": True},
+        "link_use": {"type": "link_use", "url": "https://a.example/", "day": "20250101",
+                     "account_id": "1"}})
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

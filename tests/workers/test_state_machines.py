@@ -10,7 +10,7 @@ from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, machines
 from stratus.repo import moderation as moderation_repo
 from stratus.repo.client import client as aws
-from tests.workers.test_purge_account import app, world  # noqa: F401 - fixtures
+from tests.workers.test_purge_account import app, world  # noqa: F401,F811 - fixtures
 
 
 def executions(runtime, machine="PurgeAccountStateMachine"):
@@ -21,7 +21,7 @@ def executions(runtime, machine="PurgeAccountStateMachine"):
 
 
 def test_a_purge_runs_as_a_state_machine_and_a_killed_step_is_retried(
-        client, drain, runtime, world, monkeypatch):
+        client, drain, runtime, world, monkeypatch):  # noqa: F811
     ids_, h, statuses, other_post = world
     target = ids_["target"]
     client.post(f"/api/v1/admin/accounts/{target}/action", headers=h["admin"],

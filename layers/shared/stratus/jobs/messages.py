@@ -296,6 +296,16 @@ class ProcessMedia(Job):
     media_id: str
 
 
+# --- preview cards (the cards queue, services/cards.py) --------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class FetchCard(Job):
+    """A local status was posted or its text edited: make (or reuse) the preview card of the
+    first link its text has now, and name it on the status."""
+
+    name: ClassVar[str] = "fetch_card"
+    status_id: str
+
+
 # --- timers (one-off schedules put these on the timers queue) ------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class PollExpired(Job):

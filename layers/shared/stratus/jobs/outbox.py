@@ -131,6 +131,9 @@ COUNTED = {
     "notification": ("id", "account_id", "notification_type", "from_account_id", "status_id",
                      "group_key", "filtered", "created_at", "counted"),
     "tag_use": ("tag", "day", "account_id", "counted"),
+    # link shares (cards area): a share by a discoverable account, and its first of the day
+    "linked_status": ("url", "status_id", "day", "shared", "counted"),
+    "link_use": ("url", "day", "account_id", "counted"),
 }
 
 
@@ -388,6 +391,22 @@ def links_changed(change: Change) -> jobs.Job:
                              local=bool(image.get("local", True)))
 
 
+# --- preview cards (services/cards.py, the cards queue) -----------------------------------------
+def card_may_change(change: Change) -> bool:
+    """A local original status with something like a link was posted, or its text was edited
+    (Mastodon's LinkCrawlWorker after posting, and after an edit that changed the text)."""
+    new = change.new
+    if change.event == "REMOVE" or not new.get("local", True) or new.get("reblog_of_id"):
+        return False
+    if change.event == "MODIFY" and new.get("text") == change.old.get("text"):
+        return False
+    return has_link(new.get("text"))
+
+
+def fetch_card(change: Change) -> jobs.Job:
+    return jobs.FetchCard(event_id=change.event_id, status_id=change.new["id"])
+
+
 # --- streaming: what connections are told (services/streaming.py, the stream queue) -----------
 def streamed_status(event: str) -> Callable[[Change], jobs.Job]:
     def job(change: Change) -> jobs.Job:
@@ -485,7 +504,7 @@ def purge_account(change: Change) -> jobs.Job:
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout | stream | push | a STATE_MACHINES name
+    queue: str  # counters | mail | effects | media | cards | fanout | stream | push | a STATE_MACHINES name
     job: Callable[[Change], jobs.Job]
 
 
@@ -512,8 +531,15 @@ RULES: tuple[Rule, ...] = (
     Rule("status", both(changed("mention_ids"), direct), "effects", direct_mentions_added),
     Rule("status", both(removed, direct), "effects", direct_status_removed),
     Rule("status", link_may_change, "effects", links_changed),
+    # preview cards: the first link's card is fetched (or reused) and named on the status
+    Rule("status", card_may_change, "cards", fetch_card),
     # hashtags: a first use by an account on a day is one more distinct account that day
     Rule("tag_use", inserted, "counters", count),
+    # links: a share (an index entry of a discoverable account's status) is one more use, and
+    # an account's first share of the URL on a day one more distinct account
+    Rule("linked_status", both(inserted, lambda c: bool(c.new.get("shared"))), "counters",
+         count),
+    Rule("link_use", inserted, "counters", count),
     # what accounts do to statuses
     Rule("fav", inserted_or_removed, "counters", count),
     Rule("fav", inserted, "effects", favourited),

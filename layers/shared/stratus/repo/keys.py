@@ -486,6 +486,24 @@ def linked_range(url: str, lo: str, hi: str) -> tuple[str, tuple[str, str]]:
     return link_partition(url), (TAGGED_PREFIX + lo, TAGGED_PREFIX + hi)
 
 
+# Preview cards and link shares (cards area): one card per normalised URL, in the URL's
+# partition, and the URL's daily share counters with the per-account marks that make
+# `accounts` distinct (as a hashtag's STATS and USE# items).
+def card(url: str) -> dict[str, str]:
+    """The PreviewCard made from `url` (shared by every status that links it)."""
+    return key(link_partition(url), "CARD")
+
+
+def link_stats(url: str) -> dict[str, str]:
+    """A link's daily share counters (kept by the counters worker)."""
+    return key(link_partition(url), "STATS")
+
+
+def link_use(url: str, day: str, account_id: str) -> dict[str, str]:
+    """Present once an account shared `url` on a day (`yyyymmdd`): distinct accounts."""
+    return key(link_partition(url), f"{TAG_USE_PREFIX}{day}#{pad(account_id)}")
+
+
 def notification(account_id: str, notification_id: str) -> dict[str, str]:
     return key("NOTIF#" + pad(account_id), pad(notification_id))
 

@@ -23,8 +23,8 @@ from ..repo import base
 from ..repo import counters as repo
 from ..repo import tags as tags_repo
 from ..repo import trends as trends_repo
-from ..repo.counters import (ACCOUNT, CANDIDATE, GROUP, INSTANCE, REQUEST, STATUS, TAG, WEEK,
-                             Target)
+from ..repo.counters import (ACCOUNT, CANDIDATE, GROUP, INSTANCE, LINK, REQUEST, STATUS, TAG,
+                             WEEK, Target)
 from . import notification_groups
 from .tags import use_day
 
@@ -56,6 +56,10 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         """Something that may trend had activity on a day (services/trends.py reads these)."""
         sets[(CANDIDATE, (kind, day, ident))] = trends_repo.candidate_item(
             kind, day, ident, int(clock.now().timestamp()))
+
+    def link_day(url: str, measure: str, day: str) -> None:
+        add((LINK, url), tags_repo.history_attribute(measure, day), 1)
+        sets[(LINK, url)] = {"type": "link_stats", "url": url}
 
     def week() -> Target:
         created = item.get("created_at")
@@ -112,6 +116,13 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
     elif job.item_type == tags_repo.TAG_USE and inserted:
         tag_day(item["tag"], tags_repo.ACCOUNTS, item["day"])  # one more distinct account
         trend_candidate("tags", item["day"], item["tag"])
+    # Link shares (what link trends rank): a shared link index entry is one use that day, a
+    # `link_use` item one more distinct account; history, never taken back.
+    elif job.item_type == "linked_status" and inserted and item.get("shared"):
+        link_day(item["url"], tags_repo.USES, item["day"])
+    elif job.item_type == "link_use" and inserted:
+        link_day(item["url"], tags_repo.ACCOUNTS, item["day"])
+        trend_candidate("links", item["day"], item["url"])
     return adds, sets
 
 

@@ -1,7 +1,8 @@
 """Turning status items into Status entities for a viewer, with a constant number of batched
 reads per page: statuses, boosted originals, accounts, media, polls + votes, viewer edges,
-custom emoji. Never one read per status. Every status embedded in another (a boost's original
-today) passes the visibility policy here, so no route can render one the viewer may not see.
+custom emoji, preview cards. Never one read per status. Every status embedded in another (a
+boost's original today) passes the visibility policy here, so no route can render one the
+viewer may not see.
 
 The viewer's filters are applied here too (services/filters.py): each status gets its `filtered`
 list, and a status a `hide` filter removes in the request's context is not rendered. A caller
@@ -22,6 +23,7 @@ from ..repo import accounts as accounts_repo
 from ..repo import instance as instance_repo
 from ..repo import statuses as repo
 from . import accounts as accounts_service
+from . import cards as cards_service
 from . import filters, relationships
 
 
@@ -97,6 +99,10 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
             edges.expect(status_id, counter, delta)
     emojis = _once(shared, ("emojis", *(s["id"] for s in everything)),
                    lambda: _emoji_map(everything))
+    # Preview cards: one batched read for the page's cards, none without (cards area)
+    card_urls = [s["card_url"] for s in everything if s.get("card_url")]
+    cards = _once(shared, ("cards", *card_urls), lambda: cards_service.entities(everything)) \
+        if card_urls else {}
     now = clock.now()
 
     def one(item: dict[str, Any], reblog: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -118,7 +124,8 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
             mentions=[convert.mention(accounts[m]) for m in item.get("mention_ids", [])
                       if m in accounts],
             emojis=[emojis[c] for c in item.get("emojis", []) if c in emojis],
-            reblog=reblog, viewer_id=viewer_id, edges=edges)
+            reblog=reblog, viewer_id=viewer_id, edges=edges,
+            card=cards.get(item["card_url"]) if item.get("card_url") else None)
 
     rendered = []
     for item in items:

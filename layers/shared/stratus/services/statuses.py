@@ -534,6 +534,8 @@ def edit(viewer: Viewer, status_id: str, params: dict[str, Any]) -> dict[str, An
         "mention_ids": list(dict.fromkeys(list(item.get("mention_ids", [])) +
                                           [a["id"] for a in mentions.values()])),
         "edited_at": clock.iso(now)}
+    if prepared["status"] != item.get("text"):
+        changes["card_url"] = None  # cards: a new text's card comes from the cards worker
     ops: list[base.Op] = []
     media_attributes = params.get("media_attributes") or []
     if isinstance(media_attributes, dict):
