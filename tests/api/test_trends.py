@@ -190,7 +190,7 @@ def test_review_routes_need_the_permission(client, people):
 
 # --- links (issue 12: an article card shared by at least 15 distinct accounts in a day) ----
 def test_a_link_trends_at_15_distinct_accounts_and_only_as_an_article(client, runtime, drain,
-                                                                      site):
+                                                                      site):  # noqa: F811
     site.serve("/image.png", png(), "image/png")
     story = site.serve("/story", article("A story"))
     website = site.serve("/home", article("A home page").replace(
