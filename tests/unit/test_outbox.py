@@ -7,6 +7,7 @@ import pytest
 
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import RULES, route
+from stratus.repo import keys
 from stratus.repo.base import serialize
 
 
@@ -142,7 +143,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "account_conversation": {"type": "account_conversation", "id": "c",
                                         "account_id": "1"},
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
-               "token": {"type": "token", "id": "7", "account_id": "1"}}
+               "token": {"type": "token", "id": "7", "account_id": "1"},
+               # profiles (issue 12): the directory entry follows the account's items
+               "account": {"type": "account", "id": "1", "discoverable": True},
+               "account_stats": {**keys.account_stats("1"), "type": "account_stats",
+                                 "followers_count": 1}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

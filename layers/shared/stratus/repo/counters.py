@@ -21,6 +21,7 @@ from . import tags as tags_repo
 # name.
 STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", "tag"
 GROUP, REQUEST = "notification_group", "notification_request"
+ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (account, tag)
 Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
 
@@ -39,6 +40,8 @@ def _target_key(target: Target) -> dict[str, str]:
         return keys.notification_request(*ident)
     if kind == TAG:
         return tags_repo.stats_key(ident)
+    if kind == ACCOUNT_TAG:
+        return keys.account_tag(*ident)
     return keys.instance_stats()
 
 
@@ -70,7 +73,8 @@ def count_once(item_type: str, item: dict[str, Any]) -> base.Op:
 
 
 def undo_once(event_id: str) -> base.Op:
-    """Guard for the removal of a counted item: one sentinel per stream event."""
+    """Guard for the removal of a counted item (or a counted change to one, such as a status's
+    tags): one sentinel per stream event."""
     return dedupe.claim_op("counters", event_id, ttl=DEDUPE_TTL)
 
 

@@ -48,18 +48,31 @@ def load(tags: Iterable[str], viewer_id: str | None, *, consistent: bool = False
          ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """The tags' STATS items and, with a viewer, the viewer's edges to them — one batched read
     (per 100 keys): ({tag: stats}, {tag: followed-tag edge})."""
+    stats, edges, _ = load_for_viewer(tags, viewer_id, consistent=consistent)
+    return stats, edges
+
+
+def load_for_viewer(tags: Iterable[str], viewer_id: str | None, *, consistent: bool = False
+                    ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]],
+                               dict[str, dict[str, Any]]]:
+    """`load`, and with a viewer also whether the viewer features each tag (the Tag's
+    `featuring`), in the same batched read: (stats, followed edges, featured tags)."""
     wanted = list(dict.fromkeys(tags))
     item_keys = [keys.tag_stats(t) for t in wanted]
     if viewer_id:
         item_keys += [keys.followed_tag(viewer_id, t) for t in wanted]
+        item_keys += [keys.featured_tag(viewer_id, t) for t in wanted]
     stats: dict[str, dict[str, Any]] = {}
     edges: dict[str, dict[str, Any]] = {}
+    featured: dict[str, dict[str, Any]] = {}
     for item in base.batch_get(item_keys, consistent=consistent):
         if item.get("type") == FOLLOWED_TAG:
             edges[item["tag"]] = item
+        elif item.get("type") == "featured_tag":
+            featured[item["tag"]] = item
         elif item.get("name"):
             stats[item["name"]] = item
-    return stats, edges
+    return stats, edges, featured
 
 
 def followed_entries(account_id: str, lo: str, hi: str, descending: bool, limit: int
