@@ -111,3 +111,9 @@ def tag_use_key(item: dict[str, Any]) -> dict[str, str]:
 def stats_key(name: str) -> dict[str, str]:
     return keys.tag_stats(name)
 
+
+
+def known(name: str) -> bool:
+    """Whether any status ever used the tag (its marker in the hashtag index: Mastodon's
+    Tag.find_normalized!)."""
+    return base.get(keys.tag(name)) is not None
