@@ -49,9 +49,11 @@ def touch(job: jobs.DirectoryTouch) -> int:
         return 1
     profile, stats = state[accounts_repo.PROFILE], state.get(accounts_repo.STATS) or {}
     local = not profile.get("domain")
+    followers = int(stats.get("followers_count", 0))
+    # Popular suggestions rank local accounts somebody follows (FollowRecommendation).
     wanted = repo.entry_item(job.account_id, local=local,
                              last_status_at=stats.get("last_status_at"),
-                             followers=int(stats.get("followers_count", 0)) if local else None)
+                             followers=followers if local and followers > 0 else None)
     if current == wanted:
         return 0
     repo.put_entry(wanted)
