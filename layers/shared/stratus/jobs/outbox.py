@@ -148,9 +148,13 @@ DIRECTORY_STATS = ("last_status_at", "followers_count")
 
 
 def directory_changed(attributes: tuple[str, ...]) -> Condition:
-    """An account item changed in a way its directory entry depends on."""
+    """An account item changed in a way its directory entry depends on: removed, or changed
+    in one of `attributes`. A new account is listed once its profile says it is discoverable
+    (at sign-up it is not), so inserts of its other items change nothing."""
     def test(change: Change) -> bool:
-        return change.event in ("INSERT", "REMOVE") or any(
+        if change.event == "INSERT":
+            return change.item_type == "account" and bool(change.new.get("discoverable"))
+        return change.event == "REMOVE" or any(
             change.new.get(a) != change.old.get(a) for a in attributes)
     return test
 
