@@ -56,7 +56,7 @@ def list_emojis() -> list[dict[str, Any]]:
 
 
 # --- the public list, cached ----------------------------------------------------------------
-CACHE_SECONDS = 60
+CACHE_SECONDS = 15  # how long a warm Lambda may show a list older than an import
 
 
 @dataclass(frozen=True)
