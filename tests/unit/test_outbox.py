@@ -7,6 +7,7 @@ import pytest
 
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import RULES, route
+from stratus.repo import keys
 from stratus.repo.base import serialize
 
 
@@ -154,7 +155,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "purge_request": {"type": "purge_request", "account_id": "1"},
                # actions: a moderation warning that asked for its mail
                "account_warning": {"type": "account_warning", "id": "4",
-                                   "target_account_id": "1", "email": True}}
+                                   "target_account_id": "1", "email": True},
+               # profiles (issue 12): the directory entry follows the account's items
+               "account": {"type": "account", "id": "1", "discoverable": True},
+               "account_stats": {**keys.account_stats("1"), "type": "account_stats",
+                                 "followers_count": 1}}
     samples.update({  # cards area: link shares
         "linked_status": {"type": "linked_status", "url": "https://a.example/",
                           "status_id": "10", "day": "20250101", "shared": True},

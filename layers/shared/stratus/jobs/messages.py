@@ -68,12 +68,21 @@ class Count(Job):
     counting rules read, from the new image or, for a removal, the old one)."""
 
     name: ClassVar[str] = "count"
-    event: str  # INSERT | REMOVE
+    event: str  # INSERT | REMOVE (| MODIFY: a status's tags changed, `old_tags` in `item`)
     item_type: str
     item: dict[str, Any] = field(default_factory=dict)
 
 
 # --- effects -------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class DirectoryTouch(Job):
+    """profiles (issue 12): an account's profile, user or stats changed; its directory entry
+    (and popular-suggestion entry) is made again from what they are now."""
+
+    name: ClassVar[str] = "directory_touch"
+    account_id: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class StatusCreated(Job):
     name: ClassVar[str] = "status_created"

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..repo import keys
 from ..repo.base import deserialize
 from ..text.links import has_link
 from . import messages as jobs
@@ -141,6 +142,42 @@ def count(change: Change) -> jobs.Job:
     image = change.image
     return jobs.Count(event_id=change.event_id, event=change.event, item_type=change.item_type,
                       item={k: image[k] for k in COUNTED[change.item_type] if k in image})
+
+
+# --- profiles (issue 12) -----------------------------------------------------------------------
+def distributable(change: Change) -> bool:
+    return change.image.get("visibility") in ("public", "unlisted")
+
+
+def count_retag(change: Change) -> jobs.Job:
+    """An edit changed a status's tags: the account's use of each tag changes (FeaturedTag)."""
+    item = {k: change.new[k] for k in COUNTED["status"] if k in change.new}
+    return jobs.Count(event_id=change.event_id, event="MODIFY", item_type="status",
+                      item={**item, "old_tags": list(change.old.get("tags", []))})
+
+
+DIRECTORY_PROFILE = ("discoverable", "suspended_at", "silenced_at", "username", "domain")
+DIRECTORY_USER = ("confirmed_at", "approved", "disabled")
+DIRECTORY_STATS = ("last_status_at", "followers_count")
+
+
+def directory_changed(attributes: tuple[str, ...]) -> Condition:
+    """An account item changed in a way its directory entry depends on: removed, or changed
+    in one of `attributes`. A new account is listed once its profile says it is discoverable
+    (at sign-up it is not), so inserts of its other items change nothing."""
+    def test(change: Change) -> bool:
+        if change.event == "INSERT":
+            return change.item_type == "account" and bool(change.new.get("discoverable"))
+        return change.event == "REMOVE" or any(
+            change.new.get(a) != change.old.get(a) for a in attributes)
+    return test
+
+
+def directory_touch(change: Change) -> jobs.Job:
+    image = change.image  # a profile has `id`, a user `account_id`, the stats item only its key
+    account_id = image.get("account_id") or (image.get("id") if change.item_type == "account"
+                                             else keys.id_in(image["PK"]))
+    return jobs.DirectoryTouch(event_id=change.event_id, account_id=str(account_id))
 
 
 def status_created(change: Change) -> jobs.Job:
@@ -533,6 +570,12 @@ RULES: tuple[Rule, ...] = (
     Rule("status", link_may_change, "effects", links_changed),
     # preview cards: the first link's card is fetched (or reused) and named on the status
     Rule("status", card_may_change, "cards", fetch_card),
+    # profiles (issue 12): an edit's tags change the account's use counts (FeaturedTag); the
+    # directory entry follows the profile, the user and the stats it is made from
+    Rule("status", both(changed("tags"), distributable), "counters", count_retag),
+    Rule("account", directory_changed(DIRECTORY_PROFILE), "effects", directory_touch),
+    Rule("user", directory_changed(DIRECTORY_USER), "effects", directory_touch),
+    Rule("account_stats", directory_changed(DIRECTORY_STATS), "effects", directory_touch),
     # hashtags: a first use by an account on a day is one more distinct account that day
     Rule("tag_use", inserted, "counters", count),
     # links: a share (an index entry of a discoverable account's status) is one more use, and

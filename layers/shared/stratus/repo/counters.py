@@ -24,6 +24,7 @@ STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", 
 GROUP, REQUEST = "notification_group", "notification_request"
 CANDIDATE = "trend_candidate"  # (kind, day, ident): services/trends.py
 LINK = "link"  # a link's share counters, by normalised URL (cards area)
+ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (account, tag)
 Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
 
@@ -46,6 +47,8 @@ def _target_key(target: Target) -> dict[str, str]:
         return keys.trend_candidate(*ident)
     if kind == LINK:
         return cards_repo.stats_key(ident)
+    if kind == ACCOUNT_TAG:
+        return keys.account_tag(*ident)
     return keys.instance_stats()
 
 
@@ -81,7 +84,8 @@ def count_once(item_type: str, item: dict[str, Any]) -> base.Op:
 
 
 def undo_once(event_id: str) -> base.Op:
-    """Guard for the removal of a counted item: one sentinel per stream event."""
+    """Guard for the removal of a counted item (or a counted change to one, such as a status's
+    tags): one sentinel per stream event."""
     return dedupe.claim_op("counters", event_id, ttl=DEDUPE_TTL)
 
 

@@ -900,6 +900,8 @@ def trend_ranking(kind: str) -> dict[str, str]:
 def trend_review(review_id: str) -> dict[str, str]:
     """What one review run put before staff (the mail job reads it)."""
     return key("TRENDREVIEW#" + review_id, "REVIEW")
+
+
 # --- reports (issue 11, reports area) --------------------------------------------------------
 # A report is one item under its id. Three indexes list reports by state (`open` until
 # resolved), newest first: all of them (GSI1), those filed by an account (GSI2) and those
@@ -929,3 +931,63 @@ def report_index_keys(report_id: str, account_id: str, target_id: str, state: st
     return {"GSI1PK": reports_all(state), "GSI1SK": sk,
             "GSI2PK": reports_by(account_id, state), "GSI2SK": sk,
             "GSI3PK": reports_on(target_id, state), "GSI3SK": sk}
+
+
+# --- profiles (issue 12): featured tags, per-account tag counters, directory, suggestions ---
+# A featured tag and an account's use counters of a tag live in the account's partition under
+# the normalised tag (deterministic: at most 10 featured, and their counters, are one Query or
+# one BatchGetItem). The directory entry is one item per discoverable account: GSI1 orders the
+# directory by creation (`new`), GSI2 by last status (`active`), GSI3 local accounts by
+# followers (popular suggestions). A dismissed suggestion is an edge in the viewer's partition.
+FEATURED_TAG, ACCOUNT_TAG = "FEATTAG#", "TAGSTAT#"
+NEVER_POSTED = "0000-00-00T00:00:00"  # sorts below every last-status time (NULLS LAST)
+
+
+def featured_tag(account_id: str, name: str) -> dict[str, str]:
+    return key(account_pk(account_id), FEATURED_TAG + name.lower())
+
+
+def featured_tag_name(sort_key: str) -> str:
+    """`FEATTAG#cats` → `cats`."""
+    return sort_key.removeprefix(FEATURED_TAG)
+
+
+def account_tag(account_id: str, name: str) -> dict[str, str]:
+    """How many public/unlisted statuses of an account use a tag, and its latest use."""
+    return key(account_pk(account_id), ACCOUNT_TAG + name.lower())
+
+
+def account_tag_name(sort_key: str) -> str:
+    return sort_key.removeprefix(ACCOUNT_TAG)
+
+
+def directory_entry(account_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), "DIRECTORY")
+
+
+def directory_partition(order: str, scope: str) -> str:
+    """A directory listing: order `new` or `active`, scope `LOCAL` or `REMOTE`."""
+    return f"DIR{order.upper()}#{scope}"
+
+
+POPULAR = "SUGGEST#POPULAR"
+
+
+def directory_index_keys(account_id: str, scope: str, last_status_at: str | None,
+                         followers: int | None) -> dict[str, str | None]:
+    """GSI1 by id (new), GSI2 by last status time (active), GSI3 local accounts by followers
+    (None: not in that index)."""
+    padded = pad(account_id)
+    return {"GSI1PK": directory_partition("new", scope), "GSI1SK": padded,
+            "GSI2PK": directory_partition("active", scope),
+            "GSI2SK": f"{last_status_at or NEVER_POSTED}#{padded}",
+            "GSI3PK": POPULAR if followers is not None else None,
+            "GSI3SK": f"{max(int(followers), 0):012d}#{padded}" if followers is not None
+            else None}
+
+
+SUGGESTION_DISMISSED = "SUGGESTMUTE#"
+
+
+def dismissed_suggestion(account_id: str, target_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), SUGGESTION_DISMISSED + pad(target_id))

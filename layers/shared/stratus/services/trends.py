@@ -335,8 +335,9 @@ def trending_tags(viewer_id: str | None, offset: int, limit: int) -> list[dict[s
     from . import tags
 
     names = [i["name"] for i in allowed_ids(TAGS)[offset:offset + limit]]
-    stats, edges = tags_repo.load(names, viewer_id)
-    return [tags.entity(n, n, stats.get(n), (n in edges) if viewer_id else None) for n in names]
+    stats, edges, featured = tags_repo.load_for_viewer(names, viewer_id)
+    return [tags.entity(n, n, stats.get(n), (n in edges) if viewer_id else None,
+                        (n in featured) if viewer_id else None) for n in names]
 
 
 def trending_statuses(viewer_id: str | None, offset: int, limit: int) -> list[dict[str, Any]]:
