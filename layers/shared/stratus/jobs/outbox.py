@@ -17,6 +17,7 @@ from typing import Any
 
 from ..repo.base import deserialize
 from ..text.links import has_link
+from ..text.words import account_words
 from . import messages as jobs
 
 
@@ -377,6 +378,39 @@ def links_changed(change: Change) -> jobs.Job:
                              local=bool(image.get("local", True)))
 
 
+# --- search: the indexes of services/search.py follow accounts and statuses ----------------------
+def account_renamed(change: Change) -> bool:
+    return change.event in ("INSERT", "REMOVE") or changed("username", "display_name",
+                                                           "domain")(change)
+
+
+def account_words_changed(change: Change) -> jobs.Job:
+    return jobs.AccountWordsChanged(event_id=change.event_id, account_id=change.image["id"],
+                                    old_words=account_words(change.old))
+
+
+def original(change: Change) -> bool:
+    return not change.image.get("reblog_of_id")
+
+
+def status_searchable_by(change: Change) -> jobs.Job:
+    """A new original status: its author and the accounts it mentions may find it."""
+    new = change.new
+    return jobs.StatusSearchScope(event_id=change.event_id, status_id=new["id"],
+                                  account_ids=[new["account_id"], *new.get("mention_ids", [])])
+
+
+def status_words_changed(change: Change) -> jobs.Job:
+    return jobs.StatusSearchScope(event_id=change.event_id, status_id=change.image["id"])
+
+
+def searcher_changed(change: Change) -> jobs.Job:
+    """A like, bookmark or boost was made or undone: whether its account may find the status."""
+    image = change.image
+    return jobs.StatusSearchScope(event_id=change.event_id, status_id=image["status_id"],
+                                  account_ids=[image["account_id"]])
+
+
 # --- streaming: what connections are told (services/streaming.py, the stream queue) -----------
 def streamed_status(event: str) -> Callable[[Change], jobs.Job]:
     def job(change: Change) -> jobs.Job:
@@ -519,6 +553,15 @@ RULES: tuple[Rule, ...] = (
     # media
     Rule("media_attachment", both(inserted, processing), "media", process_media),
     Rule("media_attachment", expired, "effects", media_expired),
+    # search (services/search.py): account words, and who may find a status by its words
+    Rule("account", account_renamed, "effects", account_words_changed),
+    Rule("status", both(inserted, original), "effects", status_searchable_by),
+    Rule("status", both(changed("text", "spoiler_text", "mention_ids"), original), "effects",
+         status_words_changed),
+    Rule("status", both(removed, original), "effects", status_words_changed),
+    Rule("fav", inserted_or_removed, "effects", searcher_changed),
+    Rule("bmk", inserted_or_removed, "effects", searcher_changed),
+    Rule("reblog", inserted_or_removed, "effects", searcher_changed),
     # streaming (services/streaming.py). Home and list `update`/`delete` events come from the
     # fan-out worker, which knows who got the status (services/fanout.py).
     Rule("status", both(inserted, public_original), "stream", streamed_status("update")),
