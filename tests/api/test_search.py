@@ -199,7 +199,7 @@ def test_following_restricts_to_followed_accounts(client, drain):
     follow(client, tokens["sam"], made["samantha"])
     drain()
     assert usernames(search(client, tokens["sam"], q="sam")["accounts"]) == [
-        "sam", "samuel", "samantha"]
+        "sam", "samantha", "samuel"]
     # Mastodon's `following` keeps the viewer too (first_degree includes the account itself).
     assert usernames(search(client, tokens["sam"], q="sam", following="true")["accounts"]) == [
         "sam", "samantha"]
@@ -208,7 +208,7 @@ def test_following_restricts_to_followed_accounts(client, drain):
 
 
 def test_blocked_blocking_and_suspended_accounts_are_left_out(client, drain):
-    made, tokens = make_users(client, "kim", "kimberly", "kimball", "kimmo")
+    made, tokens = make_users(client, "kim", "kimberly", "kimball", "kimmo", "zed")
     assert client.post(f"/api/v1/accounts/{made['kimberly']}/block",
                        headers=tokens["kim"]).status_code == 200
     assert client.post(f"/api/v1/accounts/{made['kim']}/block",
@@ -217,7 +217,7 @@ def test_blocked_blocking_and_suspended_accounts_are_left_out(client, drain):
     drain()
     assert usernames(search(client, tokens["kim"], q="kim")["accounts"]) == ["kim"]
     # Others still find them (but not the suspended one); the exact match obeys the same rules.
-    assert usernames(search(client, tokens["kimmo"], q="kim")["accounts"]) == [
+    assert usernames(search(client, tokens["zed"], q="kim")["accounts"]) == [
         "kim", "kimball", "kimberly"]
     assert search(client, tokens["kim"], q="@kimberly")["accounts"] == []
     assert search(client, q="kimmo")["accounts"] == []
@@ -275,8 +275,9 @@ def test_accounts_search_needs_a_user(client, people, drain):
     drain()
     assert client.get("/api/v1/accounts/search", params={"q": "alice"}).status_code == 401
     token = app_token(client, make_app(client), scope="read")
-    assert client.get("/api/v1/accounts/search", headers=auth(token),
-                      params={"q": "alice"}).status_code in (401, 403)
+    response = client.get("/api/v1/accounts/search", headers=auth(token), params={"q": "alice"})
+    assert (response.status_code, response.json()) == (
+        422, {"error": "This method requires an authenticated user"})
     assert accounts_search(client, tokens["bob"], q="") == []
     assert usernames(accounts_search(client, tokens["bob"], q="ali", resolve="true")) == [
         "alice"]

@@ -42,8 +42,9 @@ MAX_QUERY_WORDS = 8  # words of a statuses query that must all be found
 EXAMINED = 400  # index entries one search may examine (as every filtered listing)
 TYPES = ("accounts", "hashtags", "statuses")
 
-# Mastodon's Account::MENTION_RE, whole: a username, optionally @ a domain.
-HANDLE = re.compile(r"([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@([\w.-]+\w))?", re.I)
+# Mastodon's Account::MENTION_RE, whole: a username, optionally @ a domain (this server's may
+# carry a port, as LOCAL_DOMAIN may).
+HANDLE = re.compile(r"([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@([\w.-]+\w(?::\d+)?))?", re.I)
 LOCAL_STATUS_PATH = re.compile(r"/(?:@[^/]+|users/[^/]+/statuses)/(\d+)/?")
 LOCAL_ACCOUNT_PATH = re.compile(r"/(?:@|users/)([^/@]+)/?")
 
