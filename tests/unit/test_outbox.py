@@ -35,14 +35,16 @@ def test_a_new_status_is_counted_and_has_effects():
     assert routed(record("INSERT", STATUS)) == [("counters", "count"),
                                                 ("effects", "status_created"),
                                                 ("fanout", "fan_out"),
+                                                ("effects", "status_search_scope"),
                                                 ("stream", "stream_status")]
     assert ("fanout", "fan_out") not in routed(record("INSERT", {**STATUS,
                                                                  "visibility": "direct"}))
 
 
 def test_a_removed_status_is_uncounted_and_cascades():
-    [(_, count), (_, removed), (_, unfan), (_, unstream)] = route(
+    [(_, count), (_, removed), (_, unfan), (_, unsearch), (_, unstream)] = route(
         record("REMOVE", old={**STATUS, "counted": True}))
+    assert isinstance(unsearch, jobs.StatusSearchScope) and unsearch.account_ids is None
     assert isinstance(unstream, jobs.StreamStatus) and unstream.event == "delete"
     assert count.item["counted"] is True and count.event == "REMOVE"
     assert isinstance(removed, jobs.StatusRemoved) and removed.tags == ["a"]
@@ -57,9 +59,11 @@ def test_the_counting_guard_itself_triggers_nothing():
 
 
 def test_likes_count_notify_and_undo():
-    assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited")]
+    assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited"),
+                                             ("effects", "status_search_scope")]
     assert routed(record("REMOVE", old=FAV)) == [("counters", "count"),
-                                                  ("effects", "unfavourited")]
+                                                  ("effects", "unfavourited"),
+                                                  ("effects", "status_search_scope")]
 
 
 def test_follows_count_notify_and_take_their_notification_back():
@@ -142,7 +146,10 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "account_conversation": {"type": "account_conversation", "id": "c",
                                         "account_id": "1"},
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
-               "token": {"type": "token", "id": "7", "account_id": "1"}}
+               "token": {"type": "token", "id": "7", "account_id": "1"},
+               # search
+               "account": {"type": "account", "id": "1", "username": "a"},
+               "bmk": {**FAV, "type": "bmk"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:
@@ -170,3 +177,23 @@ def test_messages_round_trip_and_poison_is_refused():
     for poison in ('"text"', '{"job": "nope"}', '{"job": "status_removed"}'):
         with pytest.raises(ValueError):
             jobs.decode(poison)
+
+
+# --- search (services/search.py) -----------------------------------------------------------------
+def test_search_indexes_follow_accounts_and_who_may_find_a_status():
+    account = {"type": "account", "id": "1", "username": "alice", "display_name": "Alice A"}
+    [(queue, job)] = route(record("MODIFY", {**account, "display_name": "Al"}, account))
+    assert queue == "effects" and job.old_words == ["alice", "a"]
+    assert route(record("MODIFY", {**account, "note": "hi"}, account)) == []  # no name changed
+    [(_, created)] = [(q, j) for q, j in route(record("INSERT", STATUS))
+                      if isinstance(j, jobs.StatusSearchScope)]
+    assert created.account_ids == ["1", "2"]  # the author and the mentioned
+    edited = route(record("MODIFY", {**STATUS, "text": "new"}, {**STATUS, "text": "old"}))
+    assert [j.account_ids for _, j in edited if isinstance(j, jobs.StatusSearchScope)] == [None]
+    boost = {**STATUS, "id": "11", "reblog_of_id": "10"}
+    assert not [j for _, j in route(record("INSERT", boost))
+                if isinstance(j, jobs.StatusSearchScope)]
+    for kind in ("bmk", "reblog"):
+        [(_, job)] = [(q, j) for q, j in route(record("REMOVE", old={**FAV, "type": kind}))
+                      if isinstance(j, jobs.StatusSearchScope)]
+        assert (job.status_id, job.account_ids) == ("10", ["3"])
