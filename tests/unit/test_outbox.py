@@ -35,7 +35,7 @@ def test_a_new_status_is_counted_and_has_effects():
     assert routed(record("INSERT", STATUS)) == [("counters", "count"),
                                                 ("effects", "status_created"),
                                                 ("fanout", "fan_out"),
-                                                ("effects", "status_search_scope"),
+                                                ("search", "status_search_scope"),
                                                 ("stream", "stream_status")]
     assert ("fanout", "fan_out") not in routed(record("INSERT", {**STATUS,
                                                                  "visibility": "direct"}))
@@ -60,10 +60,10 @@ def test_the_counting_guard_itself_triggers_nothing():
 
 def test_likes_count_notify_and_undo():
     assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited"),
-                                             ("effects", "status_search_scope")]
+                                             ("search", "status_search_scope")]
     assert routed(record("REMOVE", old=FAV)) == [("counters", "count"),
                                                   ("effects", "unfavourited"),
-                                                  ("effects", "status_search_scope")]
+                                                  ("search", "status_search_scope")]
 
 
 def test_follows_count_notify_and_take_their_notification_back():
@@ -117,14 +117,15 @@ def test_ttl_expiry_of_unattached_media_removes_its_files():
 
 
 def test_every_job_the_registry_produces_has_a_consumer():
-    from stratus.services import effects
+    from stratus.services import effects, search
 
     from functions.workers.fanout.handler import HANDLERS as FANOUT
     from functions.workers.stream.handler import HANDLERS as STREAM
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
                  "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
-                 "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification}}
+                 "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
+                 "search": set(search.HANDLERS)}
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
@@ -183,11 +184,11 @@ def test_messages_round_trip_and_poison_is_refused():
 def test_search_indexes_follow_accounts_and_who_may_find_a_status():
     account = {"type": "account", "id": "1", "username": "alice", "display_name": "Alice A"}
     [(queue, job)] = route(record("MODIFY", {**account, "display_name": "Al"}, account))
-    assert queue == "effects" and job.old_words == ["alice", "a"]
+    assert queue == "search" and job.old_words == ["alice", "a"]
     assert route(record("MODIFY", {**account, "note": "hi"}, account)) == []  # no name changed
     [(_, created)] = [(q, j) for q, j in route(record("INSERT", STATUS))
                       if isinstance(j, jobs.StatusSearchScope)]
-    assert created.account_ids == ["1", "2"]  # the author and the mentioned
+    assert created.account_ids == ["1", "2"] and created.tags == ["a"]  # author, mentioned
     edited = route(record("MODIFY", {**STATUS, "text": "new"}, {**STATUS, "text": "old"}))
     assert [j.account_ids for _, j in edited if isinstance(j, jobs.StatusSearchScope)] == [None]
     boost = {**STATUS, "id": "11", "reblog_of_id": "10"}

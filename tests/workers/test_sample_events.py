@@ -101,3 +101,14 @@ def test_push_worker_with_nobody_subscribed(runtime):
     """A notification for a user without push subscriptions: one Query, nothing sent."""
     assert invoke(runtime.stack, "PushWorkerFunction", sample("PushWorkerFunction")) == \
         {"batchItemFailures": []}
+
+
+def test_search_index_worker(runtime):
+    """The sample job indexes its status's tag (the status itself is gone: nothing else), and
+    again changes nothing."""
+    from stratus.repo import search as search_repo
+
+    event = sample("SearchIndexFunction")
+    assert invoke(runtime.stack, "SearchIndexFunction", event) == {"batchItemFailures": []}
+    assert search_repo.unindexed_tags(["clouds"]) == []
+    assert invoke(runtime.stack, "SearchIndexFunction", event) == {"batchItemFailures": []}

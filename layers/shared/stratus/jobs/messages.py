@@ -278,11 +278,13 @@ class AccountWordsChanged(Job):
 class StatusSearchScope(Job):
     """Who may find a status by its words changed (posted, liked, bookmarked, boosted, undone),
     or its words did (edited, deleted): the entries of `account_ids` (None: of everyone it is
-    indexed for, and its author and mentions) follow the status as it is now."""
+    indexed for, and its author and mentions) follow the status as it is now. `tags`: the
+    status's hashtags (searchable from their first use)."""
 
     name: ClassVar[str] = "status_search_scope"
     status_id: str
     account_ids: list[str] | None = None
+    tags: list[str] = field(default_factory=list)
 
 
 # --- media ---------------------------------------------------------------------------------------

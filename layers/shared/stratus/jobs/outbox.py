@@ -394,14 +394,17 @@ def original(change: Change) -> bool:
 
 
 def status_searchable_by(change: Change) -> jobs.Job:
-    """A new original status: its author and the accounts it mentions may find it."""
+    """A new original status: its author and the accounts it mentions may find it; its tags
+    become searchable."""
     new = change.new
     return jobs.StatusSearchScope(event_id=change.event_id, status_id=new["id"],
-                                  account_ids=[new["account_id"], *new.get("mention_ids", [])])
+                                  account_ids=[new["account_id"], *new.get("mention_ids", [])],
+                                  tags=list(new.get("tags", [])))
 
 
 def status_words_changed(change: Change) -> jobs.Job:
-    return jobs.StatusSearchScope(event_id=change.event_id, status_id=change.image["id"])
+    return jobs.StatusSearchScope(event_id=change.event_id, status_id=change.image["id"],
+                                  tags=list(change.new.get("tags", [])))
 
 
 def searcher_changed(change: Change) -> jobs.Job:
@@ -493,7 +496,8 @@ STATE_MACHINES = ("purge_account", "domain_block")
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout | stream | push | a STATE_MACHINES name
+    queue: str  # counters | mail | effects | media | fanout | stream | push | search | a
+    # STATE_MACHINES name
     job: Callable[[Change], jobs.Job]
 
 
@@ -554,14 +558,14 @@ RULES: tuple[Rule, ...] = (
     Rule("media_attachment", both(inserted, processing), "media", process_media),
     Rule("media_attachment", expired, "effects", media_expired),
     # search (services/search.py): account words, and who may find a status by its words
-    Rule("account", account_renamed, "effects", account_words_changed),
-    Rule("status", both(inserted, original), "effects", status_searchable_by),
-    Rule("status", both(changed("text", "spoiler_text", "mention_ids"), original), "effects",
-         status_words_changed),
-    Rule("status", both(removed, original), "effects", status_words_changed),
-    Rule("fav", inserted_or_removed, "effects", searcher_changed),
-    Rule("bmk", inserted_or_removed, "effects", searcher_changed),
-    Rule("reblog", inserted_or_removed, "effects", searcher_changed),
+    Rule("account", account_renamed, "search", account_words_changed),
+    Rule("status", both(inserted, original), "search", status_searchable_by),
+    Rule("status", both(changed("text", "spoiler_text", "mention_ids", "tags"), original),
+         "search", status_words_changed),
+    Rule("status", both(removed, original), "search", status_words_changed),
+    Rule("fav", inserted_or_removed, "search", searcher_changed),
+    Rule("bmk", inserted_or_removed, "search", searcher_changed),
+    Rule("reblog", inserted_or_removed, "search", searcher_changed),
     # streaming (services/streaming.py). Home and list `update`/`delete` events come from the
     # fan-out worker, which knows who got the status (services/fanout.py).
     Rule("status", both(inserted, public_original), "stream", streamed_status("update")),

@@ -22,7 +22,7 @@ from ..repo import keys, queues
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
 from . import (conversations, identity, links, notification_rules, polls, relationships,
-               search, tags)
+               tags)
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
@@ -61,7 +61,6 @@ def _tag_fields(job: jobs.StatusCreated | jobs.StatusChanged) -> dict[str, Any]:
 def status_created(job: jobs.StatusCreated) -> int:
     if job.tags:
         repo.index_tags(job.status_id, job.tags, _tag_fields(job))
-        search.index_tags(job.tags)  # a tag is searchable from its first use
         if job.visibility == "public" and not job.reblog_of_id:
             tags.record_uses(job.tags, job.status_id, job.account_id)  # the tags' history
     if job.visibility == "public" and not job.reblog_of_id:
@@ -90,7 +89,6 @@ def status_changed(job: jobs.StatusChanged) -> int:
     repo.unindex_tags(job.status_id, job.removed_tags)
     if job.added_tags:
         repo.index_tags(job.status_id, job.added_tags, _tag_fields(job))
-        search.index_tags(job.added_tags)
     return _notify(job.added_mention_ids, "mention", job.account_id, job.status_id,
                    job.status_id)
 
@@ -266,9 +264,6 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.DirectStatusPosted: conversations.direct_status_posted,
     jobs.DirectStatusRemoved: conversations.direct_status_removed,
     jobs.LinksChanged: links.links_changed,
-    # search indexes (services/search.py)
-    jobs.AccountWordsChanged: search.account_words_changed,
-    jobs.StatusSearchScope: search.status_search_scope,
 }
 
 

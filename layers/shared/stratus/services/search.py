@@ -352,9 +352,10 @@ def status_search_scope(job: jobs.StatusSearchScope) -> int:
     favourited, bookmarked or boosted it, none otherwise; a deleted status keeps none.
     Idempotent, and deliveries in any order end in the same place (the status and the edges
     are read as they are now)."""
+    tagged = index_tags(job.tags) if job.tags else 0
     status = statuses_repo.get(job.status_id)
     if status is not None and status.get("reblog_of_id"):
-        return 0
+        return tagged
     indexed = repo.searchers(job.status_id)
     concerned = list(dict.fromkeys(job.account_ids if job.account_ids is not None else
                                    [*indexed, *((status or {}).get("mention_ids") or []),
@@ -363,7 +364,7 @@ def status_search_scope(job: jobs.StatusSearchScope) -> int:
         for account_id in concerned:
             if account_id in indexed:
                 repo.unset_status_words(job.status_id, account_id, indexed[account_id])
-        return len(concerned)
+        return tagged + len(concerned)
     author = status["account_id"]
     related = {a for a in concerned
                if (a == author and status.get("local", True))
@@ -381,4 +382,16 @@ def status_search_scope(job: jobs.StatusSearchScope) -> int:
         elif account_id in indexed:
             repo.unset_status_words(job.status_id, account_id, indexed[account_id])
             changed += 1
-    return changed
+    return tagged + changed
+
+
+HANDLERS = {jobs.AccountWordsChanged: account_words_changed,
+            jobs.StatusSearchScope: status_search_scope}
+
+
+def handle(job: jobs.Job) -> int:
+    """Apply one search index job (the search worker's); how many entries it changed."""
+    handler = HANDLERS.get(type(job))
+    if handler is None:
+        raise ValueError(f"not a search job: {job.name}")
+    return handler(job)
