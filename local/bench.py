@@ -122,6 +122,15 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
+    if args == ["search"]:  # `python -m local.bench search`: round trips per search type
+        from .bench_search import run as search
+
+        emulator, runtime = start_stack()
+        try:
+            search(runtime)
+        finally:
+            emulator.stop()
+        return 0
     if args and args[0] == "streaming":  # `python -m local.bench streaming [CLIENTS]`
         from .bench_streaming import run as streaming
 
@@ -133,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
-              "streaming [CLIENTS] | memory [WRITES]]",
+              "streaming [CLIENTS] | search | memory [WRITES]]",
               file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
@@ -191,6 +200,9 @@ def timings(runtime) -> None:
     statuses_bench(gateway, calls)
     notifications_bench(runtime, calls)
     dynamodb().meta.events.unregister("before-call.dynamodb", count)
+    from .bench_search import run as search
+
+    search(runtime)  # a search of each type
     from .bench_timelines import run as timelines
 
     timelines(runtime)  # home pages, fan-out to 1,000 and 10,000 followers
