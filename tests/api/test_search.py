@@ -219,8 +219,12 @@ def test_blocked_blocking_and_suspended_accounts_are_left_out(client, drain):
     # Others still find them (but not the suspended one); the exact match obeys the same rules.
     assert usernames(search(client, tokens["zed"], q="kim")["accounts"]) == [
         "kim", "kimball", "kimberly"]
-    assert search(client, tokens["kim"], q="@kimberly")["accounts"] == []
     assert search(client, q="kimmo")["accounts"] == []
+    # The account a query names exactly is found whatever the blocks (Mastodon's exact match):
+    # it is how a client finds the account to unblock. Suspended, it is not.
+    assert usernames(search(client, tokens["kim"], q="@kimberly")["accounts"]) == ["kimberly"]
+    assert usernames(search(client, tokens["kim"], q="kimball")["accounts"]) == ["kimball"]
+    assert search(client, tokens["kim"], q="@kimmo")["accounts"] == []
 
 
 def test_unconfirmed_accounts_are_not_found(client, drain):
@@ -464,3 +468,11 @@ def test_anonymous_searches_find_no_statuses(client, people, drain):
     post(client, tokens["alice"], status="Public parsnips")
     drain()
     assert search(client, q="parsnips")["statuses"] == []
+
+
+def test_a_new_tag_is_searchable_as_soon_as_it_is_posted(client, people):
+    """Mastodon makes the Tag in the posting request: clients search right after posting."""
+    _, tokens = people
+    post(client, tokens["alice"], status="#hashtag_x #hashtag_y")
+    assert [t["name"] for t in search(client, tokens["bob"], q="#hashtag")["hashtags"]] == [
+        "hashtag_x", "hashtag_y"]

@@ -169,11 +169,13 @@ def _account_candidates(terms: list[str], budget: Budget, step: int) -> Iterator
             yield account_id
 
 
-def _shown_accounts(candidates: list[str], me: str | None, following: bool
-                    ) -> dict[str, dict[str, Any]]:
+def _shown_accounts(candidates: list[str], me: str | None, following: bool, *,
+                    exact: bool = False) -> dict[str, dict[str, Any]]:
     """{id: Account} of the candidates a search may show the viewer: usable, not suspended,
-    neither blocking nor blocked by the viewer, and followed (or the viewer) with `following`
-    — one batched read for the accounts and the viewer's edges to them."""
+    neither blocking nor blocked by the viewer (unless `exact`: the account the query names,
+    which Mastodon's exact match finds whatever the blocks — it is how a client finds the
+    account to unblock), and followed (or the viewer) with `following` — one batched read for
+    the accounts and the viewer's edges to them."""
     bundle_keys = accounts_repo.bundle_keys(candidates, (accounts_repo.PROFILE,
                                                          accounts_repo.STATS,
                                                          accounts_repo.USER))
@@ -190,7 +192,7 @@ def _shown_accounts(candidates: list[str], me: str | None, following: bool
         if bundle[accounts_repo.PROFILE].get("suspended_at"):
             continue
         if view is not None and account_id != me and (
-                account_id in view.blocking or account_id in view.blocked_by
+                (not exact and (account_id in view.blocking or account_id in view.blocked_by))
                 or (following and account_id not in view.following)):
             continue
         shown[account_id] = accounts_service.render(bundle)
@@ -200,7 +202,7 @@ def _shown_accounts(candidates: list[str], me: str | None, following: bool
 def accounts(query: str, me: str | None, *, limit: int, offset: int = 0,
              following: bool = False) -> list[dict[str, Any]]:
     """AccountSearchService without Elasticsearch: the account the query names exactly comes
-    first, then accounts with a word (username, display name, domain) starting with each word
+    first (blocks aside, as Mastodon's exact match), then accounts with a word (username, display name, domain) starting with each word
     of the query, shortest matching words first. Anonymous queries shorter than 3 characters
     find only the exact account."""
     handle, terms = _terms(query)
@@ -208,7 +210,7 @@ def accounts(query: str, me: str | None, *, limit: int, offset: int = 0,
     wanted = offset + limit
     ranked: list[dict[str, Any]] = []
     if exact is not None:
-        ranked += _shown_accounts([exact], me, following).values()
+        ranked += _shown_accounts([exact], me, following, exact=True).values()
     if terms and not (me is None and len(query.removeprefix("@")) < MIN_QUERY_LENGTH):
         budget = Budget(entries=EXAMINED)
         batch: list[str] = []
