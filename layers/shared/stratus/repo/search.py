@@ -1,6 +1,7 @@
 """The search indexes in the Main table (services/search.py; docs/search.md): account words,
-hashtag name prefixes, and each searching account's words of statuses. Written by the effects
-worker from the stream, read by the search endpoints; never a Scan."""
+hashtag name prefixes, and each searching account's words of statuses. Written by the search
+worker from the stream (new tags by the posting request too), read by the search endpoints;
+never a Scan."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 Mastodon does when Elasticsearch is off — accounts by username, display name and domain prefix,
 hashtags by name prefix — and statuses by URL, and by words within the statuses the viewer
 wrote, was mentioned in, favourited, bookmarked or boosted (the scope Mastodon 4's statuses
-index gives a user: `searchable_by`). Every index lives in DynamoDB and is kept by the effects
-worker from the stream; reading one is a Query of a prefix or a word, never a Scan
+index gives a user: `searchable_by`). Every index lives in DynamoDB and is kept by the search
+worker from the stream (its own queue); reading one is a Query of a prefix or a word, never a Scan
 (docs/search.md, which also says what OpenSearch would add and where it would plug in: this
 module is the boundary).
 """
@@ -49,10 +49,6 @@ LOCAL_STATUS_PATH = re.compile(r"/(?:@[^/]+|users/[^/]+/statuses)/(\d+)/?")
 LOCAL_ACCOUNT_PATH = re.compile(r"/(?:@|users/)([^/@]+)/?")
 
 
-class NotSignedIn(Unauthorized):
-    """A 401 with Mastodon's own wording for what an anonymous search may not do."""
-
-
 def _positive(params: dict[str, Any]) -> None:
     """Api::BaseController#require_valid_pagination_options!"""
     if any(to_i(params.get(name)) < 0 for name in ("limit", "offset") if name in params):
@@ -81,10 +77,10 @@ def search(viewer: Viewer | None, params: dict[str, Any]) -> dict[str, list[dict
     resolve = flag(params.get("resolve"))
     if me is None:
         if params.get("offset") not in (None, ""):
-            raise NotSignedIn("Search queries pagination is not supported without "
+            raise Unauthorized("Search queries pagination is not supported without "
                               "authentication")
         if resolve:
-            raise NotSignedIn("Search queries that resolve remote resources are not supported "
+            raise Unauthorized("Search queries that resolve remote resources are not supported "
                               "without authentication")
     _positive(params)
     kind = params.get("type") if isinstance(params.get("type"), str) and params["type"] else None
