@@ -44,6 +44,8 @@ from local.lambda_runtime import LambdaContext
 from local import cfn
 fn = next(f for f in cfn.functions(cfn.load_template()) if f.logical_id == sys.argv[3])
 context = LambdaContext(fn)
+import os.path
+sys.path.insert(0, os.path.dirname(sys.argv[1]))  # Lambda's code directory: sibling modules
 t0 = time.perf_counter()
 spec = importlib.util.spec_from_file_location("fn", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
@@ -131,6 +133,15 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
+    if args == ["search"]:  # `python -m local.bench search`: round trips per search type
+        from .bench_search import run as search
+
+        emulator, runtime = start_stack()
+        try:
+            search(runtime)
+        finally:
+            emulator.stop()
+        return 0
     if args and args[0] == "streaming":  # `python -m local.bench streaming [CLIENTS]`
         from .bench_streaming import run as streaming
 
@@ -142,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
-              "streaming [CLIENTS] | trends [POSTS] | memory [WRITES]]",
+              "streaming [CLIENTS] | trends [POSTS] | search | memory [WRITES]]",
               file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
@@ -200,6 +211,9 @@ def timings(runtime) -> None:
     statuses_bench(gateway, calls)
     notifications_bench(runtime, calls)
     dynamodb().meta.events.unregister("before-call.dynamodb", count)
+    from .bench_search import run as search
+
+    search(runtime)  # a search of each type
     from .bench_timelines import run as timelines
 
     timelines(runtime)  # home pages, fan-out to 1,000 and 10,000 followers

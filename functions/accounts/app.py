@@ -10,7 +10,7 @@ from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.client import client_ip
 from stratus.http.forms import request_params
 from stratus.observability import http_handler
-from stratus.services import accounts, featured_tags, ratelimit
+from stratus.services import accounts, featured_tags, ratelimit, search
 
 router = APIRouter()
 
@@ -40,6 +40,13 @@ def accounts_lookup(request: Request, response: Response,
                     viewer: Viewer | None = Depends(optional("read:accounts"))):
     cache_if_unauthenticated(response, request)
     return accounts.lookup(request.query_params.get("acct", ""))
+
+
+# search (services/search.py): declared before /{account_id}, which would take "search" for an id
+@router.get("/api/v1/accounts/search")
+async def accounts_search(request: Request,
+                          viewer: Viewer = Depends(require("read:accounts"))):
+    return search.account_search(viewer, await request_params(request))
 
 
 @router.get("/api/v1/accounts")

@@ -36,14 +36,16 @@ def test_a_new_status_is_counted_and_has_effects():
     assert routed(record("INSERT", STATUS)) == [("counters", "count"),
                                                 ("effects", "status_created"),
                                                 ("fanout", "fan_out"),
+                                                ("search", "status_search_scope"),
                                                 ("stream", "stream_status")]
     assert ("fanout", "fan_out") not in routed(record("INSERT", {**STATUS,
                                                                  "visibility": "direct"}))
 
 
 def test_a_removed_status_is_uncounted_and_cascades():
-    [(_, count), (_, removed), (_, unfan), (_, unstream)] = route(
+    [(_, count), (_, removed), (_, unfan), (_, unsearch), (_, unstream)] = route(
         record("REMOVE", old={**STATUS, "counted": True}))
+    assert isinstance(unsearch, jobs.StatusSearchScope) and unsearch.account_ids is None
     assert isinstance(unstream, jobs.StreamStatus) and unstream.event == "delete"
     assert count.item["counted"] is True and count.event == "REMOVE"
     assert isinstance(removed, jobs.StatusRemoved) and removed.tags == ["a"]
@@ -58,9 +60,11 @@ def test_the_counting_guard_itself_triggers_nothing():
 
 
 def test_likes_count_notify_and_undo():
-    assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited")]
+    assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited"),
+                                             ("search", "status_search_scope")]
     assert routed(record("REMOVE", old=FAV)) == [("counters", "count"),
-                                                  ("effects", "unfavourited")]
+                                                  ("effects", "unfavourited"),
+                                                  ("search", "status_search_scope")]
 
 
 def test_follows_count_notify_and_take_their_notification_back():
@@ -114,7 +118,7 @@ def test_ttl_expiry_of_unattached_media_removes_its_files():
 
 
 def test_every_job_the_registry_produces_has_a_consumer():
-    from stratus.services import effects
+    from stratus.services import effects, search
 
     from functions.workers.fanout.handler import HANDLERS as FANOUT
     from functions.workers.stream.handler import HANDLERS as STREAM
@@ -124,7 +128,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                           jobs.WarningMail},  # actions: warnings
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
-                 "purge_account": {jobs.PurgeAccount}}
+                 "purge_account": {jobs.PurgeAccount},
+                 "search": set(search.HANDLERS)}
     consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
@@ -157,7 +162,9 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "account_warning": {"type": "account_warning", "id": "4",
                                    "target_account_id": "1", "email": True},
                # profiles (issue 12): the directory entry follows the account's items
-               "account": {"type": "account", "id": "1", "discoverable": True},
+               "account": {"type": "account", "id": "1", "discoverable": True,
+                           "username": "a"},  # (and search)
+               "bmk": {**FAV, "type": "bmk"},  # search
                "account_stats": {**keys.account_stats("1"), "type": "account_stats",
                                  "followers_count": 1}}
     samples.update({  # cards area: link shares
@@ -213,3 +220,23 @@ def test_a_warning_is_mailed_only_when_asked():  # actions
         ("mail", jobs.WarningMail(event_id="e1", account_id="1", warning_id="4"))]
     assert route(record("INSERT", {**warning, "email": False})) == []
     assert route(record("REMOVE", old=warning)) == []
+
+
+# --- search (services/search.py) -----------------------------------------------------------------
+def test_search_indexes_follow_accounts_and_who_may_find_a_status():
+    account = {"type": "account", "id": "1", "username": "alice", "display_name": "Alice A"}
+    [(queue, job)] = route(record("MODIFY", {**account, "display_name": "Al"}, account))
+    assert queue == "search" and job.old_words == ["alice", "a"]
+    assert route(record("MODIFY", {**account, "note": "hi"}, account)) == []  # no name changed
+    [(_, created)] = [(q, j) for q, j in route(record("INSERT", STATUS))
+                      if isinstance(j, jobs.StatusSearchScope)]
+    assert created.account_ids == ["1", "2"] and created.tags == ["a"]  # author, mentioned
+    edited = route(record("MODIFY", {**STATUS, "text": "new"}, {**STATUS, "text": "old"}))
+    assert [j.account_ids for _, j in edited if isinstance(j, jobs.StatusSearchScope)] == [None]
+    boost = {**STATUS, "id": "11", "reblog_of_id": "10"}
+    assert not [j for _, j in route(record("INSERT", boost))
+                if isinstance(j, jobs.StatusSearchScope)]
+    for kind in ("bmk", "reblog"):
+        [(_, job)] = [(q, j) for q, j in route(record("REMOVE", old={**FAV, "type": kind}))
+                      if isinstance(j, jobs.StatusSearchScope)]
+        assert (job.status_id, job.account_ids) == ("10", ["3"])

@@ -121,3 +121,14 @@ def test_cards_worker_skips_a_status_that_is_gone(runtime):
     """Cards area: a job for a deleted status does nothing, and is not retried."""
     assert invoke(runtime.stack, "CardsFunction", sample("CardsFunction")) == \
         {"batchItemFailures": []}
+
+
+def test_search_index_worker(runtime):
+    """The sample job indexes its status's tag (the status itself is gone: nothing else), and
+    again changes nothing."""
+    from stratus.repo import search as search_repo
+
+    event = sample("SearchIndexFunction")
+    assert invoke(runtime.stack, "SearchIndexFunction", event) == {"batchItemFailures": []}
+    assert search_repo.unindexed_tags(["clouds"]) == []
+    assert invoke(runtime.stack, "SearchIndexFunction", event) == {"batchItemFailures": []}

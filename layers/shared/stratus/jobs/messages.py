@@ -298,6 +298,30 @@ class LinksChanged(Job):
     local: bool = True
 
 
+# --- search (services/search.py) -----------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class AccountWordsChanged(Job):
+    """An account was created, renamed or removed: its word entries follow its profile as it is
+    now (`old_words`: the words of the profile before the change)."""
+
+    name: ClassVar[str] = "account_words_changed"
+    account_id: str
+    old_words: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusSearchScope(Job):
+    """Who may find a status by its words changed (posted, liked, bookmarked, boosted, undone),
+    or its words did (edited, deleted): the entries of `account_ids` (None: of everyone it is
+    indexed for, and its author and mentions) follow the status as it is now. `tags`: the
+    status's hashtags (searchable from their first use)."""
+
+    name: ClassVar[str] = "status_search_scope"
+    status_id: str
+    account_ids: list[str] | None = None
+    tags: list[str] = field(default_factory=list)
+
+
 # --- media ---------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ProcessMedia(Job):

@@ -18,6 +18,7 @@ from typing import Any
 from ..repo import keys
 from ..repo.base import deserialize
 from ..text.links import has_link
+from ..text.words import account_words
 from . import messages as jobs
 
 
@@ -444,6 +445,42 @@ def fetch_card(change: Change) -> jobs.Job:
     return jobs.FetchCard(event_id=change.event_id, status_id=change.new["id"])
 
 
+# --- search: the indexes of services/search.py follow accounts and statuses ----------------------
+def account_renamed(change: Change) -> bool:
+    return change.event in ("INSERT", "REMOVE") or changed("username", "display_name",
+                                                           "domain")(change)
+
+
+def account_words_changed(change: Change) -> jobs.Job:
+    return jobs.AccountWordsChanged(event_id=change.event_id, account_id=change.image["id"],
+                                    old_words=account_words(change.old))
+
+
+def original(change: Change) -> bool:
+    return not change.image.get("reblog_of_id")
+
+
+def status_searchable_by(change: Change) -> jobs.Job:
+    """A new original status: its author and the accounts it mentions may find it; its tags
+    become searchable."""
+    new = change.new
+    return jobs.StatusSearchScope(event_id=change.event_id, status_id=new["id"],
+                                  account_ids=[new["account_id"], *new.get("mention_ids", [])],
+                                  tags=list(new.get("tags", [])))
+
+
+def status_words_changed(change: Change) -> jobs.Job:
+    return jobs.StatusSearchScope(event_id=change.event_id, status_id=change.image["id"],
+                                  tags=list(change.new.get("tags", [])))
+
+
+def searcher_changed(change: Change) -> jobs.Job:
+    """A like, bookmark or boost was made or undone: whether its account may find the status."""
+    image = change.image
+    return jobs.StatusSearchScope(event_id=change.event_id, status_id=image["status_id"],
+                                  account_ids=[image["account_id"]])
+
+
 # --- streaming: what connections are told (services/streaming.py, the stream queue) -----------
 def streamed_status(event: str) -> Callable[[Change], jobs.Job]:
     def job(change: Change) -> jobs.Job:
@@ -541,7 +578,8 @@ def purge_account(change: Change) -> jobs.Job:
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | cards | fanout | stream | push | a STATE_MACHINES name
+    queue: str  # counters | mail | effects | media | cards | fanout | stream | push | search | a
+    # STATE_MACHINES name
     job: Callable[[Change], jobs.Job]
 
 
@@ -619,6 +657,15 @@ RULES: tuple[Rule, ...] = (
     # media
     Rule("media_attachment", both(inserted, processing), "media", process_media),
     Rule("media_attachment", expired, "effects", media_expired),
+    # search (services/search.py): account words, and who may find a status by its words
+    Rule("account", account_renamed, "search", account_words_changed),
+    Rule("status", both(inserted, original), "search", status_searchable_by),
+    Rule("status", both(changed("text", "spoiler_text", "mention_ids", "tags"), original),
+         "search", status_words_changed),
+    Rule("status", both(removed, original), "search", status_words_changed),
+    Rule("fav", inserted_or_removed, "search", searcher_changed),
+    Rule("bmk", inserted_or_removed, "search", searcher_changed),
+    Rule("reblog", inserted_or_removed, "search", searcher_changed),
     # streaming (services/streaming.py). Home and list `update`/`delete` events come from the
     # fan-out worker, which knows who got the status (services/fanout.py).
     Rule("status", both(inserted, public_original), "stream", streamed_status("update")),

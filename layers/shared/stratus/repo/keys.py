@@ -991,3 +991,62 @@ SUGGESTION_DISMISSED = "SUGGESTMUTE#"
 
 def dismissed_suggestion(account_id: str, target_id: str) -> dict[str, str]:
     return key(account_pk(account_id), SUGGESTION_DISMISSED + pad(target_id))
+# --- search (services/search.py, docs/search.md) ---------------------------------------------------
+# Accounts by word prefix: one entry per account and word of its handle and display name (and its
+# domain, for a remote one), in the partition of the word's first character, sorted by word then
+# account: a prefix is one begins_with Query, shortest (exact) words first.
+ACCOUNT_WORD_SEP = "#"
+
+
+def account_words(first_char: str) -> str:
+    return "ACCTWORDS#" + first_char
+
+
+def account_word(word: str, account_id: str) -> dict[str, str]:
+    return key(account_words(word[0]), word + ACCOUNT_WORD_SEP + pad(account_id))
+
+
+def account_word_prefix(prefix: str) -> tuple[str, str]:
+    """(partition, sort-key prefix) of the account words starting with `prefix`."""
+    return account_words(prefix[0]), prefix
+
+
+# Hashtags by name prefix: one entry per tag and prefix of its name (up to TAG_PREFIX_MAX
+# characters), sorted by length then name — Mastodon's order (`length(name), name`) from one
+# Query. The marker says a tag's entries are written (tags are indexed once, on first use).
+TAG_PREFIX_MAX = 24
+
+
+def tag_prefix_partition(prefix: str) -> str:
+    return "TAGPREFIX#" + prefix[:TAG_PREFIX_MAX]
+
+
+def tag_prefix_entry(prefix: str, name: str) -> dict[str, str]:
+    return key(tag_prefix_partition(prefix), f"{len(name):03d}#{name}")
+
+
+def tag_search_marker(name: str) -> dict[str, str]:
+    return key("TAG#" + name.lower(), "SEARCH")
+
+
+# Statuses by word, per searching account (the author, the mentioned, those who favourited,
+# bookmarked or boosted it): one entry per (account, word, status), by status id — a word is one
+# Query in id order, and whether other words are in a page of statuses is one BatchGetItem of
+# deterministic keys. A searcher item per status and account lists the words indexed for that
+# account, so an edit or a deletion finds every entry to change.
+def status_searchers(status_id: str) -> str:
+    """The partition of a status's searcher items (its own: the deletion cascade empties the
+    status partition, and the searchers must outlive it until their entries are gone)."""
+    return "SEARCHERS#" + pad(status_id)
+
+
+def status_word_partition(account_id: str, word: str) -> str:
+    return f"SWORD#{pad(account_id)}#{word}"
+
+
+def status_word(account_id: str, word: str, status_id: str) -> dict[str, str]:
+    return key(status_word_partition(account_id, word), pad(status_id))
+
+
+def status_searcher(status_id: str, account_id: str) -> dict[str, str]:
+    return key(status_searchers(status_id), pad(account_id))

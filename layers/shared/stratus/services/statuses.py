@@ -409,6 +409,10 @@ def create(viewer: Viewer, params: dict[str, Any]) -> str:
     item, ops = build(viewer, prepared, application=application)
     base.transact(ops)
     after_create(item)
+    if item.get("tags"):  # search: a tag is searchable as soon as it is used (Mastodon makes
+        from . import search  # the Tag in the request); the search worker does it for the rest
+
+        search.index_tags(item["tags"])
     return item["id"]
 
 
