@@ -800,3 +800,24 @@ def stream_name(stream_key_: str) -> list[str]:
     """A stream key's name and parameter: `list#5` → ["list", "5"]."""
     name, _, param = stream_key_.partition("#")
     return [name, param] if param else [name]
+
+
+# --- domains (issue 11): instance domain blocks and allows ----------------------------------
+# A block lives at `INSTANCE/DOMBLOCK#<domain>` (`domain_block` above): one item per domain, so
+# "is this domain (or a parent) blocked" is one BatchGetItem of deterministic keys. GSI1 lists
+# blocks and allows by id (the admin listings, lookups by id).
+DOMAIN_BLOCKS_INDEX = "DOMBLOCKS"
+DOMAIN_ALLOW_PREFIX = "DOMALLOW#"
+DOMAIN_ALLOWS_INDEX = "DOMALLOWS"
+
+
+def domain_block_index_keys(block_id: str) -> dict[str, str]:
+    return {"GSI1PK": DOMAIN_BLOCKS_INDEX, "GSI1SK": pad(block_id)}
+
+
+def domain_allow(domain: str) -> dict[str, str]:
+    return key(INSTANCE_PK, DOMAIN_ALLOW_PREFIX + domain.lower())
+
+
+def domain_allow_index_keys(allow_id: str) -> dict[str, str]:
+    return {"GSI1PK": DOMAIN_ALLOWS_INDEX, "GSI1SK": pad(allow_id)}

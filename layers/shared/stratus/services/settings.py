@@ -54,6 +54,10 @@ SETTINGS: dict[str, Setting] = {
     "peers_api_enabled": Setting(True, kind="bool", help="serve /api/v1/instance/peers"),
     "activity_api_enabled": Setting(True, kind="bool",
                                     help="serve /api/v1/instance/activity"),
+    # domains (issue 11): Mastodon's LIMITED_FEDERATION_MODE (an environment variable there).
+    "limited_federation_mode": Setting(False, kind="bool",
+                                       help="allowlist mode: federate only with the domains "
+                                            "staff allow (enforced once federation exists)"),
     "instant_signups": Setting(False, kind="bool", development_only=True,
                                help="development and test stacks only: API sign-ups are "
                                     "confirmed at once and not rate-limited"),
