@@ -33,7 +33,9 @@ COMMENTS = ("private_comment", "public_comment")
 # DynamoDB's 400 KB, so a longer one is refused.
 MAX_COMMENT_LENGTH = 10_000
 MAX_DOMAIN_LENGTH = 256  # Mastodon's DomainValidator: the normalised host is shorter than this
-LABEL = re.compile(r"^[a-z0-9-]{1,63}$")
+# Mastodon's DomainValidator allows a hyphen anywhere; a DNS label cannot start or end with one
+# (RFC 1123), so such a name could never federate and is refused too.
+LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 BLANK = "Validation failed: Domain can't be blank"
 INVALID = "Validation failed: Domain is invalid"
 
@@ -43,7 +45,10 @@ def normalize(raw: Any) -> str | None:
     """A domain as Mastodon normalises it (TagManager#normalize_domain: Addressable's
     normalized host): trimmed, one trailing slash and one trailing dot dropped, lower case,
     IDNA (punycode). None when blank; Unprocessable when it is not a valid domain name
-    (DomainValidator: labels of 1–63 letters, digits and hyphens, under 256 characters)."""
+    (DomainValidator: labels of 1–63 letters, digits and inner hyphens, under 256
+    characters)."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = str(raw)  # a JSON number, as Rails would store it
     text = raw.strip() if isinstance(raw, str) else ""
     text = text.removesuffix("/").strip()
     if not text:
@@ -205,7 +210,8 @@ def _fields(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def stricter_than(new: dict[str, Any], other: dict[str, Any]) -> bool:
-    """DomainBlock#stricter_than?: would `new` impose more than `other` already does."""
+    """DomainBlock#stricter_than?: does `new` impose at least what `other` does (equal limits
+    count: a subdomain may repeat its parent's block, not weaken it)."""
     if new["severity"] == "suspend":
         return True
     if other["severity"] == "suspend" and new["severity"] in ("silence", "noop"):
@@ -238,8 +244,9 @@ def _audit(actor: Viewer, action: str, target_type: str, item: dict[str, Any]) -
 
 
 def create_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
-    """POST /api/v1/admin/domain_blocks. A block of a domain that already has one, or that a
-    parent domain's block covers at least as strictly, is refused with that block (422)."""
+    """POST /api/v1/admin/domain_blocks. A block of a domain that already has one, or one
+    that would impose less than the block of a parent domain covering it, is refused with that
+    existing block (422), as Mastodon's `conflicts_with_existing_block?`."""
     domain = _required_domain(params.get("domain"))
     fields = {"severity": DEFAULT_SEVERITY, "reject_media": False, "reject_reports": False,
               "obfuscate": False, "private_comment": None, "public_comment": None,
