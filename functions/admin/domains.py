@@ -19,7 +19,9 @@ write_allows = require_permission(Permission.MANAGE_FEDERATION, "admin:write:dom
 LIMIT, MAX_LIMIT = 100, 200  # Mastodon's admin listings: limit_param(100), at most twice that
 
 
+# Rails also answers with a trailing slash, and Mastodon.py lists and creates blocks that way.
 @router.get("/api/v1/admin/domain_blocks")
+@router.get("/api/v1/admin/domain_blocks/", include_in_schema=False)
 async def admin_domain_blocks(request: Request, response: Response,
                               viewer: Viewer = Depends(read_blocks)):
     page = page_params(await request_params(request), default=LIMIT, maximum=MAX_LIMIT)
@@ -29,6 +31,7 @@ async def admin_domain_blocks(request: Request, response: Response,
 
 
 @router.post("/api/v1/admin/domain_blocks")
+@router.post("/api/v1/admin/domain_blocks/", include_in_schema=False)
 async def admin_create_domain_block(request: Request, viewer: Viewer = Depends(write_blocks)):
     return domain_blocks.create_block(viewer, await request_params(request))
 
