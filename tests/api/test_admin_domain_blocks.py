@@ -303,3 +303,31 @@ def test_allowed_follows_blocks_or_the_allowlist(client, staff):
     # Mastodon's DomainAllow.rule_for matches the domain exactly: subdomains are not allowed.
     assert not domain_blocks.allowed("sub.friends.example")
     assert not domain_blocks.allowed("fine.example") and not domain_blocks.allowed("loud.example")
+
+
+def test_the_stream_carries_each_change_of_severity(client, staff, runtime):
+    """The contract with the domain-block state machine: one `domain_block` item whose INSERT,
+    MODIFY and REMOVE carry the new and old severity (and the block's `created_at`, the stamp
+    Mastodon's undo compares accounts' `silenced_at`/`suspended_at` with)."""
+    from stratus.repo.base import deserialize
+
+    runtime.pipeline.skip_stream()
+    created = block(client, staff, "example.com", severity="silence")
+    client.put(f"{BLOCKS}/{created['id']}", headers=staff, json={"severity": "suspend"})
+    client.put(f"{BLOCKS}/{created['id']}", headers=staff, json={"public_comment": "hi"})
+    client.delete(f"{BLOCKS}/{created['id']}", headers=staff)
+    changes = []
+    for records in runtime.pipeline.backlog().values():
+        for record in records:
+            data = record["dynamodb"]
+            new = deserialize(data.get("NewImage", {}))
+            old = deserialize(data.get("OldImage", {}))
+            if (new or old).get("type") == "domain_block":
+                changes.append((record["eventName"], old.get("severity"), new.get("severity"),
+                                (new or old)["created_at"]))
+    changes = list(dict.fromkeys(changes))  # each stream function sees the same records
+    assert changes == [("INSERT", None, "silence", created["created_at"]),
+                       ("MODIFY", "silence", "suspend", created["created_at"]),
+                       ("MODIFY", "suspend", "suspend", created["created_at"]),
+                       ("REMOVE", "suspend", None, created["created_at"])]
+    runtime.pipeline.drain()  # no worker chokes on them
