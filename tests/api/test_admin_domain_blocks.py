@@ -331,3 +331,17 @@ def test_the_stream_carries_each_change_of_severity(client, staff, runtime):
                        ("MODIFY", "suspend", "suspend", created["created_at"]),
                        ("REMOVE", "suspend", None, created["created_at"])]
     runtime.pipeline.drain()  # no worker chokes on them
+
+
+def test_stratusctl_turns_limited_federation_on_and_off(runtime, monkeypatch, capsys):
+    from stratusctl import cli
+
+    monkeypatch.setattr(cli, "connect", lambda stack: "the test stack")
+    assert not domain_blocks.limited_federation()
+    assert cli.main(["settings", "set", "limited_federation_mode", "true"]) == 0
+    assert domain_blocks.limited_federation()
+    assert cli.main(["settings", "get", "limited_federation_mode"]) == 0
+    assert "true" in capsys.readouterr().out.lower()
+    assert cli.main(["settings", "set", "limited_federation_mode", "maybe"]) == 1
+    assert cli.main(["settings", "set", "limited_federation_mode", "off"]) == 0
+    assert not domain_blocks.limited_federation()
