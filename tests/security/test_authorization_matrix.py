@@ -115,7 +115,9 @@ def world(client, runtime):
                         "request_id": request["id"], "conversation_id": conversation["id"],
                         "filter_id": bobs_filter["id"],
                         "keyword_id": bobs_filter["keywords"][0]["id"],
-                        "status_filter_id": bobs_status_filter["id"]},
+                        "status_filter_id": bobs_status_filter["id"],
+                        # domains: staff objects; any id (the permission check comes first)
+                        "domain_block_id": "1", "domain_allow_id": "1"},
             "public_status": public["id"]}
 
 
