@@ -122,6 +122,15 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
+    if args and args[0] == "trends":  # `python -m local.bench trends [POSTS]`
+        from .bench_trends import run as trends
+
+        emulator, runtime = start_stack()
+        try:
+            trends(runtime, int(args[1]) if len(args) > 1 else 10_000)
+        finally:
+            emulator.stop()
+        return 0
     if args and args[0] == "streaming":  # `python -m local.bench streaming [CLIENTS]`
         from .bench_streaming import run as streaming
 
@@ -133,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
-              "streaming [CLIENTS] | memory [WRITES]]",
+              "streaming [CLIENTS] | trends [POSTS] | memory [WRITES]]",
               file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
@@ -200,6 +209,9 @@ def timings(runtime) -> None:
     from .bench_costs import run as costs
 
     costs(runtime)  # contention, filtered listings, cost per million requests
+    from .bench_trends import run as trends
+
+    trends(runtime)  # the trends job after a day of 10,000 posts
 
 
 def statuses_bench(gateway, calls) -> None:

@@ -30,6 +30,9 @@ call it before the emulator serves a request. Each fix says what moto does and w
    of every item it ever held. This was most of the local stack's growth; models are no longer
    tracked here (the dashboard, which nothing of ours uses, lists nothing).
 6. Queues cannot be read without receiving (see `queue_messages`); the snapshot needs to.
+7. Step Functions executions. moto stores them as RUNNING and runs nothing (its own interpreter
+   would need Docker to run a Lambda task); local/states.py runs them, and `finish_execution`
+   records the outcome where DescribeExecution and ListExecutions report it, as AWS does.
 """
 
 from __future__ import annotations
@@ -285,3 +288,17 @@ def queue_messages(queue_url: str) -> list[dict[str, Any]]:
                 entry["MessageAttributes"] = copy.deepcopy(message.message_attributes)
             messages.append(entry)
         return messages
+
+
+# --- 7. the outcome of an execution run by local/states.py ----------------------------------------
+def finish_execution(arn: str, status: str, *, output: str | None = None,
+                     error: str | None = None, cause: str | None = None) -> None:
+    from moto.core.utils import utcnow
+    from moto.stepfunctions.models import stepfunctions_backends
+
+    from . import cfn
+
+    with _lock:
+        execution = stepfunctions_backends[cfn.ACCOUNT][cfn.REGION].describe_execution(arn)
+        execution.status, execution.stop_date = status, utcnow()
+        execution.output, execution.error, execution.cause = output, error, cause

@@ -421,8 +421,16 @@ def _execute_api(op: str, params: dict[str, Any], region: str, account: str, _: 
              f"{params.get('ConnectionId', '*')}")]
 
 
+def _states(op: str, params: dict[str, Any], region: str, account: str, _: Any
+            ) -> list[tuple[str, str]]:
+    """Step Functions: a call names its state machine or execution by ARN."""
+    arn = params.get("stateMachineArn") or params.get("executionArn")
+    return [(f"states:{op}", arn or "*")]
+
+
 _MAPPERS: dict[str, Callable[..., list[tuple[str, str]]]] = {
     "dynamodb": _dynamodb, "dynamodbstreams": _dynamodb, "sqs": _sqs, "s3": _s3,
+    "stepfunctions": _states,
     "secretsmanager": _secretsmanager, "scheduler": _scheduler, "ses": _ses, "sesv2": _ses,
 }
 

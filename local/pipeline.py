@@ -1,5 +1,6 @@
 """The event sources Lambda would run: Main table stream → dispatch, SQS → workers (partial
-batch failures, DLQ redrive), EventBridge schedules and one-off Scheduler schedules → targets.
+batch failures, DLQ redrive), EventBridge schedules and one-off Scheduler schedules → targets,
+and Step Functions executions (local/states.py runs them one state per round).
 
 `pump()` does one round of everything and says how much work it found: the local stack calls it
 in a loop, the tests' `drain()` calls it until the system is quiet.
@@ -23,7 +24,7 @@ from typing import Any
 
 from stratus.repo.client import client
 
-from . import cfn
+from . import cfn, emulator, states
 from .lambda_runtime import invoke
 
 logger = logging.getLogger("stratus.local")
@@ -67,6 +68,7 @@ class ScheduleSource:
     every: int
     next_at: float
     name: str
+    input: dict[str, Any] | None = None  # the rule's constant input replaces the event
 
 
 class Pipeline:
@@ -78,6 +80,7 @@ class Pipeline:
         self.queues: list[QueueSource] = []
         self.schedules: list[ScheduleSource] = []
         self.fired_once: set[str] = set()
+        self.runs: dict[str, states.Run] = {}  # execution ARN -> where it is
         self.lock = threading.Lock()
         resolver = stack.resolver
         now = time.monotonic()
@@ -105,7 +108,8 @@ class Pipeline:
                 every = rate_seconds(expression)
                 self.schedules.append(ScheduleSource(
                     fn.logical_id, every, now if run_schedules_now else now + every,
-                    f"{fn.logical_id}:{expression}"))
+                    f"{fn.logical_id}:{expression}",
+                    json.loads(props["Input"]) if props.get("Input") else None))
 
     # -- DynamoDB stream -> function ---------------------------------------------------------
     def _iterator(self, source: StreamSource, shard: str) -> str:
@@ -288,6 +292,8 @@ class Pipeline:
                          "source": "aws.events", "account": cfn.ACCOUNT,
                          "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                          "region": cfn.REGION, "resources": [schedule.name], "detail": {}}
+                if schedule.input is not None:  # EventBridge sends the target's Input instead
+                    event = schedule.input
                 try:
                     invoke(self.stack, schedule.function, event)
                 except Exception:  # noqa: BLE001
@@ -332,6 +338,70 @@ class Pipeline:
             fired += 1
         return fired
 
+    # -- Step Functions executions -------------------------------------------------------------
+    def _call(self, resource: str, payload: Any) -> Any:
+        fn = self.stack.function_for_arn(resource)
+        # Lambda hands the task JSON and returns JSON: what does not survive that fails here too.
+        return json.loads(json.dumps(invoke(self.stack, fn.logical_id, json.loads(json.dumps(payload)))))
+
+    def _started(self) -> None:
+        sfn = client("stepfunctions")
+        for logical, (arn, definition) in self.stack.state_machines.items():
+            pages = sfn.get_paginator("list_executions").paginate(stateMachineArn=arn,
+                                                                  statusFilter="RUNNING")
+            for page in pages:
+                for execution in page["executions"]:
+                    if execution["executionArn"] in self.runs:
+                        continue
+                    described = sfn.describe_execution(executionArn=execution["executionArn"])
+                    self.runs[execution["executionArn"]] = states.Run(
+                        execution["executionArn"], logical, definition.start_at,
+                        json.loads(described.get("input") or "{}"))
+
+    def pump_executions(self, now: float | None = None) -> int:
+        """Advance every due execution by one state; finished ones are recorded in the emulator,
+        where DescribeExecution reports them."""
+        if not self.stack.state_machines:
+            return 0
+        self._started()
+        now = time.monotonic() if now is None else now
+        work = 0
+        for arn, run in list(self.runs.items()):
+            if not run.due(now):
+                continue
+            run.advance(self.stack.state_machines[run.machine][1], self._call,
+                        max_wait=self.retry_delay, now=now)
+            work += 1
+            if run.outcome is not None:
+                status, detail = run.outcome
+                if status == "SUCCEEDED":
+                    emulator.finish_execution(arn, status, output=json.dumps(detail))
+                else:
+                    logger.error("execution failed", extra={"execution": arn, "error": detail})
+                    emulator.finish_execution(arn, status, error=detail[0], cause=detail[1])
+                del self.runs[arn]
+        return work
+
+    def running(self) -> list[dict[str, Any]]:
+        """The executions still running, with where each is (for local/snapshot.py)."""
+        with self.lock:
+            self._started()
+            sfn = client("stepfunctions")
+            return [{"input": sfn.describe_execution(executionArn=arn)["input"],
+                     **run.to_dict()} for arn, run in self.runs.items()]
+
+    def resume_running(self, saved: list[dict[str, Any]]) -> int:
+        """Start the saved executions again under their names, from the state each was in."""
+        sfn = client("stepfunctions")
+        for entry in saved:
+            if entry["machine"] not in self.stack.state_machines:
+                continue
+            arn = sfn.start_execution(
+                stateMachineArn=self.stack.state_machines[entry["machine"]][0],
+                name=entry["arn"].rsplit(":", 1)[-1], input=entry["input"])["executionArn"]
+            self.runs[arn] = states.Run.from_dict({**entry, "arn": arn})
+        return len(saved)
+
     def pump(self, *, schedules: bool = True) -> int:
         with self.lock:
             work = 0
@@ -339,6 +409,7 @@ class Pipeline:
                 work += self.pump_stream(stream)
             for queue in self.queues:
                 work += self.pump_queue(queue)
+            work += self.pump_executions()
             if schedules:
                 work += self.pump_schedules()
                 work += self.pump_one_off()

@@ -41,7 +41,7 @@ def _decode(obj: dict[str, Any]) -> Any:
 def save(stack: Any, path: Path, pipeline: Any) -> dict[str, int]:
     ddb, s3 = client("dynamodb"), client("s3")
     data: dict[str, Any] = {"tables": {}, "objects": {}, "schedules": [], "secrets": {},
-                            "stream_backlog": {}, "messages": {}}
+                            "stream_backlog": {}, "messages": {}, "executions": []}
     for logical, name in stack.table_names.items():
         items: list[dict[str, Any]] = []
         for page in ddb.get_paginator("scan").paginate(TableName=name):
@@ -65,6 +65,7 @@ def save(stack: Any, path: Path, pipeline: Any) -> dict[str, int]:
     for logical, arn in stack.secret_arns.items():
         data["secrets"][logical] = secrets.get_secret_value(SecretId=arn)["SecretString"]
     data["stream_backlog"] = pipeline.backlog()
+    data["executions"] = pipeline.running()
     for logical, url in stack.queue_urls.items():
         messages = emulator.queue_messages(url)
         if messages:
@@ -73,6 +74,7 @@ def save(stack: Any, path: Path, pipeline: Any) -> dict[str, int]:
     counts = {logical: len(items) for logical, items in data["tables"].items()}
     counts["pending records"] = sum(len(r) for r in data["stream_backlog"].values())
     counts["queued messages"] = sum(len(m) for m in data["messages"].values())
+    counts["running executions"] = len(data["executions"])
     return counts
 
 
@@ -111,8 +113,9 @@ def restore(stack: Any, path: Path, pipeline: Any) -> bool:
             if failed:
                 raise RuntimeError(f"could not put saved messages back in {logical}: {failed}")
             requeued += len(entries)
+    running = pipeline.resume_running(data.get("executions") or [])
     logger.info("restored the local stack's data from %s (%d pending stream records, "
-                "%d queued messages)", path, resumed, requeued)
+                "%d queued messages, %d running executions)", path, resumed, requeued, running)
     return True
 
 

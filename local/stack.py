@@ -11,9 +11,41 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import cfn
+from . import cfn, states
 
 STACK = "stratus-local"
+
+# Every resource type the template may hold, and what plays it locally. A type missing here stops
+# the local stack (UnsupportedResource) rather than being skipped: a resource nobody emulates
+# would make the local stack silently differ from what deploys.
+RESOURCE_TYPES = {
+    "AWS::Serverless::Function": "run in-process by local/lambda_runtime.py, IAM-checked",
+    "AWS::Serverless::LayerVersion": "the shared package is imported from layers/shared",
+    "AWS::Serverless::HttpApi": "local/gateway.py (routes from the functions' HttpApi events)",
+    "AWS::Serverless::StateMachine": "moto stores it; local/states.py runs its executions",
+    "AWS::DynamoDB::Table": "moto (streams read by local/pipeline.py)",
+    "AWS::SQS::Queue": "moto (queues read by local/pipeline.py)",
+    "AWS::S3::Bucket": "moto",
+    "AWS::SecretsManager::Secret": "moto",
+    "AWS::IAM::Role": "enforced on every AWS call a function makes (local/iam.py)",
+    "AWS::ApiGatewayV2::Api": "the WebSocket API: local/websocket.py on the REST port",
+    "AWS::ApiGatewayV2::Route": "local/websocket.py",
+    "AWS::ApiGatewayV2::Integration": "local/websocket.py",
+    "AWS::ApiGatewayV2::RouteResponse": "local/websocket.py",
+    "AWS::ApiGatewayV2::Stage": "local/websocket.py",
+    "AWS::ApiGatewayV2::DomainName": "one local host serves REST and WebSocket",
+    "AWS::ApiGatewayV2::ApiMapping": "one local host serves REST and WebSocket",
+    "AWS::CloudFront::Distribution": "local/gateway.py serves the media bucket at /system",
+    "AWS::CloudFront::OriginAccessControl": "local/gateway.py reads the bucket itself",
+    "AWS::CloudFront::ResponseHeadersPolicy": "local/gateway.py sends the policy's headers",
+    "AWS::S3::BucketPolicy": "local/gateway.py reads the bucket itself",
+    "AWS::Lambda::Permission": "local callers invoke functions directly",
+    "AWS::CloudWatch::Alarm": "none: alarms watch metrics the local stack does not emit",
+}
+
+
+class UnsupportedResource(RuntimeError):
+    """template.yaml has a resource the local stack cannot emulate."""
 # Imported handlers, kept for the life of the process like a warm Lambda environment.
 _HANDLERS: dict[str, Any] = {}
 
@@ -42,6 +74,8 @@ class Stack:
     bucket_names: dict[str, str] = field(default_factory=dict)
     stream_arns: dict[str, str] = field(default_factory=dict)  # table logical -> stream arn
     secret_arns: dict[str, str] = field(default_factory=dict)
+    # logical -> (ARN, checked definition)
+    state_machines: dict[str, tuple[str, states.Definition]] = field(default_factory=dict)
 
     def env(self, overrides: dict[str, str] | None = None) -> dict[str, str]:
         """The union of every function's resolved environment (names must not conflict)."""
@@ -71,7 +105,20 @@ class Stack:
             spec = importlib.util.spec_from_file_location(unique, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[unique] = module
-            spec.loader.exec_module(module)
+            # Lambda puts the code directory on sys.path, so a handler imports its sibling
+            # modules by name (`from reports import router`). Every function shares this
+            # process: siblings are imported with the directory on the path, then taken out of
+            # sys.modules, so another function's module of the same name is its own.
+            before = set(sys.modules)
+            sys.path.insert(0, str(fn.code_dir))
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                sys.path.remove(str(fn.code_dir))
+                for name in set(sys.modules) - before:
+                    origin = getattr(sys.modules[name], "__file__", None) or ""
+                    if origin.startswith(str(fn.code_dir) + os.sep):
+                        del sys.modules[name]
             _HANDLERS[logical_id] = getattr(module, attribute)
         return _HANDLERS[logical_id]
 
@@ -90,10 +137,23 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
             f"arn:aws:lambda:{cfn.REGION}:{cfn.ACCOUNT}:function:{logical}")
         resolver.physical[logical] = logical
 
+    unsupported = sorted({f"{logical} ({r.get('Type')})" for logical, r in resources.items()
+                          if r.get("Type") not in RESOURCE_TYPES})
+    if unsupported:
+        raise UnsupportedResource(
+            "the local stack cannot emulate these resources of template.yaml: "
+            + ", ".join(unsupported) + " (see RESOURCE_TYPES in local/stack.py)")
     ddb, sqs, s3 = client("dynamodb"), client("sqs"), client("s3")
+    machines = []
     for logical, resource in resources.items():
         kind, props = resource.get("Type"), resource.get("Properties", {})
-        if kind == "AWS::DynamoDB::Table":
+        if kind == "AWS::Serverless::StateMachine":
+            machines.append((logical, props))  # after the functions' ARNs are all known
+            arn = f"arn:aws:states:{cfn.REGION}:{cfn.ACCOUNT}:stateMachine:{STACK}-{logical}"
+            resolver.physical[logical] = arn
+            resolver.attributes[(logical, "Arn")] = arn
+            resolver.attributes[(logical, "Name")] = f"{STACK}-{logical}"
+        elif kind == "AWS::DynamoDB::Table":
             name = f"{STACK}-{logical}"
             resolver.physical[logical] = name
             stack.table_names[logical] = name
@@ -155,7 +215,40 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
             sqs.set_queue_attributes(QueueUrl=stack.queue_urls[logical], Attributes={
                 "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn,
                                              "maxReceiveCount": str(policy["maxReceiveCount"])})})
+    for logical, props in machines:
+        _state_machine(stack, logical, props, create)
     return stack
+
+
+def _state_machine(stack: Stack, logical: str, props: dict[str, Any], create: bool) -> None:
+    """Load the definition (DefinitionUri or Definition, with DefinitionSubstitutions), check it
+    against what local/states.py runs, and create the state machine in the emulator."""
+    resolver = stack.resolver
+    if "DefinitionUri" in props:
+        with open(cfn.ROOT / props["DefinitionUri"], encoding="utf-8") as fh:
+            text = fh.read()
+    else:
+        text = json.dumps(props["Definition"])
+    for name, value in (props.get("DefinitionSubstitutions") or {}).items():
+        text = text.replace("${" + name + "}", str(resolver.resolve(value)))
+    definition = json.loads(text)
+
+    def function(resource: str) -> str | None:
+        fn = stack.function_for_arn(resource) if resource.startswith("arn:aws:lambda:") else None
+        return fn.logical_id if fn else None
+
+    try:
+        checked = states.load(logical, definition, function)
+    except states.UnsupportedDefinition as exc:
+        raise UnsupportedResource(f"state machine {logical}: {exc}") from None
+    arn = resolver.physical[logical]
+    if create:
+        from stratus.repo.client import client
+        client("stepfunctions").create_state_machine(
+            name=resolver.attributes[(logical, "Name")], definition=text,
+            roleArn=f"arn:aws:iam::{cfn.ACCOUNT}:role/{STACK}-{logical}Role",
+            type=props.get("Type", "STANDARD"))
+    stack.state_machines[logical] = (arn, checked)
 
 
 def apply_env(stack: Stack, overrides: dict[str, str], *, keep_clients: bool = False

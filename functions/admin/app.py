@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from fastapi import APIRouter, Depends, Request, Response
 
 from stratus.auth.deps import Viewer, require_permission
@@ -16,11 +13,9 @@ from stratus.paging import page_params
 from stratus.observability import http_handler
 from stratus.services import admin
 
-# Each staff area keeps its routes in a module next to this one. Lambda imports them from the
-# code directory; the local stack loads this file by path, so the directory is put on the path.
-if str(Path(__file__).resolve().parent) not in sys.path:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-import domains  # noqa: E402  (domain blocks and allows)
+from reports import router as reports_router
+from trends import router as trends_router
+from domains import router as domains_router
 
 router = APIRouter()
 read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")
@@ -64,5 +59,7 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
     return {}
 
 
-app = create_app([router, domains.router], name="admin")
+# Each area's routes live in a module next to this file (Lambda has this directory on sys.path;
+# the local stack imports siblings the same way, local/stack.py).
+app = create_app([router, reports_router, trends_router, domains_router], name="admin")
 handler = http_handler(app)

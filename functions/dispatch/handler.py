@@ -1,13 +1,14 @@
-"""Main table stream → SQS job queues (the outbox, `stratus.jobs.outbox`). Reports failures
-per record so Lambda retries from the first failed record only."""
+"""Main table stream → SQS job queues and Step Functions executions (the outbox,
+`stratus.jobs.outbox`). Reports failures per record so Lambda retries from the first failed
+record only."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from stratus.jobs.outbox import route
+from stratus.jobs.outbox import STATE_MACHINES, route
 from stratus.observability import job_handler, logger
-from stratus.repo import queues
+from stratus.repo import machines, queues
 
 
 def _dispatch(event: dict[str, Any], _context: Any) -> dict[str, Any]:
@@ -17,6 +18,7 @@ def _dispatch(event: dict[str, Any], _context: Any) -> dict[str, Any]:
     idempotent, so jobs sent twice change nothing)."""
     records = event.get("Records", [])
     by_queue: dict[str, list[dict[str, Any]]] = {}
+    executions: list[tuple[str, Any]] = []
     failed_at = None
     for record in records:
         try:
@@ -26,10 +28,16 @@ def _dispatch(event: dict[str, Any], _context: Any) -> dict[str, Any]:
             failed_at = record
             break
         for queue, job in routed:
-            by_queue.setdefault(queue, []).append(job.to_dict())
+            if queue in STATE_MACHINES:
+                executions.append((queue, job))
+            else:
+                by_queue.setdefault(queue, []).append(job.to_dict())
     try:
         for queue, messages in by_queue.items():
             queues.send(queues.url(queue), messages)
+        for machine, job in executions:  # named by the change: a redelivery starts nothing new
+            machines.start(machine, machines.execution_name(job.name, job.event_id),
+                           job.to_dict())
     except Exception:
         logger.exception("enqueueing failed", extra={"records": len(records)})
         failed_at = records[0]

@@ -1,5 +1,5 @@
 """Graph function: follows and follow requests, blocks, mutes, user domain blocks, endorsements,
-relationships, familiar followers, and the followers / following lists."""
+relationships, familiar followers, the followers / following lists, and filing reports."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from stratus.http.pagination import set_link
 from stratus.observability import http_handler
 from stratus.paging import page_params
 from stratus.params import flag
-from stratus.services import blocks, endorsements, follows, relationships
+from stratus.services import blocks, endorsements, follows, relationships, reports
 
 router = APIRouter()
 ACCOUNTS_PAGE = {"default": 40, "maximum": 80}
@@ -184,6 +184,15 @@ def accounts_endorsements(account_id: str, request: Request, response: Response,
     cache_if_unauthenticated(response, request)
     return _page_of(request, response,
                     endorsements.of_account(viewer, account_id, _accounts_page(request)))
+
+
+# --- reports (reports area) ----------------------------------------------------------------------
+# Mastodon.py posts to `/api/v1/reports/`; Rails routes both.
+@router.post("/api/v1/reports")
+@router.post("/api/v1/reports/", include_in_schema=False)
+async def reports_create(request: Request, viewer: Viewer = Depends(require("write:reports"))):
+    report, headers = reports.file(viewer, await request_params(request))
+    return JSONResponse(report, headers=headers)
 
 
 app = create_app([router], name="graph")

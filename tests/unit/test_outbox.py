@@ -119,7 +119,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
     from functions.workers.stream.handler import HANDLERS as STREAM
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
-                 "mail": {jobs.ConfirmationMail}, "media": {jobs.ProcessMedia},
+                 "mail": {jobs.ConfirmationMail, jobs.TrendsReviewMail}, "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification}}
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
@@ -142,7 +142,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "account_conversation": {"type": "account_conversation", "id": "c",
                                         "account_id": "1"},
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
-               "token": {"type": "token", "id": "7", "account_id": "1"}}
+               "token": {"type": "token", "id": "7", "account_id": "1"},
+               "trends_review": {"type": "trends_review", "id": "12"},
+               # reports area
+               "report": {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
+                          "notify_staff": True}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:
@@ -170,3 +174,15 @@ def test_messages_round_trip_and_poison_is_refused():
     for poison in ('"text"', '{"job": "nope"}', '{"job": "status_removed"}'):
         with pytest.raises(ValueError):
             jobs.decode(poison)
+
+
+def test_a_new_report_tells_staff_unless_the_account_had_an_open_one():
+    # reports area: whether staff are told was decided when the report was filed
+    filed = {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
+             "notify_staff": True}
+    assert route(record("INSERT", filed)) == [
+        ("effects", jobs.ReportFiled(event_id="e1", report_id="4", account_id="1"))]
+    assert route(record("INSERT", {**filed, "notify_staff": False})) == []
+    resolved = {**filed, "action_taken_at": "2026-11-22T10:00:00.000Z"}
+    assert route(record("MODIFY", resolved, filed)) == []
+    assert route(record("REMOVE", old=filed)) == []

@@ -101,3 +101,11 @@ def test_push_worker_with_nobody_subscribed(runtime):
     """A notification for a user without push subscriptions: one Query, nothing sent."""
     assert invoke(runtime.stack, "PushWorkerFunction", sample("PushWorkerFunction")) == \
         {"batchItemFailures": []}
+
+
+def test_trends_schedule_ranks_from_its_constant_input(runtime):
+    # EventBridge hands the rule's Input ({"task": ...}) to the function, not a scheduled event.
+    assert invoke(runtime.stack, "TrendsScheduleFunction", sample("TrendsScheduleFunction")) == \
+        {"ranked": {"tags": 0, "statuses": 0}}
+    with pytest.raises(ValueError):
+        invoke(runtime.stack, "TrendsScheduleFunction", sample("ActivityFunction"))

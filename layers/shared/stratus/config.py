@@ -88,6 +88,10 @@ class Settings:
         """A job queue's URL by its short name (counters, mail, effects, media)."""
         return self._get(f"{queue.upper()}_QUEUE_URL")
 
+    def state_machine_arn(self, machine: str) -> str:
+        """A state machine's ARN by its short name (purge_account, domain_block)."""
+        return self._get(f"{machine.upper()}_STATE_MACHINE_ARN")
+
     @cached_property
     def mail_from(self) -> str:
         return os.environ.get("MAIL_FROM") or f"notifications@{self.domain.split(':')[0]}"

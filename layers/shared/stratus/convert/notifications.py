@@ -7,6 +7,7 @@ from typing import Any
 
 # Types whose entity carries the status they are about.
 STATUS_TYPES = frozenset({"mention", "status", "reblog", "favourite", "poll", "update"})
+REPORT_TYPE = "admin.report"  # its entity carries the Report it is about (its subject)
 PARTIAL_ACCOUNT_FIELDS = ("id", "acct", "locked", "bot", "url", "avatar", "avatar_static")
 
 
@@ -16,12 +17,15 @@ def group_key(item: dict[str, Any]) -> str:
 
 
 def notification(item: dict[str, Any], *, account: dict[str, Any],
-                 status: dict[str, Any] | None) -> dict[str, Any]:
+                 status: dict[str, Any] | None, report: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
     entity: dict[str, Any] = {"id": item["id"], "type": item["notification_type"],
                               "created_at": item["created_at"], "group_key": group_key(item),
                               "account": account}
     if item["notification_type"] in STATUS_TYPES:
         entity["status"] = status
+    if item["notification_type"] == REPORT_TYPE:
+        entity["report"] = report
     if item.get("filtered"):
         entity["filtered"] = True
     return entity

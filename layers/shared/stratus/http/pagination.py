@@ -30,3 +30,18 @@ def set_link(response: Any, request: Any, ids: list[str]) -> None:
                          next_max_id=ids[-1], prev_min_id=ids[0])
     if header:
         response.headers["Link"] = header
+
+
+def set_offset_link(response: Any, request: Any, *, offset: int, limit: int, more: bool) -> None:
+    """`Link` for offset-paginated lists (trends, search, directory), as Mastodon's
+    controllers build it: `next` when the page was full, `prev` when the offset is past one
+    page (Api::V1::Trends::*Controller#prev_path)."""
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k != "offset"]
+    base = settings().base_url + request.url.path
+    links = []
+    if more:
+        links.append(f'<{base}?{urlencode(kept + [("offset", str(offset + limit))])}>; rel="next"')
+    if offset > limit:
+        links.append(f'<{base}?{urlencode(kept + [("offset", str(offset - limit))])}>; rel="prev"')
+    if links:
+        response.headers["Link"] = ", ".join(links)

@@ -45,6 +45,14 @@ class ConfirmationMail(Job):
     nonce: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class TrendsReviewMail(Job):
+    """Tell the staff who review trends what awaits them (services/trends.py)."""
+
+    name: ClassVar[str] = "trends_review_mail"
+    review_id: str
+
+
 # --- counters ------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Count(Job):
@@ -170,6 +178,16 @@ class MediaExpired(Job):
     name: ClassVar[str] = "media_expired"
     media_id: str
     keys: list[str] = field(default_factory=list)
+
+
+# --- reports (effects; reports area) -------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class ReportFiled(Job):
+    """A report was filed: staff who may manage reports are notified (`admin.report`)."""
+
+    name: ClassVar[str] = "report_filed"
+    report_id: str
+    account_id: str  # the reporter
 
 
 # --- the social graph (effects) ------------------------------------------------------------------

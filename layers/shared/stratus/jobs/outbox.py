@@ -90,6 +90,10 @@ def confirmation_mail(change: Change) -> jobs.Job:
                                  nonce=change.new["confirmation_nonce"])
 
 
+def trends_review_mail(change: Change) -> jobs.Job:
+    return jobs.TrendsReviewMail(event_id=change.event_id, review_id=change.new["id"])
+
+
 def active(user: dict[str, Any]) -> bool:
     return bool(user.get("confirmed_at")) and bool(user.get("approved", True))
 
@@ -450,11 +454,27 @@ def push_notification(change: Change) -> jobs.Job:
                                  from_account_id=new["from_account_id"])
 
 
+# Destinations that are Step Functions state machines (statemachines/), not queues: the job is
+# the execution's input, started under a name taken from the change (so once per change).
+STATE_MACHINES = ("purge_account", "domain_block")
+# --- reports (reports area): staff hear of a new report ---------------------------------------
+def staff_to_notify(change: Change) -> bool:
+    """A new report that staff are told of (not when another unresolved report against the
+    same account already existed: decided when it was filed, services/reports.py)."""
+    return change.event == "INSERT" and bool(change.new.get("notify_staff"))
+
+
+def report_filed(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.ReportFiled(event_id=change.event_id, report_id=new["id"],
+                            account_id=new["account_id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout | stream | push
+    queue: str  # counters | mail | effects | media | fanout | stream | push | a STATE_MACHINES name
     job: Callable[[Change], jobs.Job]
 
 
@@ -464,6 +484,8 @@ RULES: tuple[Rule, ...] = (
     Rule("user", confirmation_requested, "mail", confirmation_mail),
     Rule("user", inserted_or_removed, "counters", count),
     Rule("user", became_active, "effects", account_activated),
+    # trends (services/trends.py): a review run mails the staff who review trends
+    Rule("trends_review", inserted, "mail", trends_review_mail),
     # statuses
     Rule("status", inserted_or_removed, "counters", count),
     Rule("status", inserted, "effects", status_created),
@@ -524,6 +546,8 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
+    # reports (services/reports.py): `admin.report` notifications to staff
+    Rule("report", staff_to_notify, "effects", report_filed),
 )
 
 

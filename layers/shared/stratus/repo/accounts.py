@@ -148,3 +148,26 @@ def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, desc
 def account_item_keys(account_id: str) -> list[dict[str, str]]:
     return [keys.account_profile(account_id), keys.account_stats(account_id),
             keys.account_user(account_id), keys.account_admin(account_id)]
+
+
+# --- remote accounts by domain (written with the account; domain blocks page through them) ---
+def remote_index_ops(profile: dict[str, Any]) -> list[base.Op]:
+    """What makes a remote account findable by its domain: its membership item and its host in
+    the peers partition (written in the transaction that creates the account)."""
+    domain = profile["domain"].lower()
+    return [base.Op("Put", item={**keys.domain_account(domain, profile["id"]),
+                                 "type": "domain_account", "account_id": str(profile["id"])}),
+            base.Op("Put", item={**keys.peer(domain), "type": "peer", "domain": domain})]
+
+
+def domain_account_ids(domain: str, *, after: str | None, limit: int) -> list[str]:
+    """Ids of a domain's accounts in id order, after `after`, at most `limit`."""
+    return [item["account_id"] for item in base.query(
+        keys.domain_accounts_pk(domain), sk_between=(keys.after_id(after), keys.MAX_SK),
+        limit=limit, projection="account_id")]
+
+
+def known_domains(*, after: str | None, limit: int) -> list[str]:
+    """Hosts we know accounts of, in order, after `after`, at most `limit`."""
+    return [item["domain"] for item in base.query(
+        keys.PEERS_PK, sk_between=(keys.after_domain(after or ""), keys.MAX_SK), limit=limit)]

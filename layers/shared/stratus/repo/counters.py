@@ -21,6 +21,7 @@ from . import tags as tags_repo
 # name.
 STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", "tag"
 GROUP, REQUEST = "notification_group", "notification_request"
+CANDIDATE = "trend_candidate"  # (kind, day, ident): services/trends.py
 Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
 
@@ -39,6 +40,8 @@ def _target_key(target: Target) -> dict[str, str]:
         return keys.notification_request(*ident)
     if kind == TAG:
         return tags_repo.stats_key(ident)
+    if kind == CANDIDATE:
+        return keys.trend_candidate(*ident)
     return keys.instance_stats()
 
 

@@ -87,6 +87,29 @@ def peer(domain: str) -> dict[str, str]:
     return key(PEERS_PK, domain.lower())
 
 
+def after_domain(domain: str) -> str:
+    """The lowest sort key after `domain` in the peers partition (no domain contains `!`, which
+    sorts below every character a domain has)."""
+    return domain.lower() + "!"
+
+
+# The accounts of each remote domain, one item per account (a domain block acts on all of them).
+def domain_accounts_pk(domain: str) -> str:
+    return "DOMACCTS#" + domain.lower()
+
+
+def domain_account(domain: str, account_id: str) -> dict[str, str]:
+    return key(domain_accounts_pk(domain), pad(account_id))
+
+
+def after_id(account_id: str | None) -> str:
+    """The lowest padded-id sort key after `account_id` (the first one when None)."""
+    return pad(int(account_id) + 1) if account_id else pad(0)
+
+
+MAX_SK = "~"
+
+
 # Weekly activity counters (GET /api/v1/instance/activity); the week is its Monday, yyyymmdd.
 ACTIVITY_PK = "INSTANCE#ACTIVITY"
 WEEK_PREFIX = "WEEK#"
@@ -800,6 +823,59 @@ def stream_name(stream_key_: str) -> list[str]:
     """A stream key's name and parameter: `list#5` → ["list", "5"]."""
     name, _, param = stream_key_.partition("#")
     return [name, param] if param else [name]
+
+
+# --- trends (services/trends.py): candidates per kind and day, one record per item that ever
+# scored (max score, review state), and the ranking the public endpoints read. -------------
+def trend_candidate(kind: str, day: str, ident: str) -> dict[str, str]:
+    """An item (tag name, status id, link URL hash) that had activity on a day (`yyyymmdd`)."""
+    return key(trend_candidates_pk(kind, day), ident)
+
+
+def trend_candidates_pk(kind: str, day: str) -> str:
+    return f"TRENDCAND#{kind}#{day}"
+
+
+def trend_record(kind: str, ident: str) -> dict[str, str]:
+    return key("TRENDS#" + kind, "I#" + ident)
+
+
+def trend_ranking(kind: str) -> dict[str, str]:
+    return key("TRENDS#" + kind, "RANKING")
+
+
+def trend_review(review_id: str) -> dict[str, str]:
+    """What one review run put before staff (the mail job reads it)."""
+    return key("TRENDREVIEW#" + review_id, "REVIEW")
+# --- reports (issue 11, reports area) --------------------------------------------------------
+# A report is one item under its id. Three indexes list reports by state (`open` until
+# resolved), newest first: all of them (GSI1), those filed by an account (GSI2) and those
+# against an account (GSI3). Resolving or reopening moves the item between the partitions.
+REPORT_STATES = ("open", "resolved")
+
+
+def report(report_id: str) -> dict[str, str]:
+    return key("REPORT#" + pad(report_id), "REPORT")
+
+
+def reports_all(state: str) -> str:
+    return "REPORTS#" + state
+
+
+def reports_by(account_id: str, state: str) -> str:
+    return f"REPORTSBY#{pad(account_id)}#{state}"
+
+
+def reports_on(target_id: str, state: str) -> str:
+    return f"REPORTSON#{pad(target_id)}#{state}"
+
+
+def report_index_keys(report_id: str, account_id: str, target_id: str, state: str
+                      ) -> dict[str, str]:
+    sk = pad(report_id)
+    return {"GSI1PK": reports_all(state), "GSI1SK": sk,
+            "GSI2PK": reports_by(account_id, state), "GSI2SK": sk,
+            "GSI3PK": reports_on(target_id, state), "GSI3SK": sk}
 
 
 # --- domains (issue 11): instance domain blocks and allows ----------------------------------

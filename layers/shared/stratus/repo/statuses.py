@@ -241,3 +241,15 @@ def tag_entries(name: str, lo: str, hi: str, descending: bool, *, only_media: bo
                            step=step, filter=_flags_filter(only_media=only_media, local=local,
                                                            public_only=True)):
         yield {**item, "id": item["status_id"]}
+
+
+def bodies(status_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """{id: status item} without counters (for a caller that read them already)."""
+    found = base.batch_get([keys.status(sid) for sid in dict.fromkeys(status_ids)])
+    return {item["id"]: item for item in found}
+
+
+def stats_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """{id: STATS item} for the ids that have counters (one batched read, no status bodies)."""
+    found = base.batch_get([keys.status_stats(sid) for sid in dict.fromkeys(status_ids)])
+    return {keys.id_in(item["PK"]): item for item in found}

@@ -98,3 +98,11 @@ def tag_use_key(item: dict[str, Any]) -> dict[str, str]:
 def stats_key(name: str) -> dict[str, str]:
     return keys.tag_stats(name)
 
+
+
+def save_max_score(name: str, max_score: float, max_score_at: float) -> None:
+    """A hashtag's best trend score and when it was reached (services/trends.py)."""
+    base.update(keys.tag_stats(name), "SET max_score = :m, max_score_at = :a, #t = :t, #n = :n",
+                names={"#t": "type", "#n": "name"},
+                vals={":m": str(max_score), ":a": str(max_score_at), ":t": "tag_stats",
+                      ":n": name.lower()})

@@ -22,7 +22,9 @@ from ..jobs.messages import Count
 from ..repo import base
 from ..repo import counters as repo
 from ..repo import tags as tags_repo
-from ..repo.counters import ACCOUNT, GROUP, INSTANCE, REQUEST, STATUS, TAG, WEEK, Target
+from ..repo import trends as trends_repo
+from ..repo.counters import (ACCOUNT, CANDIDATE, GROUP, INSTANCE, REQUEST, STATUS, TAG, WEEK,
+                             Target)
 from . import notification_groups
 from .tags import use_day
 
@@ -50,6 +52,11 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         add((TAG, name), tags_repo.history_attribute(measure, day), 1)
         sets[(TAG, name)] = {"type": "tag_stats", "name": name}
 
+    def trend_candidate(kind: str, day: str, ident: str) -> None:
+        """Something that may trend had activity on a day (services/trends.py reads these)."""
+        sets[(CANDIDATE, (kind, day, ident))] = trends_repo.candidate_item(
+            kind, day, ident, int(clock.now().timestamp()))
+
     def week() -> Target:
         created = item.get("created_at")
         return WEEK, clock.week_key(clock.parse_iso(created) if created else clock.now())
@@ -76,8 +83,12 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
                 tag_day(name, tags_repo.USES, use_day(item["id"]))
     elif job.item_type == "fav":
         add((STATUS, item["status_id"]), "favourites_count")
+        if inserted:
+            trend_candidate("statuses", clock.day_key(clock.now()), item["status_id"])
     elif job.item_type == "reblog":
         add((STATUS, item["status_id"]), "reblogs_count")
+        if inserted:
+            trend_candidate("statuses", clock.day_key(clock.now()), item["status_id"])
     elif job.item_type == "follow":
         add((ACCOUNT, item["account_id"]), "following_count")
         add((ACCOUNT, item["target_id"]), "followers_count")
@@ -100,6 +111,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
             add((REQUEST, (recipient, item["from_account_id"])), "notifications_count")
     elif job.item_type == tags_repo.TAG_USE and inserted:
         tag_day(item["tag"], tags_repo.ACCOUNTS, item["day"])  # one more distinct account
+        trend_candidate("tags", item["day"], item["tag"])
     return adds, sets
 
 

@@ -16,6 +16,7 @@ from .. import clock, ids
 from ..domain.roles import Permission
 from ..jobs import messages as jobs
 from ..paging import Budget
+from ..repo import accounts as accounts_repo
 from ..repo import effects as repo
 from ..repo import media as storage
 from ..repo import keys, queues
@@ -61,7 +62,7 @@ def _tag_fields(job: jobs.StatusCreated | jobs.StatusChanged) -> dict[str, Any]:
 def status_created(job: jobs.StatusCreated) -> int:
     if job.tags:
         repo.index_tags(job.status_id, job.tags, _tag_fields(job))
-        if job.visibility == "public" and not job.reblog_of_id:
+        if job.visibility == "public" and not job.reblog_of_id and not _silenced(job.account_id):
             tags.record_uses(job.tags, job.status_id, job.account_id)  # the tags' history
     if job.visibility == "public" and not job.reblog_of_id:
         _register_public_hour(job.status_id, job.local)
@@ -71,6 +72,13 @@ def status_created(job: jobs.StatusCreated) -> int:
                            job.reblog_of_id, job.reblog_of_id)
     return created + _notify(job.mention_ids, "mention", job.account_id, job.status_id,
                              job.status_id)
+
+
+def _silenced(account_id: str) -> bool:
+    """Trends::Tags#register: a silenced (limited) account's posts do not count towards a
+    hashtag's history, so they never make it trend."""
+    profile = accounts_repo.get_profile(account_id) or {}
+    return bool(profile.get("silenced_at") or profile.get("suspended_at"))
 
 
 _registered_hours: set[tuple[str, str]] = set()
@@ -191,6 +199,13 @@ def account_activated(job: jobs.AccountActivated) -> int:
                    job.account_id, job.account_id, None)
 
 
+def report_filed(job: jobs.ReportFiled) -> int:
+    """Staff who may manage reports hear of a new report (Mastodon's `admin.report`; the
+    notification's subject is the report, its account the reporter)."""
+    return _notify(identity.accounts_who_can(Permission.MANAGE_REPORTS), "admin.report",
+                   job.account_id, job.report_id, None)
+
+
 def _in_pages(fetch: Callable[[int], list], apply: Callable[[list], None], job: jobs.Job
               ) -> tuple[int, bool]:
     """Apply `apply` to what `fetch` finds until nothing is left (what was applied is not
@@ -258,6 +273,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.Blocked: blocked,
     jobs.StatusEdited: status_edited,
     jobs.AccountActivated: account_activated,
+    jobs.ReportFiled: report_filed,
     jobs.NotificationRequestClosed: notification_request_closed,
     jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,

@@ -5,13 +5,16 @@ from __future__ import annotations
 from .. import mail
 from ..jobs import messages as jobs
 from ..repo import mail as outbox
-from . import accounts
+from ..repo import accounts as accounts_repo
+from . import accounts, trends
 
 
 def handle(job: jobs.Job) -> bool:
     """Send the mail a job asks for; False when it is stale (confirmed, or superseded) or was
     sent already. A job is marked sent after SES took it: a redelivered message sends nothing
     (only a crash between the two would send twice; the other order would lose mail)."""
+    if isinstance(job, jobs.TrendsReviewMail):
+        return _trends_review(job)
     if not isinstance(job, jobs.ConfirmationMail):
         raise ValueError(f"not a mail job: {job.name}")
     if job.event_id and outbox.was_sent(job.event_id):
@@ -24,3 +27,22 @@ def handle(job: jobs.Job) -> bool:
     if job.event_id:
         outbox.mark_sent(job.event_id)
     return True
+
+
+def _trends_review(job: jobs.TrendsReviewMail) -> bool:
+    """One mail to each reviewer with an e-mail address, each marked sent on its own (a
+    redelivery after a failure part-way sends only the rest)."""
+    content = trends.review_mail(job.review_id)
+    if content is None:
+        return False
+    recipients, subject, body = content
+    sent = False
+    for account_id in recipients:
+        marker = f"{job.event_id}#{account_id}"
+        user = accounts_repo.get_user(account_id) or {}
+        if not user.get("email") or outbox.was_sent(marker):
+            continue
+        mail.send(mail.compose(user["email"], subject, body))
+        outbox.mark_sent(marker)
+        sent = True
+    return sent

@@ -38,7 +38,7 @@ from ..policy import visibility
 from ..repo import keys
 from ..repo import notifications as repo
 from ..repo import statuses as statuses_repo
-from . import filters, notification_rules, relationships, status_views
+from . import filters, notification_rules, relationships, reports, status_views
 
 # Mastodon 4.3's notification types (`Notification::TYPES`): what `types[]` can name.
 TYPES = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
@@ -153,17 +153,30 @@ def _render_statuses(viewer_id: str, statuses: Iterable[dict[str, Any] | None],
     return {s["id"]: s for s in status_views.render(unique, viewer_id)} if unique else {}
 
 
+def _reports(items: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The Report entities of `admin.report` notifications (their subject), by id: one
+    batched read, none without such notifications."""
+    wanted = [i["subject_id"] for i in items if i["notification_type"] == convert.REPORT_TYPE]
+    return reports.render_for_notifications(wanted) if wanted else {}
+
+
 def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | None]],
             shown: _Shown | None = None) -> list[dict[str, Any]]:
     accounts = status_views.load_accounts([i["from_account_id"] for i, _ in pairs])
     statuses = _render_statuses(viewer_id, (s for _, s in pairs), shown)
+    found_reports = _reports(i for i, _ in pairs)
     rendered = []
     for item, status in pairs:
         account = accounts.get(item["from_account_id"])
         entity = statuses.get(status["id"]) if status else None
         if account is None or (status is not None and entity is None):
             continue
-        rendered.append(convert.notification(item, account=account, status=entity))
+        report = found_reports.get(item["subject_id"]) \
+            if item["notification_type"] == convert.REPORT_TYPE else None
+        if item["notification_type"] == convert.REPORT_TYPE and report is None:
+            continue  # the report is gone
+        rendered.append(convert.notification(item, account=account, status=entity,
+                                             report=report))
     return rendered
 
 
@@ -425,12 +438,17 @@ def _results(viewer: Viewer, candidates: list[_Candidate], wanted: Browse, expan
             kept.append(candidate)
     accounts = status_views.load_accounts([a for g in groups for a in g["sample_account_ids"]])
     statuses = _render_statuses(viewer.account_id, (c.status for c in kept), shown)
+    found_reports = _reports(c.item for c in kept)
     final = []
-    for group in groups:
+    for group, candidate in zip(groups, kept):
         group["sample_account_ids"] = [a for a in group["sample_account_ids"] if a in accounts]
         if not group["sample_account_ids"] or (group.get("status_id") is not None and
                                                group["status_id"] not in statuses):
             continue
+        if candidate.kind == convert.REPORT_TYPE:
+            group["report"] = found_reports.get(candidate.item.get("subject_id"))
+            if group["report"] is None:
+                continue  # the report is gone
         final.append(group)
     firsts = list(dict.fromkeys(g["sample_account_ids"][0] for g in final))
     everyone = list(dict.fromkeys(a for g in final for a in g["sample_account_ids"]))

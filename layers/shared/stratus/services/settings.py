@@ -54,6 +54,10 @@ SETTINGS: dict[str, Setting] = {
     "peers_api_enabled": Setting(True, kind="bool", help="serve /api/v1/instance/peers"),
     "activity_api_enabled": Setting(True, kind="bool",
                                     help="serve /api/v1/instance/activity"),
+    # trends (services/trends.py)
+    "trends": Setting(True, kind="bool", help="show trending hashtags, statuses and links"),
+    "trendable_by_default": Setting(False, kind="bool",
+                                    help="let hashtags, statuses and links trend without review"),
     # domains (issue 11): Mastodon's LIMITED_FEDERATION_MODE (an environment variable there).
     "limited_federation_mode": Setting(False, kind="bool",
                                        help="allowlist mode: federate only with the domains "

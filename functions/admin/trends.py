@@ -1,0 +1,54 @@
+"""Staff review of trends (Api::V1::Admin::Trends::*): list what ranks, approve or reject."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from stratus.auth.deps import Viewer, require_permission
+from stratus.domain.roles import Permission
+from stratus.http.pagination import set_offset_link
+from stratus.paging import page_params
+from stratus.services import trends
+
+router = APIRouter()
+read = require_permission(Permission.MANAGE_TAXONOMIES, "admin:read")
+write = require_permission(Permission.MANAGE_TAXONOMIES, "admin:write")
+
+
+@router.get("/api/v1/admin/trends/tags")
+def admin_trending_tags(request: Request, response: Response, viewer: Viewer = Depends(read)):
+    page = page_params(dict(request.query_params), default=10, maximum=20)
+    found = trends.admin_tags(page.offset, page.limit)
+    set_offset_link(response, request, offset=page.offset, limit=page.limit,
+                    more=len(found) == page.limit)
+    return found
+
+
+@router.post("/api/v1/admin/trends/tags/{tag_id}/approve")
+def admin_approve_tag(tag_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_tag(viewer, tag_id, True)
+
+
+@router.post("/api/v1/admin/trends/tags/{tag_id}/reject")
+def admin_reject_tag(tag_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_tag(viewer, tag_id, False)
+
+
+@router.get("/api/v1/admin/trends/statuses")
+def admin_trending_statuses(request: Request, response: Response,
+                            viewer: Viewer = Depends(read)):
+    page = page_params(dict(request.query_params), default=20, maximum=40)
+    found = trends.admin_statuses(viewer.account_id, page.offset, page.limit)
+    set_offset_link(response, request, offset=page.offset, limit=page.limit,
+                    more=len(found) == page.limit)
+    return found
+
+
+@router.post("/api/v1/admin/trends/statuses/{status_id}/approve")
+def admin_approve_status(status_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_status(viewer, status_id, True)
+
+
+@router.post("/api/v1/admin/trends/statuses/{status_id}/reject")
+def admin_reject_status(status_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_status(viewer, status_id, False)

@@ -1,0 +1,25 @@
+"""Trends on a schedule (EventBridge): rank every five minutes, ask staff to review every two
+hours. The schedule's constant input names the task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.observability import job_handler, logger
+from stratus.services import trends
+
+
+def _run(event: dict[str, Any], _context: Any) -> dict[str, Any]:
+    task = event.get("task")
+    if task == "refresh":
+        ranked = trends.refresh()
+        logger.info("trends ranked", extra={"ranked": ranked})
+        return {"ranked": ranked}
+    if task == "review":
+        asked = trends.request_review()
+        logger.info("trends put up for review", extra={"items": len(asked)})
+        return {"asked": len(asked)}
+    raise ValueError(f"unknown trends task {task!r}")
+
+
+handler = job_handler(_run)

@@ -1,0 +1,353 @@
+"""Trends: what is rising among hashtags and statuses, ranked on a schedule, shown once staff
+allowed it (or by default, by setting), and put before staff for review.
+
+Mastodon's Trends::Tags and Trends::Statuses, without Redis:
+- Candidates are written on write: the counters worker marks a hashtag on its first use by an
+  account on a day, and a status on a day it was favourited or boosted (`trend_candidate`
+  items, partitioned by kind and day, expiring after three days).
+- `refresh()` (an EventBridge schedule, every five minutes) scores today's and yesterday's
+  candidates and what is ranked already, with Mastodon's formulas and thresholds, and writes one
+  ranking item per kind: the public endpoints read that item and the entities it names.
+- `request_review()` (every two hours) marks the items that would trend but await review, once
+  each, and mails the staff who may review them (Manage Taxonomies).
+The cost: docs/performance.md ("Trends").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from .. import clock, ids
+from ..domain.roles import Permission
+from ..repo import accounts as accounts_repo
+from ..repo import statuses as statuses_repo
+from ..repo import tags as tags_repo
+from ..repo import trends as repo
+from . import settings
+from .tags import tag_id
+
+TAGS, STATUSES = "tags", "statuses"
+KINDS = (TAGS, STATUSES)
+RANKED = 500  # items kept in a ranking (Mastodon keeps every scored item; clients page 20/40)
+
+
+@dataclass(frozen=True)
+class Options:
+    threshold: float
+    review_threshold: int
+    decay_threshold: float
+    halflife: float  # seconds
+    cooldown: float = 0.0  # seconds a best score is remembered (tags, links)
+
+
+OPTIONS = {
+    TAGS: Options(threshold=5, review_threshold=3, decay_threshold=1, halflife=4 * 3600,
+                  cooldown=2 * 86400),
+    STATUSES: Options(threshold=5, review_threshold=3, decay_threshold=0.3, halflife=2 * 3600),
+}
+
+
+def enabled() -> bool:
+    return bool(settings.get_value("trends"))
+
+
+def _allowed(record: dict[str, Any] | None, default: bool | None = None) -> bool:
+    """Mastodon's `trendable?`: what staff decided, else the instance's default (pass it when
+    deciding for many items: it is one read)."""
+    if record is not None and record.get("trendable") is not None:
+        return bool(record["trendable"])
+    return bool(settings.get_value("trendable_by_default") if default is None else default)
+
+
+def _days(now_: Any) -> tuple[str, str]:
+    return clock.day_key(now_), clock.day_key(now_ - timedelta(days=1))
+
+
+def _candidate_ids(kind: str, now_: Any) -> list[str]:
+    today, yesterday = _days(now_)
+    ranked = [i["id"] for i in repo.ranking(kind)["items"]]
+    return list(dict.fromkeys(repo.candidates(kind, today) + repo.candidates(kind, yesterday)
+                              + ranked))
+
+
+def rising_score(observed: float, expected: float, threshold: float) -> float:
+    """Mastodon's score: how far today's count exceeds the expectation, 0 below the threshold."""
+    expected = expected or 1.0
+    if expected > observed or observed < threshold:
+        return 0.0
+    return (observed - expected) ** 2 / expected
+
+
+def decayed(score: float, since: float, at: float, halflife: float) -> float:
+    return score * math.pow(0.5, (at - since) / halflife)
+
+
+# --- refresh -----------------------------------------------------------------------------
+def refresh(now_: Any = None) -> dict[str, int]:
+    """Score and rank every kind; returns how many items each ranking holds."""
+    now_ = now_ or clock.now()
+    return {TAGS: _refresh_tags(now_), STATUSES: _refresh_statuses(now_)}
+
+
+def _save(kind: str, items: list[dict[str, Any]], now_: Any) -> int:
+    items.sort(key=lambda i: (-i["score"], i["id"]))
+    repo.save_ranking(kind, items[:RANKED], clock.iso(now_))
+    return len(items[:RANKED])
+
+
+def _refresh_tags(now_: Any) -> int:
+    """A hashtag's best score is kept on its STATS item (read anyway for the counts), as
+    Mastodon keeps it on the tag; the review state is read only for those that rank."""
+    options, at = OPTIONS[TAGS], now_.timestamp()
+    today, yesterday = _days(now_)
+    ranked_names = [i["name"] for i in repo.ranking(TAGS)["items"]]
+    names = list(dict.fromkeys(repo.candidates(TAGS, today) + repo.candidates(TAGS, yesterday)
+                               + ranked_names))
+    stats, _ = tags_repo.load(names, None)
+    items = []
+    for name in names:
+        day_stats = stats.get(name) or {}
+        observed = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, today), 0))
+        expected = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS,
+                                                                   yesterday), 0))
+        max_score = float(day_stats.get("max_score", 0))
+        max_at = float(day_stats.get("max_score_at", 0))
+        if not max_at or max_at < at - options.cooldown:
+            max_score = 0.0
+        score = rising_score(observed, expected, options.threshold)
+        if score > max_score:
+            max_score, max_at = score, at
+            tags_repo.save_max_score(name, max_score, max_at)
+        value = decayed(max_score, max_at, at, options.halflife) if max_score else 0.0
+        if value >= options.decay_threshold:
+            items.append({"id": tag_id(name), "name": name, "score": value})
+    items = sorted(items, key=lambda i: (-i["score"], i["id"]))[:RANKED]
+    records = repo.records(TAGS, [i["id"] for i in items])
+    default = bool(settings.get_value("trendable_by_default"))
+    for item in items:
+        item["allowed"] = _allowed(records.get(item["id"]), default)
+        if item["id"] not in records:  # the record names the tag for the review routes
+            repo.name_record(TAGS, item["id"], {"name": item["name"]})
+    return _save(TAGS, items, now_)
+
+
+def eligible_status(status: dict[str, Any], profile: dict[str, Any] | None) -> bool:
+    """Trends::Statuses#eligible?: public, not a reply or boost, no content warning, not
+    sensitive, by a discoverable account that is not silenced or suspended."""
+    return (profile is not None and status.get("visibility") == "public"
+            and not status.get("reblog_of_id") and not status.get("in_reply_to_id")
+            and not status.get("spoiler_text") and not status.get("sensitive")
+            and bool(profile.get("discoverable")) and not profile.get("silenced_at")
+            and not profile.get("suspended_at"))
+
+
+def _refresh_statuses(now_: Any) -> int:
+    """Counters first (small items): only statuses past the threshold are read whole, and the
+    review state only of those that rank."""
+    options, at = OPTIONS[STATUSES], now_.timestamp()
+    counters = statuses_repo.stats_many(_candidate_ids(STATUSES, now_))
+    scores = {ident: rising_score(float(int(stats.get("favourites_count", 0))
+                                        + int(stats.get("reblogs_count", 0))), 1.0,
+                                  options.threshold)
+              for ident, stats in counters.items()}
+    found = statuses_repo.bodies([ident for ident, score in scores.items() if score])
+    profiles = accounts_repo.get_many([s["account_id"] for s in found.values()],
+                                      (accounts_repo.PROFILE,))
+    items = []
+    for ident, status in found.items():
+        profile = (profiles.get(status["account_id"]) or {}).get(accounts_repo.PROFILE)
+        if not eligible_status(status, profile):
+            continue
+        created = clock.parse_iso(status["created_at"]).timestamp()
+        value = decayed(scores[ident], created, at, options.halflife)
+        if value >= options.decay_threshold:
+            items.append({"id": ident, "score": value, "account_id": status["account_id"]})
+    items = sorted(items, key=lambda i: (-i["score"], i["id"]))[:RANKED]
+    records = repo.records(STATUSES, [i["id"] for i in items])
+    default = bool(settings.get_value("trendable_by_default"))
+    for item in items:
+        item["allowed"] = _allowed(records.get(item["id"]), default)
+    return _save(STATUSES, items, now_)
+
+
+# --- reading -----------------------------------------------------------------------------
+def allowed_ids(kind: str) -> list[dict[str, Any]]:
+    """The ranking's allowed items, best first (empty when trends are off)."""
+    if not enabled():
+        return []
+    return [i for i in repo.ranking(kind)["items"] if i.get("allowed")]
+
+
+def ranked(kind: str) -> list[dict[str, Any]]:
+    """Every ranked item, allowed or not (staff review)."""
+    return list(repo.ranking(kind)["items"])
+
+
+# --- review ------------------------------------------------------------------------------
+def score_at_rank(kind: str, rank: int) -> float:
+    allowed = [i for i in repo.ranking(kind)["items"] if i.get("allowed")]
+    return float(allowed[rank]["score"]) if len(allowed) > rank else 0.0
+
+
+MAX_PER_REVIEW = 99  # one transaction: the items and the review record
+
+
+def request_review(now_: Any = None) -> list[dict[str, Any]]:
+    """Items that would trend (above the score at the review threshold's rank among allowed
+    ones) but are not allowed, never reviewed and never put up for review: marked requested,
+    together with one review record whose insert mails the reviewers (the outbox). Each item is
+    put up once ever; returns what this run asked about."""
+    now_ = now_ or clock.now()
+    wanted: list[tuple[str, str, dict[str, Any]]] = []
+    for kind in KINDS:
+        bar = score_at_rank(kind, OPTIONS[kind].review_threshold - 1)
+        records = repo.records(kind, [i["id"] for i in repo.ranking(kind)["items"]
+                                      if not i.get("allowed")])
+        for item in repo.ranking(kind)["items"]:
+            record = records.get(item["id"]) or {}
+            if (item.get("allowed") or float(item["score"]) <= bar
+                    or record.get("requested_review_at") or record.get("reviewed_at")):
+                continue
+            wanted.append((kind, item["id"],
+                           {k: item[k] for k in ("name", "account_id") if k in item}))
+    if not wanted:
+        return []
+    asked = repo.request_reviews(wanted[:MAX_PER_REVIEW], ids.new_id(), clock.iso(now_),
+                                 int(now_.timestamp()) + repo.REVIEW_TTL, reviewers())
+    return [{"kind": k, "id": i, **e} for k, i, e in asked]
+
+
+def review_mail(review_id: str) -> tuple[list[str], str, str] | None:
+    """(reviewer account ids, subject, body) of a review's mail (AdminMailer#new_trends)."""
+    review = repo.review_record(review_id)
+    if review is None or not review.get("items"):
+        return None
+    from ..config import settings as config
+
+    title = settings.current()["site_title"]
+    lines = [f"New trends are up for review on {title} ({config().domain}):", ""]
+    for kind, label in ((TAGS, "Hashtags"), (STATUSES, "Posts")):
+        items = [i for i in review["items"] if i["kind"] == kind]
+        if not items:
+            continue
+        lines.append(f"{label}:")
+        for item in items:
+            lines.append(f"- #{item['name']}" if kind == TAGS
+                         else f"- {config().base_url}/statuses/{item['id']}")
+        lines.append("")
+    lines.append(f"Review them: GET {config().base_url}/api/v1/admin/trends/tags and "
+                 "/api/v1/admin/trends/statuses (approve or reject each).")
+    return (list(review.get("reviewers") or []), f"New trends up for review on {title}",
+            "\n".join(lines) + "\n")
+
+
+def reviewers() -> list[str]:
+    from . import identity
+
+    return identity.accounts_who_can(Permission.MANAGE_TAXONOMIES)
+
+
+# --- the public endpoints ------------------------------------------------------------------
+def trending_tags(viewer_id: str | None, offset: int, limit: int) -> list[dict[str, Any]]:
+    """GET /api/v1/trends/tags: Tag entities with their history, best first."""
+    from . import tags
+
+    names = [i["name"] for i in allowed_ids(TAGS)[offset:offset + limit]]
+    stats, edges = tags_repo.load(names, viewer_id)
+    return [tags.entity(n, n, stats.get(n), (n in edges) if viewer_id else None) for n in names]
+
+
+def trending_statuses(viewer_id: str | None, offset: int, limit: int) -> list[dict[str, Any]]:
+    """GET /api/v1/trends/statuses: best first, without what the viewer may not see or
+    excluded (blocks, mutes, domain blocks), the viewer's filters applied (context public);
+    `offset` counts statuses after that exclusion, as Mastodon's query does."""
+    from . import filters, relationships, status_views
+    from ..policy import visibility
+
+    relations = relationships.loader(viewer_id)
+    matcher = filters.compiled(viewer_id, "public")
+    wanted = offset + limit
+    ids_ = [i["id"] for i in allowed_ids(STATUSES)]
+    shown: list[dict[str, Any]] = []
+    for start in range(0, len(ids_), max(wanted, 20)):
+        chunk = ids_[start:start + max(wanted, 20)]
+        found = statuses_repo.get_many(chunk)
+        items = [found[i] for i in chunk if i in found]
+        view = relations.statuses(items)
+        shown += visibility.without_hidden(items, view)
+        if len(shown) >= wanted:
+            break
+    page = shown[offset:wanted]
+    return status_views.render(page, viewer_id, relations=relations, matcher=matcher)
+
+
+# --- staff review (Api::V1::Admin::Trends::*) -------------------------------------------------
+def _admin_tag(record: dict[str, Any], stats: dict[str, Any] | None) -> dict[str, Any]:
+    from . import tags
+
+    name = record["name"]
+    return {**tags.entity(name, name, stats, None), "trendable": _allowed(record),
+            "usable": True, "listable": True,
+            "requires_review": bool(record.get("requested_review_at"))
+            and not record.get("reviewed_at")}
+
+
+def admin_tags(offset: int, limit: int) -> list[dict[str, Any]]:
+    """Every ranked hashtag, allowed or not, best first (Admin::Tag)."""
+    items = ranked(TAGS)[offset:offset + limit]
+    records = repo.records(TAGS, [i["id"] for i in items])
+    stats, _ = tags_repo.load([i["name"] for i in items], None)
+    return [_admin_tag(records.get(i["id"]) or {"name": i["name"]}, stats.get(i["name"]))
+            for i in items]
+
+
+def admin_statuses(viewer_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
+    """Every ranked status, allowed or not, best first (Status entities)."""
+    from . import status_views
+
+    wanted = [i["id"] for i in ranked(STATUSES)[offset:offset + limit]]
+    found = statuses_repo.get_many(wanted)
+    return status_views.render([found[i] for i in wanted if i in found], viewer_id)
+
+
+def _decide(kind: str, ident: str, allowed: bool, extra: dict[str, Any]) -> None:
+    repo.review(kind, ident, allowed, clock.iso(clock.now()), extra)
+    repo.set_allowed(kind, ident, allowed)
+
+
+def review_tag(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    """Approve or reject a hashtag for trends (it must have been seen trending)."""
+    from ..errors import NotFound
+
+    record = repo.record(TAGS, ident) if ident.isdigit() else None
+    if record is None or not record.get("name"):
+        raise NotFound()
+    _decide(TAGS, ident, allowed, {})
+    _log(actor, "approve" if allowed else "reject", "Tag", ident, record["name"])
+    stats, _ = tags_repo.load([record["name"]], None)
+    return _admin_tag(repo.record(TAGS, ident) or record, stats.get(record["name"]))
+
+
+def review_status(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    """Approve or reject a status for trends (any status that exists)."""
+    from . import status_views
+    from ..errors import NotFound
+
+    status = statuses_repo.get(ident) if ident.isdigit() else None
+    if status is None:
+        raise NotFound()
+    _decide(STATUSES, ident, allowed, {"account_id": status["account_id"]})
+    _log(actor, "approve" if allowed else "reject", "Status", ident, status.get("uri") or ident)
+    return status_views.render_one(status, actor.account_id)
+
+
+def _log(actor: Any, action: str, target_type: str, target_id: str, human: str) -> None:
+    from ..repo import audit, base
+
+    base.transact([audit.entry_op({
+        "id": ids.new_id(), "account_id": actor.account_id, "action": action,
+        "target_type": target_type, "target_id": target_id, "human_identifier": human,
+        "created_at": clock.iso(clock.now())})])
