@@ -38,19 +38,6 @@ def _declared(dependant: Any) -> Any:
     return None
 
 
-def app_routes(app: Any) -> Iterator[Any]:
-    """Every route an app serves: its routers' routes, nested included routers flattened (the
-    functions include their routers without a prefix)."""
-    stack = list(app.routes)
-    while stack:
-        route = stack.pop(0)
-        included = getattr(route, "original_router", None)
-        if included is not None:
-            stack[:0] = list(included.routes)
-        else:
-            yield route
-
-
 def route_table(stack: Any) -> list[RouteInfo]:
     """Every (method, path) the HTTP functions answer, from their FastAPI apps."""
     from fastapi.routing import APIRoute
@@ -60,9 +47,8 @@ def route_table(stack: Any) -> list[RouteInfo]:
         if not fn.routes:
             continue
         stack.handler(fn.logical_id)  # imports the function's module, as Lambda would
-        # The app's routes: its own router's and those of route modules it includes.
-        app = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "app")
-        for route in app_routes(app):
+        router = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "router")
+        for route in router.routes:
             if not isinstance(route, APIRoute):
                 continue
             declared = _declared(route.dependant)

@@ -113,7 +113,6 @@ def test_every_app_route_is_reachable_through_the_template(runtime):
     import re
 
     from local.gateway import Router
-    from local.routes import app_routes
 
     router = Router(runtime.stack)
     checked = 0
@@ -123,9 +122,9 @@ def test_every_app_route_is_reachable_through_the_template(runtime):
         import sys
 
         runtime.stack.handler(fn.logical_id)  # imports the function's module
-        app = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "app", None)
-        assert app is not None, fn.logical_id
-        for route in app_routes(app):  # every router the app includes
+        router_ = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "router", None)
+        assert router_ is not None, fn.logical_id
+        for route in router_.routes:
             path = getattr(route, "path", None)
             methods = getattr(route, "methods", None) or set()
             if not path or not methods:
