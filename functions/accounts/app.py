@@ -10,7 +10,7 @@ from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.client import client_ip
 from stratus.http.forms import request_params
 from stratus.observability import http_handler
-from stratus.services import accounts, ratelimit
+from stratus.services import accounts, featured_tags, ratelimit
 
 router = APIRouter()
 
@@ -91,6 +91,14 @@ async def emails_confirmations(request: Request,
 def emails_check_confirmation(viewer: Viewer = Depends(require("read:accounts",
                                                                allow_unconfirmed=True))):
     return bool(viewer.user.get("confirmed_at"))
+
+
+@router.get("/api/v1/accounts/{account_id}/featured_tags")
+def accounts_featured_tags(account_id: str, request: Request, response: Response,
+                           viewer: Viewer | None = Depends(optional("read:accounts"))):
+    # profiles (issue 12): public, like Mastodon's Api::V1::Accounts::FeaturedTagsController
+    cache_if_unauthenticated(response, request)
+    return featured_tags.of_account(account_id)
 
 
 app = create_app([router], name="accounts")

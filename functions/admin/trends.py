@@ -52,3 +52,41 @@ def admin_approve_status(status_id: str, viewer: Viewer = Depends(write)):
 @router.post("/api/v1/admin/trends/statuses/{status_id}/reject")
 def admin_reject_status(status_id: str, viewer: Viewer = Depends(write)):
     return trends.review_status(viewer, status_id, False)
+
+
+@router.get("/api/v1/admin/trends/links")
+def admin_trending_links(request: Request, response: Response, viewer: Viewer = Depends(read)):
+    page = page_params(dict(request.query_params), default=10, maximum=20)
+    found = trends.admin_links(page.offset, page.limit)
+    set_offset_link(response, request, offset=page.offset, limit=page.limit,
+                    more=len(found) == page.limit)
+    return found
+
+
+@router.post("/api/v1/admin/trends/links/{link_id}/approve")
+def admin_approve_link(link_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_link(viewer, link_id, True)
+
+
+@router.post("/api/v1/admin/trends/links/{link_id}/reject")
+def admin_reject_link(link_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_link(viewer, link_id, False)
+
+
+@router.get("/api/v1/admin/trends/links/publishers")
+def admin_link_publishers(request: Request, response: Response, viewer: Viewer = Depends(read)):
+    page = page_params(dict(request.query_params), default=10, maximum=20)
+    found = trends.admin_publishers(page.offset, page.limit)
+    set_offset_link(response, request, offset=page.offset, limit=page.limit,
+                    more=len(found) == page.limit)
+    return found
+
+
+@router.post("/api/v1/admin/trends/links/publishers/{publisher_id}/approve")
+def admin_approve_publisher(publisher_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_publisher(viewer, publisher_id, True)
+
+
+@router.post("/api/v1/admin/trends/links/publishers/{publisher_id}/reject")
+def admin_reject_publisher(publisher_id: str, viewer: Viewer = Depends(write)):
+    return trends.review_publisher(viewer, publisher_id, False)

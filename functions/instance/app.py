@@ -8,7 +8,7 @@ from stratus.auth.deps import Viewer, optional
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import NODEINFO_DISCOVERY, NODEINFO_DOCUMENT, PUBLIC_5_MIN, cache
 from stratus.observability import http_handler
-from stratus.services import instance
+from stratus.services import emojis, instance
 
 router = APIRouter()
 
@@ -68,9 +68,15 @@ def instance_domain_blocks(request: Request, response: Response,
 
 
 @router.get("/api/v1/custom_emojis")
-def custom_emojis(response: Response):
-    cache(response, PUBLIC_5_MIN)
-    return instance.custom_emojis()
+def custom_emojis(request: Request):
+    listing = emojis.listing()
+    headers = {"Cache-Control": PUBLIC_5_MIN, "ETag": listing.etag}
+    if listing.last_modified:
+        headers["Last-Modified"] = listing.last_modified
+    if emojis.not_modified(listing, request.headers.get("if-none-match"),
+                           request.headers.get("if-modified-since")):
+        return Response(status_code=304, headers=headers)
+    return Response(listing.body, media_type="application/json", headers=headers)
 
 
 @router.get("/.well-known/nodeinfo")

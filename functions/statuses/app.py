@@ -12,7 +12,7 @@ from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
 from stratus.paging import page_params
 from stratus.observability import http_handler
-from stratus.services import interactions, polls, scheduled, statuses
+from stratus.services import cards, interactions, polls, scheduled, statuses
 
 router = APIRouter()
 read_statuses = optional("read:statuses")
@@ -58,6 +58,14 @@ def statuses_context(status_id: str, request: Request, response: Response,
                      viewer: Viewer | None = Depends(read_statuses)):
     cache_if_unauthenticated(response, request)
     return statuses.context(_viewer_id(viewer), status_id)
+
+
+@router.get("/api/v1/statuses/{status_id}/card")
+def statuses_card(status_id: str, request: Request, response: Response,
+                  viewer: Viewer | None = Depends(read_statuses)):
+    """Removed in Mastodon 3.0 but still called by older clients (cards area)."""
+    cache_if_unauthenticated(response, request)
+    return cards.for_status(_viewer_id(viewer), status_id)
 
 
 @router.get("/api/v1/statuses/{status_id}/history")

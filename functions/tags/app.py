@@ -1,4 +1,5 @@
-"""Tags function: a hashtag's Tag entity, following and unfollowing it, followed hashtags."""
+"""Tags function: a hashtag's Tag entity, following and unfollowing it, followed hashtags,
+featured hashtags (featuring and unfeaturing them, suggestions)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.pagination import set_link
 from stratus.observability import http_handler
 from stratus.paging import page_params
-from stratus.services import tags
+from stratus.http.forms import request_params
+from stratus.services import featured_tags, tags
 
 router = APIRouter()
 
@@ -40,6 +42,38 @@ def followed_tags(request: Request, response: Response,
                                                         default=100, maximum=200))
     set_link(response, request, link_ids)
     return items
+
+
+# --- featured hashtags (profiles, issue 12) ---------------------------------------------------
+@router.get("/api/v1/featured_tags")
+def featured_tags_index(viewer: Viewer = Depends(require("read:accounts"))):
+    return featured_tags.listed(viewer)
+
+
+@router.post("/api/v1/featured_tags")
+async def featured_tags_create(request: Request,
+                               viewer: Viewer = Depends(require("write:accounts"))):
+    return featured_tags.feature(viewer, (await request_params(request)).get("name"))
+
+
+@router.get("/api/v1/featured_tags/suggestions")
+def featured_tags_suggestions(viewer: Viewer = Depends(require("read:accounts"))):
+    return featured_tags.suggestions(viewer)
+
+
+@router.delete("/api/v1/featured_tags/{featured_id}")
+def featured_tags_delete(featured_id: str, viewer: Viewer = Depends(require("write:accounts"))):
+    return featured_tags.unfeature(viewer, featured_id)
+
+
+@router.post("/api/v1/tags/{hashtag}/feature")
+def tags_feature(hashtag: str, viewer: Viewer = Depends(require("write:accounts"))):
+    return featured_tags.feature_tag(viewer, hashtag)
+
+
+@router.post("/api/v1/tags/{hashtag}/unfeature")
+def tags_unfeature(hashtag: str, viewer: Viewer = Depends(require("write:accounts"))):
+    return featured_tags.unfeature_tag(viewer, hashtag)
 
 
 app = create_app([router], name="tags")

@@ -1,4 +1,4 @@
-"""Trends function: trending hashtags and statuses (services/trends.py ranks them on a
+"""Trends function: trending hashtags, statuses and links (services/trends.py ranks them on a
 schedule; this reads the rankings)."""
 
 from __future__ import annotations
@@ -42,6 +42,17 @@ def trending_statuses(request: Request, response: Response,
     cache_if_unauthenticated(response, request)
     page = _page(request, 20, 40)
     found = trends.trending_statuses(_user_id(viewer), page.offset, page.limit)
+    set_offset_link(response, request, offset=page.offset, limit=page.limit,
+                    more=len(found) == page.limit)
+    return found
+
+
+@router.get("/api/v1/trends/links")
+def trending_links(request: Request, response: Response,
+                   viewer: Viewer | None = Depends(optional())):
+    cache_if_unauthenticated(response, request)
+    page = _page(request, 10, 20)
+    found = trends.trending_links(page.offset, page.limit)
     set_offset_link(response, request, offset=page.offset, limit=page.limit,
                     more=len(found) == page.limit)
     return found

@@ -3,7 +3,7 @@ API's catch-all (`$default`), which answers unknown routes with Mastodon's JSON 
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
 from stratus.http.app import create_app
@@ -12,19 +12,34 @@ from stratus.observability import http_handler
 from stratus.services import pages
 
 router = APIRouter()
+# Pages show what users wrote: no script runs, whatever gets through (styles are inline in
+# base.html; images come from this host or the media distribution).
+CONTENT_SECURITY_POLICY = ("default-src 'none'; img-src 'self' https: data:; "
+                           "style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+                           "frame-ancestors 'none'")
+
+
+def _page(page: pages.Page) -> HTMLResponse:
+    headers = {"Content-Security-Policy": CONTENT_SECURITY_POLICY,
+               "X-Content-Type-Options": "nosniff"}
+    if page.status == 200:
+        headers["Cache-Control"] = PUBLIC_15_S
+    return HTMLResponse(page.html, status_code=page.status, headers=headers)
 
 
 @router.get("/@{username}")
-def profile_page(username: str):
-    html = pages.profile(username)
-    if html is None:
-        return HTMLResponse(pages.not_found(), status_code=404)
-    return HTMLResponse(html, headers={"Cache-Control": PUBLIC_15_S})
+def profile_page(username: str, request: Request):
+    return _page(pages.profile(username, max_id=request.query_params.get("max_id")))
+
+
+@router.get("/@{username}/tagged/{hashtag}")
+def profile_tagged_page(username: str, hashtag: str, request: Request):
+    return _page(pages.profile(username, hashtag, max_id=request.query_params.get("max_id")))
 
 
 @router.get("/about")
 def about_page():
-    return HTMLResponse(pages.about(), headers={"Cache-Control": PUBLIC_15_S})
+    return _page(pages.Page(200, pages.about()))
 
 
 @router.get("/avatars/original/missing.png")

@@ -52,3 +52,51 @@ def test_duplicate_shortcode_needs_overwrite(runtime):
 
 def test_missing_media_is_404(client):
     assert client.get("/system/nothing/here.png").status_code == 404
+
+
+# --- profiles (issue 12): validators and the per-process cache -------------------------------
+def test_list_has_validators_and_answers_304(client, runtime):
+    emojis.import_emoji("blob", PNG, category="Blobs")
+    first = client.get("/api/v1/custom_emojis")
+    etag, modified = first.headers["etag"], first.headers["last-modified"]
+    assert first.status_code == 200 and etag.startswith('"') and modified.endswith("GMT")
+    again = client.get("/api/v1/custom_emojis", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == etag
+    assert again.headers["cache-control"].startswith("max-age=300, public")
+    weak = client.get("/api/v1/custom_emojis", headers={"If-None-Match": f'"x", W/{etag}'})
+    assert weak.status_code == 304
+    since = client.get("/api/v1/custom_emojis", headers={"If-Modified-Since": modified})
+    assert since.status_code == 304
+    stale = client.get("/api/v1/custom_emojis", headers={"If-None-Match": '"other"'})
+    assert stale.status_code == 200 and stale.json() == first.json()
+    # A new emoji changes the list and its validator (an import drops this process's copy).
+    emojis.import_emoji("blobcat", PNG, category="Blobs")
+    changed = client.get("/api/v1/custom_emojis", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["etag"] != etag
+    assert [e["shortcode"] for e in changed.json()] == ["blob", "blobcat"]
+
+
+def test_list_is_served_from_memory_while_fresh(client, runtime, monkeypatch):
+    from stratus.repo import instance as instance_repo
+
+    emojis.import_emoji("blob", PNG)
+    client.get("/api/v1/custom_emojis")
+    calls = []
+    monkeypatch.setattr(instance_repo, "list_emojis",
+                        lambda: calls.append(1) or [])  # a read now would empty the list
+    assert [e["shortcode"] for e in client.get("/api/v1/custom_emojis").json()] == ["blob"]
+    assert calls == []
+    emojis.forget()
+    assert client.get("/api/v1/custom_emojis").json() == [] and calls == [1]
+
+
+def test_emoji_hidden_from_the_picker_or_disabled_are_not_listed(client, runtime):
+    from stratus.repo import instance as instance_repo
+
+    for code in ("shown", "hidden", "off"):
+        emojis.import_emoji(code, PNG)
+    instance_repo.put_emoji({**instance_repo.get_emoji("hidden"), "visible_in_picker": False})
+    instance_repo.put_emoji({**instance_repo.get_emoji("off"), "disabled": True})
+    emojis.forget()
+    assert [e["shortcode"] for e in client.get("/api/v1/custom_emojis").json()] == ["shown"]

@@ -395,3 +395,30 @@ def test_resolve_returns_the_writes_for_the_callers_transaction(client, people, 
     with pytest.raises(Exception) as missing:
         reports.resolve(actor, "424242")
     assert getattr(missing.value, "status", None) == 404
+
+
+# --- resolved by an account action (issue 11: Admin::AccountAction#process_reports!) ---------
+def test_an_account_action_resolves_the_reports_against_the_account(client, people, staff):
+    ids_, tokens = people
+    _, owner = staff["owner"]
+    first = report(client, tokens["alice"], account_id=ids_["dave"], comment="one")
+    second = report(client, tokens["bob"], account_id=ids_["dave"], comment="two")
+    other = report(client, tokens["alice"], account_id=ids_["carol"], comment="else")
+    # A warning with report_id resolves only that report ...
+    warned = client.post(f"/api/v1/admin/accounts/{ids_['dave']}/action", headers=owner,
+                         data={"type": "none", "report_id": first["id"], "text": "careful"})
+    assert warned.status_code == 200, warned.text
+    assert set(listed(client, owner)) == {second["id"], other["id"]}
+    # ... any other action resolves every open report against the account, and logs it.
+    silenced = client.post(f"/api/v1/admin/accounts/{ids_['dave']}/action", headers=owner,
+                           data={"type": "silence"})
+    assert silenced.status_code == 200, silenced.text
+    assert listed(client, owner) == [other["id"]]
+    shown = client.get(f"/api/v1/admin/reports/{second['id']}", headers=owner).json()
+    assert shown["action_taken"] is True and shown["action_taken_by_account"]["id"] == \
+        staff["owner"][0]
+    logged = [e["action"] for e in client.get("/api/v1/admin/action_logs", headers=owner).json()]
+    assert logged.count("resolve") == 2 and "silence" in logged
+    missing = client.post(f"/api/v1/admin/accounts/{ids_['carol']}/action", headers=owner,
+                          data={"type": "none", "report_id": "12345"})
+    assert missing.status_code == 404

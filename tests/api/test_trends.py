@@ -11,6 +11,7 @@ from stratus.repo import base, keys
 from stratus.services import settings
 from tests.api.test_statuses import post
 from tests.rig import app_token, auth, make_app, make_user, user_token
+from tests.sites import article, png, site  # noqa: F401 - the fixture
 from tests.workers.test_redelivery import deliver_twice, dispatch_only
 
 
@@ -185,3 +186,42 @@ def test_review_routes_need_the_permission(client, people):
                        headers=admin).status_code == 404
     token = app_token(client, make_app(client))
     assert client.get("/api/v1/trends/tags", headers=auth(token)).status_code == 200
+
+
+# --- links (issue 12: an article card shared by at least 15 distinct accounts in a day) ----
+def test_a_link_trends_at_15_distinct_accounts_and_only_as_an_article(client, runtime, drain,
+                                                                      site):  # noqa: F811
+    site.serve("/image.png", png(), "image/png")
+    story = site.serve("/story", article("A story"))
+    website = site.serve("/home", article("A home page").replace(
+        'content="article"', 'content="website"'))
+    tokens = users(client, [f"s{n}" for n in range(15)])
+    sharers = list(tokens.values())
+    for headers in sharers[:14]:
+        post(client, headers, status=f"read {story}")
+        post(client, headers, status=f"see {website}")
+    drain()
+    assert run(runtime, "refresh")["ranked"]["links"] == 0  # 14 accounts: below the threshold
+    post(client, sharers[14], status=f"me too {story}")
+    post(client, sharers[14], status=f"me too {website}")
+    drain()
+    assert run(runtime, "refresh")["ranked"]["links"] == 1  # the article, not the website
+    assert client.get("/api/v1/trends/links").json() == []  # awaiting review
+
+    _, admin = staff(client)
+    (listed,) = client.get("/api/v1/admin/trends/links", headers=admin).json()
+    assert listed["url"] == story and listed["requires_review"] is False
+    (publisher,) = client.get("/api/v1/admin/trends/links/publishers", headers=admin).json()
+    assert publisher["domain"] == "127.0.0.1" and publisher["trendable"] is False
+    # Approving the publisher lets its links trend.
+    approved = client.post(f"/api/v1/admin/trends/links/publishers/{publisher['id']}/approve",
+                           headers=admin)
+    assert approved.status_code == 200 and approved.json()["trendable"] is True
+    (shown,) = client.get("/api/v1/trends/links").json()
+    assert shown["url"] == story and shown["title"] == "A story"
+    assert (shown["history"][0]["accounts"], shown["history"][0]["uses"]) == ("15", "15")
+    # A link rejected on its own stays out, whatever its publisher.
+    client.post(f"/api/v1/admin/trends/links/{listed['id']}/reject", headers=admin)
+    assert client.get("/api/v1/trends/links").json() == []
+    run(runtime, "refresh")
+    assert client.get("/api/v1/trends/links").json() == []

@@ -45,6 +45,7 @@ PUBLIC = {
     ("GET", "/avatars/original/missing.png"): "static image",
     ("GET", "/headers/original/missing.png"): "static image",
     ("GET", "/@{username}"): "public profile page",
+    ("GET", "/@{username}/tagged/{hashtag}"): "public profile page",
     ("GET", "/about"): "public page",
     ("POST", "/api/v1/apps"): "app registration is open (Mastodon)",
     ("POST", "/oauth/token"): "OAuth: client credentials in the body",
@@ -104,6 +105,8 @@ def world(client, runtime):
     bobs_notes = effects_repo.notifications(bob)
     group_key = next(n["group_key"] for n in bobs_notes if n.get("group_key"))
     request = client.get("/api/v1/notifications/requests", headers=theirs).json()[0]
+    bobs_featured = client.post("/api/v1/featured_tags", headers=theirs,
+                                data={"name": "bobs"}).json()
     return {"app": app, "alice": alice, "bob": bob, "mine": mine, "theirs": theirs,
             "table": route_table(runtime.stack),
             # Another user's object, one per kind of path parameter.
@@ -116,6 +119,7 @@ def world(client, runtime):
                         "filter_id": bobs_filter["id"],
                         "keyword_id": bobs_filter["keywords"][0]["id"],
                         "status_filter_id": bobs_status_filter["id"],
+                        "featured_id": bobs_featured["id"],
                         # domains: staff objects; any id (the permission check comes first)
                         "domain_block_id": "1", "domain_allow_id": "1"},
             "public_status": public["id"]}

@@ -7,6 +7,7 @@ import pytest
 
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import RULES, route
+from stratus.repo import keys
 from stratus.repo.base import serialize
 
 
@@ -119,8 +120,12 @@ def test_every_job_the_registry_produces_has_a_consumer():
     from functions.workers.stream.handler import HANDLERS as STREAM
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
-                 "mail": {jobs.ConfirmationMail, jobs.TrendsReviewMail}, "media": {jobs.ProcessMedia},
-                 "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification}}
+                 "mail": {jobs.ConfirmationMail, jobs.TrendsReviewMail,
+                          jobs.WarningMail},  # actions: warnings
+                 "media": {jobs.ProcessMedia},
+                 "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
+                 "purge_account": {jobs.PurgeAccount}}
+    consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
                "user": {"type": "user", "account_id": "1", "confirmation_nonce": "n"},
@@ -146,7 +151,20 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "trends_review": {"type": "trends_review", "id": "12"},
                # reports area
                "report": {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
-                          "notify_staff": True}}
+                          "notify_staff": True},
+               "purge_request": {"type": "purge_request", "account_id": "1"},
+               # actions: a moderation warning that asked for its mail
+               "account_warning": {"type": "account_warning", "id": "4",
+                                   "target_account_id": "1", "email": True},
+               # profiles (issue 12): the directory entry follows the account's items
+               "account": {"type": "account", "id": "1", "discoverable": True},
+               "account_stats": {**keys.account_stats("1"), "type": "account_stats",
+                                 "followers_count": 1}}
+    samples.update({  # cards area: link shares
+        "linked_status": {"type": "linked_status", "url": "https://a.example/",
+                          "status_id": "10", "day": "20250101", "shared": True},
+        "link_use": {"type": "link_use", "url": "https://a.example/", "day": "20250101",
+                     "account_id": "1"}})
     from stratus.jobs.outbox import Change
 
     for rule in RULES:
@@ -186,3 +204,12 @@ def test_a_new_report_tells_staff_unless_the_account_had_an_open_one():
     resolved = {**filed, "action_taken_at": "2026-11-22T10:00:00.000Z"}
     assert route(record("MODIFY", resolved, filed)) == []
     assert route(record("REMOVE", old=filed)) == []
+
+
+def test_a_warning_is_mailed_only_when_asked():  # actions
+    warning = {"type": "account_warning", "id": "4", "target_account_id": "1",
+               "action": "silence", "email": True}
+    assert route(record("INSERT", warning)) == [
+        ("mail", jobs.WarningMail(event_id="e1", account_id="1", warning_id="4"))]
+    assert route(record("INSERT", {**warning, "email": False})) == []
+    assert route(record("REMOVE", old=warning)) == []

@@ -106,6 +106,18 @@ def test_push_worker_with_nobody_subscribed(runtime):
 def test_trends_schedule_ranks_from_its_constant_input(runtime):
     # EventBridge hands the rule's Input ({"task": ...}) to the function, not a scheduled event.
     assert invoke(runtime.stack, "TrendsScheduleFunction", sample("TrendsScheduleFunction")) == \
-        {"ranked": {"tags": 0, "statuses": 0}}
+        {"ranked": {"tags": 0, "statuses": 0, "links": 0}}
     with pytest.raises(ValueError):
         invoke(runtime.stack, "TrendsScheduleFunction", sample("ActivityFunction"))
+
+
+def test_moderation_step_on_an_account_without_a_purge_request_finishes(runtime):
+    # The purge machine's first step: no request stands (or the account was unsuspended).
+    assert invoke(runtime.stack, "ModerationFunction", sample("ModerationFunction")) == {
+        "step": "purge", "account_id": "117657226599751600", "done": True, "purged": False}
+
+
+def test_cards_worker_skips_a_status_that_is_gone(runtime):
+    """Cards area: a job for a deleted status does nothing, and is not retried."""
+    assert invoke(runtime.stack, "CardsFunction", sample("CardsFunction")) == \
+        {"batchItemFailures": []}

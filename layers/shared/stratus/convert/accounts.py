@@ -102,7 +102,16 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
                     "verified_at": f.get("verified_at")} for f in profile.get("fields", [])],
     }
     if profile.get("suspended_at"):
-        entity["suspended"] = True
+        # A suspended account shows only its name to everyone (Mastodon's AccountSerializer).
+        entity.update({"suspended": True, "display_name": "", "note": "", "locked": False,
+                       "bot": False, "discoverable": False, "emojis": [], "fields": [],
+                       "roles": [], "avatar": env().base_url + DEFAULT_AVATAR,
+                       "avatar_static": env().base_url + DEFAULT_AVATAR,
+                       "header": env().base_url + DEFAULT_HEADER,
+                       "header_static": env().base_url + DEFAULT_HEADER,
+                       "avatar_description": "", "header_description": ""})
+    if profile.get("silenced_at"):
+        entity["limited"] = True  # Mastodon: `silenced` rendered as `limited`
     return entity
 
 

@@ -69,7 +69,7 @@ def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, An
            media: list[dict[str, Any]], poll_entity: dict[str, Any] | None,
            mentions: list[dict[str, Any]], emojis: list[dict[str, Any]],
            reblog: dict[str, Any] | None, viewer_id: str | None,
-           edges: ViewerEdges) -> dict[str, Any]:
+           edges: ViewerEdges, card: dict[str, Any] | None = None) -> dict[str, Any]:
     sid = str(item["id"])
     thread = str(item.get("thread_id") or sid)
     pending = edges.pending.get(sid, {})
@@ -102,7 +102,7 @@ def status(item: dict[str, Any], *, account: dict[str, Any], stats: dict[str, An
         "mentions": mentions,
         "tags": [tag(t) for t in item.get("tags", [])],
         "emojis": emojis,
-        "card": None,
+        "card": card,  # a PreviewCard (convert/cards.py) or None
         "poll": poll_entity,
         "quote": None,
         "filtered": [],

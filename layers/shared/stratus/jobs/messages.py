@@ -53,6 +53,14 @@ class TrendsReviewMail(Job):
     review_id: str
 
 
+# actions (issue 11): a moderation warning mailed to the user (Mastodon's UserMailer#warning)
+@dataclass(frozen=True, kw_only=True)
+class WarningMail(Job):
+    name: ClassVar[str] = "warning_mail"
+    account_id: str
+    warning_id: str
+
+
 # --- counters ------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Count(Job):
@@ -60,12 +68,21 @@ class Count(Job):
     counting rules read, from the new image or, for a removal, the old one)."""
 
     name: ClassVar[str] = "count"
-    event: str  # INSERT | REMOVE
+    event: str  # INSERT | REMOVE (| MODIFY: a status's tags changed, `old_tags` in `item`)
     item_type: str
     item: dict[str, Any] = field(default_factory=dict)
 
 
 # --- effects -------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class DirectoryTouch(Job):
+    """profiles (issue 12): an account's profile, user or stats changed; its directory entry
+    (and popular-suggestion entry) is made again from what they are now."""
+
+    name: ClassVar[str] = "directory_touch"
+    account_id: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class StatusCreated(Job):
     name: ClassVar[str] = "status_created"
@@ -288,6 +305,16 @@ class ProcessMedia(Job):
     media_id: str
 
 
+# --- preview cards (the cards queue, services/cards.py) --------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class FetchCard(Job):
+    """A local status was posted or its text edited: make (or reuse) the preview card of the
+    first link its text has now, and name it on the status."""
+
+    name: ClassVar[str] = "fetch_card"
+    status_id: str
+
+
 # --- timers (one-off schedules put these on the timers queue) ------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class PollExpired(Job):
@@ -485,3 +512,12 @@ class PushNotification(Job):
     notification_id: str
     notification_type: str
     from_account_id: str
+
+
+# --- Step Functions executions (the job is the execution's input) --------------------------
+@dataclass(frozen=True, kw_only=True)
+class PurgeAccount(Job):
+    """Purge a suspended account's data (statemachines/purge_account.asl.json)."""
+
+    name: ClassVar[str] = "purge_account"
+    account_id: str

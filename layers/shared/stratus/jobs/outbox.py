@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..repo import keys
 from ..repo.base import deserialize
 from ..text.links import has_link
 from . import messages as jobs
@@ -94,6 +95,13 @@ def trends_review_mail(change: Change) -> jobs.Job:
     return jobs.TrendsReviewMail(event_id=change.event_id, review_id=change.new["id"])
 
 
+def warning_mail(change: Change) -> jobs.Job:
+    """actions: a staff action asked to mail its warning (`send_email_notification`)."""
+    return jobs.WarningMail(event_id=change.event_id,
+                            account_id=change.new["target_account_id"],
+                            warning_id=change.new["id"])
+
+
 def active(user: dict[str, Any]) -> bool:
     return bool(user.get("confirmed_at")) and bool(user.get("approved", True))
 
@@ -124,6 +132,9 @@ COUNTED = {
     "notification": ("id", "account_id", "notification_type", "from_account_id", "status_id",
                      "group_key", "filtered", "created_at", "counted"),
     "tag_use": ("tag", "day", "account_id", "counted"),
+    # link shares (cards area): a share by a discoverable account, and its first of the day
+    "linked_status": ("url", "status_id", "day", "shared", "counted"),
+    "link_use": ("url", "day", "account_id", "counted"),
 }
 
 
@@ -131,6 +142,42 @@ def count(change: Change) -> jobs.Job:
     image = change.image
     return jobs.Count(event_id=change.event_id, event=change.event, item_type=change.item_type,
                       item={k: image[k] for k in COUNTED[change.item_type] if k in image})
+
+
+# --- profiles (issue 12) -----------------------------------------------------------------------
+def distributable(change: Change) -> bool:
+    return change.image.get("visibility") in ("public", "unlisted")
+
+
+def count_retag(change: Change) -> jobs.Job:
+    """An edit changed a status's tags: the account's use of each tag changes (FeaturedTag)."""
+    item = {k: change.new[k] for k in COUNTED["status"] if k in change.new}
+    return jobs.Count(event_id=change.event_id, event="MODIFY", item_type="status",
+                      item={**item, "old_tags": list(change.old.get("tags", []))})
+
+
+DIRECTORY_PROFILE = ("discoverable", "suspended_at", "silenced_at", "username", "domain")
+DIRECTORY_USER = ("confirmed_at", "approved", "disabled")
+DIRECTORY_STATS = ("last_status_at", "followers_count")
+
+
+def directory_changed(attributes: tuple[str, ...]) -> Condition:
+    """An account item changed in a way its directory entry depends on: removed, or changed
+    in one of `attributes`. A new account is listed once its profile says it is discoverable
+    (at sign-up it is not), so inserts of its other items change nothing."""
+    def test(change: Change) -> bool:
+        if change.event == "INSERT":
+            return change.item_type == "account" and bool(change.new.get("discoverable"))
+        return change.event == "REMOVE" or any(
+            change.new.get(a) != change.old.get(a) for a in attributes)
+    return test
+
+
+def directory_touch(change: Change) -> jobs.Job:
+    image = change.image  # a profile has `id`, a user `account_id`, the stats item only its key
+    account_id = image.get("account_id") or (image.get("id") if change.item_type == "account"
+                                             else keys.id_in(image["PK"]))
+    return jobs.DirectoryTouch(event_id=change.event_id, account_id=str(account_id))
 
 
 def status_created(change: Change) -> jobs.Job:
@@ -381,6 +428,22 @@ def links_changed(change: Change) -> jobs.Job:
                              local=bool(image.get("local", True)))
 
 
+# --- preview cards (services/cards.py, the cards queue) -----------------------------------------
+def card_may_change(change: Change) -> bool:
+    """A local original status with something like a link was posted, or its text was edited
+    (Mastodon's LinkCrawlWorker after posting, and after an edit that changed the text)."""
+    new = change.new
+    if change.event == "REMOVE" or not new.get("local", True) or new.get("reblog_of_id"):
+        return False
+    if change.event == "MODIFY" and new.get("text") == change.old.get("text"):
+        return False
+    return has_link(new.get("text"))
+
+
+def fetch_card(change: Change) -> jobs.Job:
+    return jobs.FetchCard(event_id=change.event_id, status_id=change.new["id"])
+
+
 # --- streaming: what connections are told (services/streaming.py, the stream queue) -----------
 def streamed_status(event: str) -> Callable[[Change], jobs.Job]:
     def job(change: Change) -> jobs.Job:
@@ -470,11 +533,15 @@ def report_filed(change: Change) -> jobs.Job:
                             account_id=new["account_id"])
 
 
+def purge_account(change: Change) -> jobs.Job:
+    return jobs.PurgeAccount(event_id=change.event_id, account_id=change.new["account_id"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
     when: Condition
-    queue: str  # counters | mail | effects | media | fanout | stream | push | a STATE_MACHINES name
+    queue: str  # counters | mail | effects | media | cards | fanout | stream | push | a STATE_MACHINES name
     job: Callable[[Change], jobs.Job]
 
 
@@ -486,6 +553,9 @@ RULES: tuple[Rule, ...] = (
     Rule("user", became_active, "effects", account_activated),
     # trends (services/trends.py): a review run mails the staff who review trends
     Rule("trends_review", inserted, "mail", trends_review_mail),
+    # moderation (actions): a warning that asks for its mail
+    Rule("account_warning", both(inserted, lambda c: bool(c.new.get("email"))), "mail",
+         warning_mail),
     # statuses
     Rule("status", inserted_or_removed, "counters", count),
     Rule("status", inserted, "effects", status_created),
@@ -498,8 +568,21 @@ RULES: tuple[Rule, ...] = (
     Rule("status", both(changed("mention_ids"), direct), "effects", direct_mentions_added),
     Rule("status", both(removed, direct), "effects", direct_status_removed),
     Rule("status", link_may_change, "effects", links_changed),
+    # preview cards: the first link's card is fetched (or reused) and named on the status
+    Rule("status", card_may_change, "cards", fetch_card),
+    # profiles (issue 12): an edit's tags change the account's use counts (FeaturedTag); the
+    # directory entry follows the profile, the user and the stats it is made from
+    Rule("status", both(changed("tags"), distributable), "counters", count_retag),
+    Rule("account", directory_changed(DIRECTORY_PROFILE), "effects", directory_touch),
+    Rule("user", directory_changed(DIRECTORY_USER), "effects", directory_touch),
+    Rule("account_stats", directory_changed(DIRECTORY_STATS), "effects", directory_touch),
     # hashtags: a first use by an account on a day is one more distinct account that day
     Rule("tag_use", inserted, "counters", count),
+    # links: a share (an index entry of a discoverable account's status) is one more use, and
+    # an account's first share of the URL on a day one more distinct account
+    Rule("linked_status", both(inserted, lambda c: bool(c.new.get("shared"))), "counters",
+         count),
+    Rule("link_use", inserted, "counters", count),
     # what accounts do to statuses
     Rule("fav", inserted_or_removed, "counters", count),
     Rule("fav", inserted, "effects", favourited),
@@ -546,6 +629,8 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
+    # long work as Step Functions executions (statemachines/)
+    Rule("purge_request", inserted, "purge_account", purge_account),
     # reports (services/reports.py): `admin.report` notifications to staff
     Rule("report", staff_to_notify, "effects", report_filed),
 )

@@ -78,3 +78,10 @@ def can_reblog(status: dict[str, Any], relations: Relationships) -> bool:
 def can_favourite(status: dict[str, Any], relations: Relationships) -> bool:
     """StatusPolicy#favourite?: visible, and not by an account the viewer blocks."""
     return can_see(status, relations) and status["account_id"] not in relations.blocking
+
+
+def limited_hidden(author_id: str, author_limited: bool, relations: Relationships) -> bool:
+    """StatusFilter#silenced_account?: a limited (silenced) account's statuses are left out of
+    threads and lists for those who do not follow it (its own author always sees them)."""
+    viewer_id = relations.viewer_id
+    return author_limited and author_id != viewer_id and author_id not in relations.following

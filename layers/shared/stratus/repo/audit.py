@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
 from typing import Any
 
+from ..paging import Budget
 from . import base, keys
 
 
@@ -18,3 +21,26 @@ def entry_op(entry: dict[str, Any]) -> base.Op:
 def by_target(target_type: str, target_id: str) -> list[dict[str, Any]]:
     entries = list(base.query(keys.audit_on(target_type, target_id), index="GSI2"))
     return base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
+
+
+# --- listing (actions: GET /api/v1/admin/action_logs) -------------------------------------------
+def entries(*, actor_id: str | None, targets: list[tuple[str, str]], lo: str, hi: str,
+            descending: bool, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
+    """Index entries of the log in id order: by actor (GSI1), by any of `targets` (GSI2,
+    merged) or all of it (GSI3)."""
+    if targets:
+        streams = [base.query(audit_on_partition, index="GSI2", sk_between=(lo, hi),
+                              descending=descending, budget=budget, step=step)
+                   for audit_on_partition in (keys.audit_on(t, i) for t, i in targets)]
+        return heapq.merge(*streams, key=lambda e: e["GSI2SK"], reverse=descending)
+    if actor_id:
+        return base.query(keys.audit_by(actor_id), index="GSI1", sk_between=(lo, hi),
+                          descending=descending, budget=budget, step=step)
+    return base.query(keys.AUDIT_ALL, index="GSI3", sk_between=(lo, hi), descending=descending,
+                      budget=budget, step=step)
+
+
+def get_many(index_entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Full log entries for index entries, by id."""
+    found = base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in index_entries])
+    return {str(item["id"]): item for item in found}

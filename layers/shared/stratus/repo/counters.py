@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from . import base, dedupe, keys
+from . import cards as cards_repo
 from . import tags as tags_repo
 
 # Counter items, by kind: (kind, id). The instance item has no id; a notification group's head
@@ -22,6 +23,8 @@ from . import tags as tags_repo
 STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", "tag"
 GROUP, REQUEST = "notification_group", "notification_request"
 CANDIDATE = "trend_candidate"  # (kind, day, ident): services/trends.py
+LINK = "link"  # a link's share counters, by normalised URL (cards area)
+ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (account, tag)
 Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
 
@@ -42,6 +45,10 @@ def _target_key(target: Target) -> dict[str, str]:
         return tags_repo.stats_key(ident)
     if kind == CANDIDATE:
         return keys.trend_candidate(*ident)
+    if kind == LINK:
+        return cards_repo.stats_key(ident)
+    if kind == ACCOUNT_TAG:
+        return keys.account_tag(*ident)
     return keys.instance_stats()
 
 
@@ -62,6 +69,10 @@ def _source_key(item_type: str, item: dict[str, Any]) -> dict[str, str]:
         return keys.notification(item["account_id"], item["id"])
     if item_type == tags_repo.TAG_USE:
         return tags_repo.tag_use_key(item)
+    if item_type == "linked_status":
+        return cards_repo.shared_status_key(item)
+    if item_type == cards_repo.LINK_USE:
+        return cards_repo.link_use_key(item)
     raise ValueError(f"{item_type!r} items are not counted")
 
 
@@ -73,7 +84,8 @@ def count_once(item_type: str, item: dict[str, Any]) -> base.Op:
 
 
 def undo_once(event_id: str) -> base.Op:
-    """Guard for the removal of a counted item: one sentinel per stream event."""
+    """Guard for the removal of a counted item (or a counted change to one, such as a status's
+    tags): one sentinel per stream event."""
     return dedupe.claim_op("counters", event_id, ttl=DEDUPE_TTL)
 
 
@@ -98,7 +110,7 @@ def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> bas
         names[f"#s{i}"], vals[f":s{i}"] = name, value
     if sets:
         parts.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(sets))))
-    stale = _stale_history(adds) if target[0] == TAG else []
+    stale = _stale_history(adds) if target[0] in (TAG, LINK) else []
     for i, name in enumerate(stale):
         names[f"#x{i}"] = name
     if stale:

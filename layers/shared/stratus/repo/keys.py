@@ -157,6 +157,33 @@ def admin_index_keys(account_id: str, origin: str, status: str) -> dict[str, str
             "GSI3PK": "ADMACCTS", "GSI3SK": sk}
 
 
+# --- moderation (actions): account state memberships, warnings, purge requests ---------------
+ADMIN_FLAG_PREFIX = "ADMIN#"
+
+
+def account_admin_flag(account_id: str, status: str) -> dict[str, str]:
+    """A second staff index entry for a state an account has besides its main status (silenced,
+    sensitized): Mastodon's filters overlap (a silenced account is also active)."""
+    return key(account_pk(account_id), ADMIN_FLAG_PREFIX + status)
+
+
+def admin_flag_index_keys(account_id: str, origin: str, status: str) -> dict[str, str]:
+    return {"GSI1PK": f"ADMACCTS#{origin}#{status}", "GSI1SK": pad(account_id)}
+
+
+WARNING_PREFIX = "WARNING#"
+
+
+def account_warning(account_id: str, warning_id: str) -> dict[str, str]:
+    """Mastodon's AccountWarning (a strike): what staff did to the account, and why."""
+    return key(account_pk(account_id), WARNING_PREFIX + pad(warning_id))
+
+
+def purge_request(account_id: str) -> dict[str, str]:
+    """A staff request to purge an account's data (its insert starts the purge state machine)."""
+    return key("PURGE#" + pad(account_id), "PURGE")
+
+
 def admin_index_partition(origin: str | None, status: str | None) -> tuple[str | None, str]:
     """(index name, partition) for an admin account listing."""
     if origin and status:
@@ -204,7 +231,15 @@ def audit_on(target_type: str, target_id: str) -> str:
 def audit_index_keys(actor_id: str, target_type: str, target_id: str, log_id: str
                      ) -> dict[str, str]:
     return {"GSI1PK": "AUDITBY#" + pad(actor_id), "GSI1SK": pad(log_id),
-            "GSI2PK": audit_on(target_type, target_id), "GSI2SK": pad(log_id)}
+            "GSI2PK": audit_on(target_type, target_id), "GSI2SK": pad(log_id),
+            "GSI3PK": AUDIT_ALL, "GSI3SK": pad(log_id)}  # actions: the whole log, newest first
+
+
+AUDIT_ALL = "AUDITLOG"
+
+
+def audit_by(actor_id: str) -> str:
+    return "AUDITBY#" + pad(actor_id)
 
 
 # --- OAuth -------------------------------------------------------------------------------
@@ -449,6 +484,24 @@ def linked_status(url: str, status_id: str) -> dict[str, str]:
 def linked_range(url: str, lo: str, hi: str) -> tuple[str, tuple[str, str]]:
     """(partition, sort-key bounds) of the statuses linking `url` between two padded ids."""
     return link_partition(url), (TAGGED_PREFIX + lo, TAGGED_PREFIX + hi)
+
+
+# Preview cards and link shares (cards area): one card per normalised URL, in the URL's
+# partition, and the URL's daily share counters with the per-account marks that make
+# `accounts` distinct (as a hashtag's STATS and USE# items).
+def card(url: str) -> dict[str, str]:
+    """The PreviewCard made from `url` (shared by every status that links it)."""
+    return key(link_partition(url), "CARD")
+
+
+def link_stats(url: str) -> dict[str, str]:
+    """A link's daily share counters (kept by the counters worker)."""
+    return key(link_partition(url), "STATS")
+
+
+def link_use(url: str, day: str, account_id: str) -> dict[str, str]:
+    """Present once an account shared `url` on a day (`yyyymmdd`): distinct accounts."""
+    return key(link_partition(url), f"{TAG_USE_PREFIX}{day}#{pad(account_id)}")
 
 
 def notification(account_id: str, notification_id: str) -> dict[str, str]:
@@ -847,6 +900,8 @@ def trend_ranking(kind: str) -> dict[str, str]:
 def trend_review(review_id: str) -> dict[str, str]:
     """What one review run put before staff (the mail job reads it)."""
     return key("TRENDREVIEW#" + review_id, "REVIEW")
+
+
 # --- reports (issue 11, reports area) --------------------------------------------------------
 # A report is one item under its id. Three indexes list reports by state (`open` until
 # resolved), newest first: all of them (GSI1), those filed by an account (GSI2) and those
@@ -876,6 +931,66 @@ def report_index_keys(report_id: str, account_id: str, target_id: str, state: st
     return {"GSI1PK": reports_all(state), "GSI1SK": sk,
             "GSI2PK": reports_by(account_id, state), "GSI2SK": sk,
             "GSI3PK": reports_on(target_id, state), "GSI3SK": sk}
+
+
+# --- profiles (issue 12): featured tags, per-account tag counters, directory, suggestions ---
+# A featured tag and an account's use counters of a tag live in the account's partition under
+# the normalised tag (deterministic: at most 10 featured, and their counters, are one Query or
+# one BatchGetItem). The directory entry is one item per discoverable account: GSI1 orders the
+# directory by creation (`new`), GSI2 by last status (`active`), GSI3 local accounts by
+# followers (popular suggestions). A dismissed suggestion is an edge in the viewer's partition.
+FEATURED_TAG, ACCOUNT_TAG = "FEATTAG#", "TAGSTAT#"
+NEVER_POSTED = "0000-00-00T00:00:00"  # sorts below every last-status time (NULLS LAST)
+
+
+def featured_tag(account_id: str, name: str) -> dict[str, str]:
+    return key(account_pk(account_id), FEATURED_TAG + name.lower())
+
+
+def featured_tag_name(sort_key: str) -> str:
+    """`FEATTAG#cats` → `cats`."""
+    return sort_key.removeprefix(FEATURED_TAG)
+
+
+def account_tag(account_id: str, name: str) -> dict[str, str]:
+    """How many public/unlisted statuses of an account use a tag, and its latest use."""
+    return key(account_pk(account_id), ACCOUNT_TAG + name.lower())
+
+
+def account_tag_name(sort_key: str) -> str:
+    return sort_key.removeprefix(ACCOUNT_TAG)
+
+
+def directory_entry(account_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), "DIRECTORY")
+
+
+def directory_partition(order: str, scope: str) -> str:
+    """A directory listing: order `new` or `active`, scope `LOCAL` or `REMOTE`."""
+    return f"DIR{order.upper()}#{scope}"
+
+
+POPULAR = "SUGGEST#POPULAR"
+
+
+def directory_index_keys(account_id: str, scope: str, last_status_at: str | None,
+                         followers: int | None) -> dict[str, str | None]:
+    """GSI1 by id (new), GSI2 by last status time (active), GSI3 local accounts by followers
+    (None: not in that index)."""
+    padded = pad(account_id)
+    return {"GSI1PK": directory_partition("new", scope), "GSI1SK": padded,
+            "GSI2PK": directory_partition("active", scope),
+            "GSI2SK": f"{last_status_at or NEVER_POSTED}#{padded}",
+            "GSI3PK": POPULAR if followers is not None else None,
+            "GSI3SK": f"{max(int(followers), 0):012d}#{padded}" if followers is not None
+            else None}
+
+
+SUGGESTION_DISMISSED = "SUGGESTMUTE#"
+
+
+def dismissed_suggestion(account_id: str, target_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), SUGGESTION_DISMISSED + pad(target_id))
 
 
 # --- domains (issue 11): instance domain blocks and allows ----------------------------------

@@ -48,18 +48,31 @@ def load(tags: Iterable[str], viewer_id: str | None, *, consistent: bool = False
          ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """The tags' STATS items and, with a viewer, the viewer's edges to them — one batched read
     (per 100 keys): ({tag: stats}, {tag: followed-tag edge})."""
+    stats, edges, _ = load_for_viewer(tags, viewer_id, consistent=consistent)
+    return stats, edges
+
+
+def load_for_viewer(tags: Iterable[str], viewer_id: str | None, *, consistent: bool = False
+                    ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]],
+                               dict[str, dict[str, Any]]]:
+    """`load`, and with a viewer also whether the viewer features each tag (the Tag's
+    `featuring`), in the same batched read: (stats, followed edges, featured tags)."""
     wanted = list(dict.fromkeys(tags))
     item_keys = [keys.tag_stats(t) for t in wanted]
     if viewer_id:
         item_keys += [keys.followed_tag(viewer_id, t) for t in wanted]
+        item_keys += [keys.featured_tag(viewer_id, t) for t in wanted]
     stats: dict[str, dict[str, Any]] = {}
     edges: dict[str, dict[str, Any]] = {}
+    featured: dict[str, dict[str, Any]] = {}
     for item in base.batch_get(item_keys, consistent=consistent):
         if item.get("type") == FOLLOWED_TAG:
             edges[item["tag"]] = item
+        elif item.get("type") == "featured_tag":
+            featured[item["tag"]] = item
         elif item.get("name"):
             stats[item["name"]] = item
-    return stats, edges
+    return stats, edges, featured
 
 
 def followed_entries(account_id: str, lo: str, hi: str, descending: bool, limit: int
@@ -106,3 +119,9 @@ def save_max_score(name: str, max_score: float, max_score_at: float) -> None:
                 names={"#t": "type", "#n": "name"},
                 vals={":m": str(max_score), ":a": str(max_score_at), ":t": "tag_stats",
                       ":n": name.lower()})
+
+
+def known(name: str) -> bool:
+    """Whether any status ever used the tag (its marker in the hashtag index: Mastodon's
+    Tag.find_normalized!)."""
+    return base.get(keys.tag(name)) is not None

@@ -54,14 +54,15 @@ def confirmation_token(account_id: str, nonce: str) -> str:
 
 
 def _origin_status(user: dict[str, Any], profile: dict[str, Any]) -> str:
-    if user.get("disabled"):
-        return "disabled"
-    if not user.get("approved", True):
-        return "pending"
+    """The main listing status. Mastodon's filters overlap: a suspended account is listed
+    only as suspended (its `disabled` excludes suspended ones), a silenced or sensitized one
+    is also active — those two have index entries of their own (services/moderation.py)."""
     if profile.get("suspended_at"):
         return "suspended"
-    if profile.get("silenced_at"):
-        return "silenced"
+    if not user.get("approved", True):
+        return "pending"
+    if user.get("disabled"):
+        return "disabled"
     return "active"
 
 

@@ -19,14 +19,18 @@ from ..repo import oauth as oauth_repo
 from . import identity
 from .accounts import admin_entry, confirmation_token
 
-STATUSES = ("active", "pending", "disabled", "silenced", "suspended")
+# Listing states, each an index partition (services/moderation.py keeps them in step).
+STATUSES = ("active", "pending", "disabled", "silenced", "suspended", "sensitized")
 NOT_ALLOWED = "This action is not allowed"
 
 
 def v1_filters(params: dict[str, Any]) -> dict[str, Any]:
     """Mastodon's v1 presence flags, with its defaults: local and active unless told otherwise."""
     origin = "remote" if flag(params.get("remote")) else "local"
-    status = next((s for s in STATUSES if flag(params.get(s))), "active")
+    # As Mastodon translates them, the last flag present wins (sensitized, a state of its own
+    # here, ranks first).
+    order = ("sensitized", "active", "pending", "disabled", "silenced", "suspended")
+    status = next((s for s in reversed(order) if flag(params.get(s))), "active")
     return {"origin": origin, "status": status, "staff": flag(params.get("staff")),
             **{k: params.get(k) for k in ("username", "display_name", "email", "ip", "by_domain")}}
 

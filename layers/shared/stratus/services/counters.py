@@ -23,8 +23,8 @@ from ..repo import base
 from ..repo import counters as repo
 from ..repo import tags as tags_repo
 from ..repo import trends as trends_repo
-from ..repo.counters import (ACCOUNT, CANDIDATE, GROUP, INSTANCE, REQUEST, STATUS, TAG, WEEK,
-                             Target)
+from ..repo.counters import (ACCOUNT, ACCOUNT_TAG, CANDIDATE, GROUP, INSTANCE, LINK, REQUEST,
+                             STATUS, TAG, WEEK, Target)
 from . import notification_groups
 from .tags import use_day
 
@@ -57,10 +57,34 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         sets[(CANDIDATE, (kind, day, ident))] = trends_repo.candidate_item(
             kind, day, ident, int(clock.now().timestamp()))
 
+    def link_day(url: str, measure: str, day: str) -> None:
+        add((LINK, url), tags_repo.history_attribute(measure, day), 1)
+        sets[(LINK, url)] = {"type": "link_stats", "url": url}
+
     def week() -> Target:
         created = item.get("created_at")
         return WEEK, clock.week_key(clock.parse_iso(created) if created else clock.now())
 
+    def account_tag(name: str, delta: int, last_status_at: str | None) -> None:
+        # profiles (issue 12): how many public or unlisted statuses of the account use a tag
+        # and when the latest was posted (FeaturedTag's statuses_count and last_status_at)
+        target = (ACCOUNT_TAG, (item["account_id"], name))
+        add(target, "statuses_count", delta)
+        sets[target] = {"type": "account_tag", "account_id": item["account_id"], "tag": name,
+                        **({"last_status_at": last_status_at} if last_status_at else {})}
+
+    if job.item_type == "status" and job.event == "MODIFY":
+        # An edit changed the tags of a counted status (ProcessHashtagsService: added tags
+        # count one more use, removed ones one less).
+        if item.get("visibility") in DISTRIBUTABLE and not item.get("reblog_of_id"):
+            old, new = item.get("old_tags", []), item.get("tags", [])
+            for name in new:
+                if name not in old:
+                    account_tag(name, 1, item.get("created_at"))
+            for name in old:
+                if name not in new:
+                    account_tag(name, -1, None)
+        return adds, sets
     if job.item_type == "user":
         add((INSTANCE, None), "user_count")
         if inserted:
@@ -81,6 +105,9 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
             # tag's history is history, so removals and edits do not rewrite it).
             for name in item.get("tags", []):
                 tag_day(name, tags_repo.USES, use_day(item["id"]))
+        if item.get("visibility") in DISTRIBUTABLE and not item.get("reblog_of_id"):
+            for name in item.get("tags", []):
+                account_tag(name, sign, item.get("created_at") if inserted else None)
     elif job.item_type == "fav":
         add((STATUS, item["status_id"]), "favourites_count")
         if inserted:
@@ -112,6 +139,13 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
     elif job.item_type == tags_repo.TAG_USE and inserted:
         tag_day(item["tag"], tags_repo.ACCOUNTS, item["day"])  # one more distinct account
         trend_candidate("tags", item["day"], item["tag"])
+    # Link shares (what link trends rank): a shared link index entry is one use that day, a
+    # `link_use` item one more distinct account; history, never taken back.
+    elif job.item_type == "linked_status" and inserted and item.get("shared"):
+        link_day(item["url"], tags_repo.USES, item["day"])
+    elif job.item_type == "link_use" and inserted:
+        link_day(item["url"], tags_repo.ACCOUNTS, item["day"])
+        trend_candidate("links", item["day"], item["url"])
     return adds, sets
 
 
@@ -133,6 +167,8 @@ def _plan(message_id: str, job: Count) -> _Change | None:
         return None
     if job.event == "INSERT":
         guard = repo.count_once(job.item_type, job.item)
+    elif job.event == "MODIFY":
+        guard = repo.undo_once(job.event_id)  # a change is counted once, whether or not yet
     elif job.item.get("counted"):
         guard = repo.undo_once(job.event_id)
     else:

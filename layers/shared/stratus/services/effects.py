@@ -24,6 +24,7 @@ from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
 from . import (conversations, identity, links, notification_rules, polls, relationships,
                tags)
+from . import directory, featured_tags  # profiles (issue 12)
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
@@ -95,6 +96,7 @@ def _register_public_hour(status_id: str, local: bool) -> None:
 
 def status_changed(job: jobs.StatusChanged) -> int:
     repo.unindex_tags(job.status_id, job.removed_tags)
+    featured_tags.status_removed(job.account_id, job.status_id, job.removed_tags)  # profiles
     if job.added_tags:
         repo.index_tags(job.status_id, job.added_tags, _tag_fields(job))
     return _notify(job.added_mention_ids, "mention", job.account_id, job.status_id,
@@ -107,6 +109,7 @@ def status_removed(job: jobs.StatusRemoved) -> int:
     about it; its edit history and poll votes. A boost takes its own notification with it.
     Returns how many items were removed; a cascade too big for one job continues in another."""
     repo.unindex_tags(job.status_id, job.tags)
+    featured_tags.status_removed(job.account_id, job.status_id, job.tags)  # profiles
     if job.reblog_of_id and job.reblog_of_account_id:
         repo.unnotify(job.reblog_of_account_id, "reblog", job.account_id, job.reblog_of_id)
         repo.remove([repo.edge_key("REBLOG", job.account_id, job.reblog_of_id)])
@@ -280,6 +283,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.DirectStatusPosted: conversations.direct_status_posted,
     jobs.DirectStatusRemoved: conversations.direct_status_removed,
     jobs.LinksChanged: links.links_changed,
+    jobs.DirectoryTouch: directory.touch,  # profiles (issue 12)
 }
 
 

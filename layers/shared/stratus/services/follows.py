@@ -172,14 +172,17 @@ def _bounds(page: Page) -> tuple[str, str, bool]:
 
 
 def account_page(entries, account_of, page: Page, budget: Budget,
-                 keep=None) -> tuple[list[dict[str, Any]], list[str]]:
+                 keep=None, without_suspended: bool = False
+                 ) -> tuple[list[dict[str, Any]], list[str]]:
     """A page of accounts from edge index entries: (accounts, edge ids for the Link header).
-    Accounts not shown (and those `keep(account_id)` refuses) are left out."""
+    Accounts not shown (and those `keep(account_id)` refuses; suspended ones
+    `without_suspended`) are left out."""
 
     def hydrate(batch: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
         people = accounts_service.render_many([account_of(e) for e in batch])
         return [(e["id"], people[account_of(e)]) for e in batch
-                if account_of(e) in people and (keep is None or keep(account_of(e)))]
+                if account_of(e) in people and (keep is None or keep(account_of(e)))
+                and not (without_suspended and people[account_of(e)].get("suspended"))]
 
     filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
                        result_id=lambda pair: pair[0])
@@ -209,7 +212,8 @@ def _collection(viewer: Viewer | None, account_id: str, page: Page, followers_: 
 
     if not mine and viewer_id is not None:
         entries = preloading(entries, account_of, relations)
-    return account_page(entries, account_of, page, budget, keep)
+    # Mastodon lists followers and followings without suspended accounts.
+    return account_page(entries, account_of, page, budget, keep, without_suspended=True)
 
 
 def preloading(entries, account_of, relations: relationships.Loader, size: int = 25):

@@ -102,8 +102,16 @@ def domain_blocks(*, signed_in: bool) -> tuple[list[dict[str, Any]], bool]:
     return [convert.domain_block(b, with_comment=with_comment) for b in blocks], public
 
 
-def custom_emojis() -> list[dict[str, Any]]:
-    items = [e for e in repo.list_emojis() if not e.get("disabled")]
+def listed_emojis(items: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Mastodon's CustomEmoji.listed: the enabled emoji shown in the picker (stored items)."""
+    return [e for e in (repo.list_emojis() if items is None else items)
+            if not e.get("disabled") and e.get("visible_in_picker", True)]
+
+
+def custom_emojis(items: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The public list: one flat list where each emoji carries its `category` (clients group
+    their picker by it, as Mastodon's API leaves it to them)."""
+    items = listed_emojis(items)
     items.sort(key=lambda e: e["shortcode"].lower())
     return [convert.custom_emoji(e) for e in items]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from .. import mail
 from ..jobs import messages as jobs
-from ..repo import mail as outbox
 from ..repo import accounts as accounts_repo
-from . import accounts, trends
+from ..repo import mail as outbox
+from . import accounts, moderation, trends
 
 
 def handle(job: jobs.Job) -> bool:
@@ -15,11 +15,15 @@ def handle(job: jobs.Job) -> bool:
     (only a crash between the two would send twice; the other order would lose mail)."""
     if isinstance(job, jobs.TrendsReviewMail):
         return _trends_review(job)
-    if not isinstance(job, jobs.ConfirmationMail):
+    if isinstance(job, jobs.ConfirmationMail):
+        compose = lambda: accounts.confirmation_mail(job.account_id, job.nonce)  # noqa: E731
+    elif isinstance(job, jobs.WarningMail):
+        compose = lambda: moderation.warning_mail(job.account_id, job.warning_id)  # noqa: E731
+    else:
         raise ValueError(f"not a mail job: {job.name}")
     if job.event_id and outbox.was_sent(job.event_id):
         return False
-    content = accounts.confirmation_mail(job.account_id, job.nonce)
+    content = compose()
     if content is None:
         return False
     to, subject, body = content

@@ -169,8 +169,9 @@ def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | N
     for item, status in pairs:
         account = accounts.get(item["from_account_id"])
         entity = statuses.get(status["id"]) if status else None
-        if account is None or (status is not None and entity is None):
-            continue
+        if account is None or account.get("suspended") or (status is not None and
+                                                           entity is None):
+            continue  # Mastodon leaves out notifications from suspended accounts
         report = found_reports.get(item["subject_id"]) \
             if item["notification_type"] == convert.REPORT_TYPE else None
         if item["notification_type"] == convert.REPORT_TYPE and report is None:
@@ -441,7 +442,8 @@ def _results(viewer: Viewer, candidates: list[_Candidate], wanted: Browse, expan
     found_reports = _reports(c.item for c in kept)
     final = []
     for group, candidate in zip(groups, kept):
-        group["sample_account_ids"] = [a for a in group["sample_account_ids"] if a in accounts]
+        group["sample_account_ids"] = [a for a in group["sample_account_ids"]
+                                       if a in accounts and not accounts[a].get("suspended")]
         if not group["sample_account_ids"] or (group.get("status_id") is not None and
                                                group["status_id"] not in statuses):
             continue

@@ -1,7 +1,8 @@
 """Turning status items into Status entities for a viewer, with a constant number of batched
 reads per page: statuses, boosted originals, accounts, media, polls + votes, viewer edges,
-custom emoji. Never one read per status. Every status embedded in another (a boost's original
-today) passes the visibility policy here, so no route can render one the viewer may not see.
+custom emoji, preview cards. Never one read per status. Every status embedded in another (a
+boost's original today) passes the visibility policy here, so no route can render one the
+viewer may not see.
 
 The viewer's filters are applied here too (services/filters.py): each status gets its `filtered`
 list, and a status a `hide` filter removes in the request's context is not rendered. A caller
@@ -22,15 +23,24 @@ from ..repo import accounts as accounts_repo
 from ..repo import instance as instance_repo
 from ..repo import statuses as repo
 from . import accounts as accounts_service
+from . import cards as cards_service
 from . import filters, relationships
 
 
 def load_accounts(account_ids: list[str]) -> dict[str, dict[str, Any]]:
+    return _load_authors(account_ids)[0]
+
+
+def _load_authors(account_ids: list[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """{id: Account} and the ids of sensitized accounts (moderation state is on the PROFILE
+    items read here: no other read)."""
     found = accounts_repo.get_many(list(dict.fromkeys(account_ids)),
                                    (accounts_repo.PROFILE, accounts_repo.STATS,
                                     accounts_repo.USER))
-    return {aid: accounts_service.render(bundle) for aid, bundle in found.items()
-            if accounts_repo.PROFILE in bundle}
+    present = {aid: bundle for aid, bundle in found.items() if accounts_repo.PROFILE in bundle}
+    return ({aid: accounts_service.render(bundle) for aid, bundle in present.items()},
+            {aid for aid, bundle in present.items()
+             if bundle[accounts_repo.PROFILE].get("sensitized_at")})
 
 
 def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -76,7 +86,8 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
     everything = list(items) + list(originals.values())
     account_ids = [s["account_id"] for s in everything] + \
         [m for s in everything for m in s.get("mention_ids", [])]
-    accounts = _once(shared, ("accounts", *account_ids), lambda: load_accounts(account_ids))
+    accounts, sensitized = _once(shared, ("accounts", *account_ids),
+                                 lambda: _load_authors(account_ids))
     media_ids = [m for s in everything for m in s.get("media_ids", [])]
     media = _once(shared, ("media", *media_ids), lambda: repo.get_media(media_ids)) \
         if media_ids else {}
@@ -88,16 +99,23 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
             edges.expect(status_id, counter, delta)
     emojis = _once(shared, ("emojis", *(s["id"] for s in everything)),
                    lambda: _emoji_map(everything))
+    # Preview cards: one batched read for the page's cards, none without (cards area)
+    card_urls = [s["card_url"] for s in everything if s.get("card_url")]
+    cards = _once(shared, ("cards", *card_urls), lambda: cards_service.entities(everything)) \
+        if card_urls else {}
     now = clock.now()
 
     def one(item: dict[str, Any], reblog: dict[str, Any] | None) -> dict[str, Any] | None:
         account = accounts.get(item["account_id"])
-        if account is None:
-            return None
+        if account is None or account.get("suspended"):
+            return None  # a suspended account's statuses are gone from the API
         poll_entity = None
         if item.get("poll_id") and item["poll_id"] in polls:
             poll_entity = convert.poll(polls[item["poll_id"]], votes.get(item["poll_id"]),
                                        viewer_id=viewer_id, emojis=[], now=now)
+        if item["account_id"] in sensitized and item["account_id"] != viewer_id:
+            # Mastodon's StatusSerializer: others see a sensitized account's posts as sensitive.
+            item = {**item, "sensitive": True}
         return convert.status(
             item, account=account, stats=item.get("stats", {}),
             media=[convert.media_attachment(media[m]) for m in item.get("media_ids", [])
@@ -106,7 +124,8 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
             mentions=[convert.mention(accounts[m]) for m in item.get("mention_ids", [])
                       if m in accounts],
             emojis=[emojis[c] for c in item.get("emojis", []) if c in emojis],
-            reblog=reblog, viewer_id=viewer_id, edges=edges)
+            reblog=reblog, viewer_id=viewer_id, edges=edges,
+            card=cards.get(item["card_url"]) if item.get("card_url") else None)
 
     rendered = []
     for item in items:

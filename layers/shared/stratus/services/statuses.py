@@ -50,6 +50,13 @@ def visible_item(status_id: str, viewer_id: str | None,
     if not visibility.can_see(item, view) or (original and not visibility.can_see(original,
                                                                                     view)):
         raise NotFound()
+    # Mastodon's StatusPolicy#show?: nothing of a suspended account is shown (one read of the
+    # authors' profiles, on single-status paths only; pages learn it from the accounts they
+    # render).
+    authors = accounts_repo.get_many(list({item["account_id"], *(
+        [original["account_id"]] if original else [])}), (accounts_repo.PROFILE,))
+    if any(b.get(accounts_repo.PROFILE, {}).get("suspended_at") for b in authors.values()):
+        raise NotFound()
     return item
 
 
@@ -109,7 +116,10 @@ def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, A
     rendered = status_views.render([s for s in around if s["id"] in visible_ids], viewer_id,
                                    relations=relations,
                                    matcher=filters.compiled(viewer_id, "thread"))
-    by_id = {r["id"]: r for r in rendered}
+    view = relations.statuses(around)
+    by_id = {r["id"]: r for r in rendered
+             if not visibility.limited_hidden(r["account"]["id"], bool(r["account"].get("limited")),
+                                              view)}
     return {"ancestors": [by_id[s["id"]] for s in ancestors if s["id"] in by_id],
             "descendants": [by_id[s["id"]] for s in descendants if s["id"] in by_id]}
 
@@ -524,6 +534,8 @@ def edit(viewer: Viewer, status_id: str, params: dict[str, Any]) -> dict[str, An
         "mention_ids": list(dict.fromkeys(list(item.get("mention_ids", [])) +
                                           [a["id"] for a in mentions.values()])),
         "edited_at": clock.iso(now)}
+    if prepared["status"] != item.get("text"):
+        changes["card_url"] = None  # cards: a new text's card comes from the cards worker
     ops: list[base.Op] = []
     media_attributes = params.get("media_attributes") or []
     if isinstance(media_attributes, dict):

@@ -63,15 +63,17 @@ def history(stats: dict[str, Any] | None) -> list[dict[str, str]]:
     return days
 
 
-def entity(tag: str, name: str, stats: dict[str, Any] | None, following: bool | None
-           ) -> dict[str, Any]:
+def entity(tag: str, name: str, stats: dict[str, Any] | None, following: bool | None,
+           featuring: bool | None = None) -> dict[str, Any]:
     """REST::TagSerializer: `name` as the request wrote it (Mastodon's display name of a new
     tag; statuses keep tags normalised, so there is no first spelling to show), `following`
-    only for a signed-in user."""
+    and `featuring` (4.4) only for a signed-in user."""
     rendered = {"id": tag_id(tag), "name": name, "url": f"{settings().base_url}/tags/{tag}",
                 "history": history(stats)}
     if following is not None:
         rendered["following"] = following
+    if featuring is not None:
+        rendered["featuring"] = featuring
     return rendered
 
 
@@ -83,8 +85,9 @@ def show(viewer: Viewer | None, raw: str) -> dict[str, Any]:
     """GET /api/v1/tags/:name: any valid name, used or not (Mastodon renders a new tag)."""
     tag = normalized(raw)
     me = _user_id(viewer)
-    stats, edges = repo.load([tag], me)
-    return entity(tag, raw, stats.get(tag), (tag in edges) if me else None)
+    stats, edges, featured = repo.load_for_viewer([tag], me)
+    return entity(tag, raw, stats.get(tag), (tag in edges) if me else None,
+                  (tag in featured) if me else None)
 
 
 def follow(viewer: Viewer, raw: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -93,20 +96,20 @@ def follow(viewer: Viewer, raw: str) -> tuple[dict[str, Any], dict[str, str]]:
     is rate-limited with account follows)."""
     tag = normalized(raw)
     me = viewer.account_id
-    stats, edges = repo.load([tag], me, consistent=True)
+    stats, edges, featured = repo.load_for_viewer([tag], me, consistent=True)
     headers: dict[str, str] = {}
     if tag not in edges:
         headers = ratelimit.check(ratelimit.FOLLOWS, me)
         repo.follow(repo.followed_item(ids.new_id(), me, tag, clock.iso(clock.now())))
-    return entity(tag, raw, stats.get(tag), True), headers
+    return entity(tag, raw, stats.get(tag), True, tag in featured), headers
 
 
 def unfollow(viewer: Viewer, raw: str) -> dict[str, Any]:
     """POST /api/v1/tags/:name/unfollow: following or not, answers the Tag."""
     tag = normalized(raw)
     repo.unfollow(viewer.account_id, tag)
-    stats, _ = repo.load([tag], None)
-    return entity(tag, raw, stats.get(tag), False)
+    stats, _, featured = repo.load_for_viewer([tag], viewer.account_id)
+    return entity(tag, raw, stats.get(tag), False, tag in featured)
 
 
 def followed(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:

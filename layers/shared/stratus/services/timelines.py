@@ -50,8 +50,12 @@ def _renderer(viewer_id: str | None, relations: relationships.Loader, context: s
     matcher = filters.compiled(viewer_id, context)
 
     def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return status_views.render(_hydrate_ids(entries, relations, keep), viewer_id,
-                                   relations=relations, matcher=matcher)
+        rendered = status_views.render(_hydrate_ids(entries, relations, keep), viewer_id,
+                                       relations=relations, matcher=matcher)
+        if context == "public":
+            # Mastodon's PublicFeed leaves silenced ("limited") accounts out, for everyone.
+            rendered = [s for s in rendered if not s["account"].get("limited")]
+        return rendered
 
     return hydrate
 

@@ -29,8 +29,8 @@ from ..repo import trends as repo
 from . import settings
 from .tags import tag_id
 
-TAGS, STATUSES = "tags", "statuses"
-KINDS = (TAGS, STATUSES)
+TAGS, STATUSES, LINKS, PUBLISHERS = "tags", "statuses", "links", "publishers"
+KINDS = (TAGS, STATUSES, LINKS)
 RANKED = 500  # items kept in a ranking (Mastodon keeps every scored item; clients page 20/40)
 
 
@@ -47,7 +47,23 @@ OPTIONS = {
     TAGS: Options(threshold=5, review_threshold=3, decay_threshold=1, halflife=4 * 3600,
                   cooldown=2 * 86400),
     STATUSES: Options(threshold=5, review_threshold=3, decay_threshold=0.3, halflife=2 * 3600),
+    # Links: 15 distinct accounts on a day (issue 12; Mastodon's default is 5 and configurable).
+    LINKS: Options(threshold=15, review_threshold=3, decay_threshold=1, halflife=8 * 3600,
+                   cooldown=2 * 86400),
 }
+
+
+def link_id(url: str) -> str:
+    """A link's id (the admin routes name links and publishers by id): derived from the URL
+    or domain as a hashtag's is from its name."""
+    return tag_id(url)
+
+
+def publisher_of(url: str) -> str:
+    """The publisher of a link: its host (Mastodon's PreviewCardProvider is per domain)."""
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "").lower()
 
 
 def enabled() -> bool:
@@ -89,7 +105,8 @@ def decayed(score: float, since: float, at: float, halflife: float) -> float:
 def refresh(now_: Any = None) -> dict[str, int]:
     """Score and rank every kind; returns how many items each ranking holds."""
     now_ = now_ or clock.now()
-    return {TAGS: _refresh_tags(now_), STATUSES: _refresh_statuses(now_)}
+    return {TAGS: _refresh_tags(now_), STATUSES: _refresh_statuses(now_),
+            LINKS: _refresh_links(now_)}
 
 
 def _save(kind: str, items: list[dict[str, Any]], now_: Any) -> int:
@@ -173,6 +190,67 @@ def _refresh_statuses(now_: Any) -> int:
     return _save(STATUSES, items, now_)
 
 
+def appropriate_for_trends(card: dict[str, Any] | None) -> bool:
+    """PreviewCard#appropriate_for_trends?: a link card of an article with a title, a
+    description, an image and a provider name."""
+    return bool(card) and card.get("type", "link") == "link" and \
+        card.get("link_type") == "article" and all(
+            card.get(k) for k in ("title", "description", "image_key", "provider_name"))
+
+
+def _refresh_links(now_: Any) -> int:
+    """Links by today's distinct sharing accounts against yesterday's, as hashtags, if their
+    card is an article; allowed by their own review, else their publisher's, else by default."""
+    from ..repo import cards as cards_repo
+
+    options, at = OPTIONS[LINKS], now_.timestamp()
+    today, yesterday = _days(now_)
+    urls = list(dict.fromkeys(repo.candidates(LINKS, today) + repo.candidates(LINKS, yesterday)
+                              + [i["url"] for i in repo.ranking(LINKS)["items"]]))
+    stats = cards_repo.stats(urls)
+    scored = {}
+    for url in urls:
+        day_stats = stats.get(url) or {}
+        observed = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, today), 0))
+        expected = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS,
+                                                                   yesterday), 0))
+        max_score = float(day_stats.get("max_score", 0))
+        max_at = float(day_stats.get("max_score_at", 0))
+        if not max_at or max_at < at - options.cooldown:
+            max_score = 0.0
+        score = rising_score(observed, expected, options.threshold)
+        if score > max_score:
+            max_score, max_at = score, at
+            cards_repo.save_max_score(url, max_score, max_at)
+        value = decayed(max_score, max_at, at, options.halflife) if max_score else 0.0
+        if value >= options.decay_threshold:
+            scored[url] = value
+    cards = cards_repo.get_many(scored)
+    items = [{"id": link_id(url), "url": url, "score": value, "publisher": publisher_of(url)}
+             for url, value in scored.items()
+             if appropriate_for_trends(cards.get(url)) and not _blocked(publisher_of(url))]
+    items = sorted(items, key=lambda i: (-i["score"], i["id"]))[:RANKED]
+    records = repo.records(LINKS, [i["id"] for i in items])
+    publishers = repo.records(PUBLISHERS, list({link_id(i["publisher"]) for i in items}))
+    default = bool(settings.get_value("trendable_by_default"))
+    for item in items:
+        publisher = publishers.get(link_id(item["publisher"]))
+        own = records.get(item["id"])
+        item["allowed"] = _allowed(own if own and own.get("trendable") is not None
+                                   else publisher, default)
+        if item["id"] not in records:
+            repo.name_record(LINKS, item["id"], {"url": item["url"]})
+        if link_id(item["publisher"]) not in publishers:
+            repo.name_record(PUBLISHERS, link_id(item["publisher"]),
+                             {"domain": item["publisher"]})
+    return _save(LINKS, items, now_)
+
+
+def _blocked(domain: str) -> bool:
+    """A link from a domain the instance blocks (silence or suspend) never trends."""
+    return False
+
+
 # --- reading -----------------------------------------------------------------------------
 def allowed_ids(kind: str) -> list[dict[str, Any]]:
     """The ranking's allowed items, best first (empty when trends are off)."""
@@ -229,17 +307,18 @@ def review_mail(review_id: str) -> tuple[list[str], str, str] | None:
 
     title = settings.current()["site_title"]
     lines = [f"New trends are up for review on {title} ({config().domain}):", ""]
-    for kind, label in ((TAGS, "Hashtags"), (STATUSES, "Posts")):
+    for kind, label in ((TAGS, "Hashtags"), (STATUSES, "Posts"), (LINKS, "Links")):
         items = [i for i in review["items"] if i["kind"] == kind]
         if not items:
             continue
         lines.append(f"{label}:")
         for item in items:
-            lines.append(f"- #{item['name']}" if kind == TAGS
-                         else f"- {config().base_url}/statuses/{item['id']}")
+            lines.append(f"- #{item['name']}" if kind == TAGS else f"- {item['url']}"
+                         if kind == LINKS else f"- {config().base_url}/statuses/{item['id']}")
         lines.append("")
-    lines.append(f"Review them: GET {config().base_url}/api/v1/admin/trends/tags and "
-                 "/api/v1/admin/trends/statuses (approve or reject each).")
+    lines.append(f"Review them: GET {config().base_url}/api/v1/admin/trends/tags, "
+                 "/api/v1/admin/trends/statuses and /api/v1/admin/trends/links (approve or "
+                 "reject each).")
     return (list(review.get("reviewers") or []), f"New trends up for review on {title}",
             "\n".join(lines) + "\n")
 
@@ -256,8 +335,9 @@ def trending_tags(viewer_id: str | None, offset: int, limit: int) -> list[dict[s
     from . import tags
 
     names = [i["name"] for i in allowed_ids(TAGS)[offset:offset + limit]]
-    stats, edges = tags_repo.load(names, viewer_id)
-    return [tags.entity(n, n, stats.get(n), (n in edges) if viewer_id else None) for n in names]
+    stats, edges, featured = tags_repo.load_for_viewer(names, viewer_id)
+    return [tags.entity(n, n, stats.get(n), (n in edges) if viewer_id else None,
+                        (n in featured) if viewer_id else None) for n in names]
 
 
 def trending_statuses(viewer_id: str | None, offset: int, limit: int) -> list[dict[str, Any]]:
@@ -351,3 +431,92 @@ def _log(actor: Any, action: str, target_type: str, target_id: str, human: str) 
         "id": ids.new_id(), "account_id": actor.account_id, "action": action,
         "target_type": target_type, "target_id": target_id, "human_identifier": human,
         "created_at": clock.iso(clock.now())})])
+
+
+
+# --- links ---------------------------------------------------------------------------------
+def _link_entity(url: str, card: dict[str, Any], stats: dict[str, Any] | None
+                 ) -> dict[str, Any]:
+    """Trends::Link: the PreviewCard with the link's week of `history`."""
+    from ..convert import cards as convert_cards
+    from . import tags
+
+    return {**convert_cards.preview_card(card), "history": tags.history(stats)}
+
+
+def _links(items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    from ..repo import cards as cards_repo
+
+    urls = [i["url"] for i in items]
+    cards, stats = cards_repo.get_many(urls), cards_repo.stats(urls)
+    return [(i, _link_entity(i["url"], cards[i["url"]], stats.get(i["url"])))
+            for i in items if i["url"] in cards]
+
+
+def trending_links(offset: int, limit: int) -> list[dict[str, Any]]:
+    """GET /api/v1/trends/links."""
+    return [entity for _, entity in _links(allowed_ids(LINKS)[offset:offset + limit])]
+
+
+def admin_links(offset: int, limit: int) -> list[dict[str, Any]]:
+    """Every ranked link, allowed or not, with its id and whether it awaits review."""
+    items = ranked(LINKS)[offset:offset + limit]
+    records = repo.records(LINKS, [i["id"] for i in items])
+    return [{**entity, "id": item["id"],
+             "requires_review": _requires_review(records.get(item["id"]))}
+            for item, entity in _links(items)]
+
+
+def _requires_review(record: dict[str, Any] | None) -> bool:
+    return bool((record or {}).get("requested_review_at")) and not (record or {}).get(
+        "reviewed_at")
+
+
+def review_link(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    from ..errors import NotFound
+
+    record = repo.record(LINKS, ident) if ident.isdigit() else None
+    if record is None or not record.get("url"):
+        raise NotFound()
+    _decide(LINKS, ident, allowed, {})
+    _log(actor, "approve" if allowed else "reject", "PreviewCard", ident, record["url"])
+    (item, entity), = _links([{"id": ident, "url": record["url"]}]) or [(None, None)]
+    if entity is None:
+        raise NotFound()
+    return {**entity, "id": ident, "requires_review": False}
+
+
+def _publisher_entity(record: dict[str, Any]) -> dict[str, Any]:
+    """Admin PreviewCardProvider: id, domain, trendable, reviewed_at, requested_review_at,
+    requires_review."""
+    return {"id": record["ident"], "domain": record["domain"],
+            "trendable": bool(record.get("trendable")),
+            "reviewed_at": record.get("reviewed_at"),
+            "requested_review_at": record.get("requested_review_at"),
+            "requires_review": _requires_review(record)}
+
+
+def admin_publishers(offset: int, limit: int) -> list[dict[str, Any]]:
+    """The publishers of ranked links."""
+    idents = list(dict.fromkeys(link_id(i["publisher"]) for i in ranked(LINKS)))
+    records = repo.records(PUBLISHERS, idents[offset:offset + limit])
+    return [_publisher_entity(records[i]) for i in idents[offset:offset + limit] if i in records]
+
+
+def review_publisher(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    """Approving a publisher lets its links trend unless a link was itself rejected."""
+    from ..errors import NotFound
+
+    record = repo.record(PUBLISHERS, ident) if ident.isdigit() else None
+    if record is None or not record.get("domain"):
+        raise NotFound()
+    repo.review(PUBLISHERS, ident, allowed, clock.iso(clock.now()))
+    own = repo.records(LINKS, [i["id"] for i in ranked(LINKS)
+                               if link_id(i["publisher"]) == ident])
+    for item in ranked(LINKS):
+        if link_id(item["publisher"]) == ident and (own.get(item["id"]) or {}).get(
+                "trendable") is None:
+            repo.set_allowed(LINKS, item["id"], allowed)
+    _log(actor, "approve" if allowed else "reject", "PreviewCardProvider", ident,
+         record["domain"])
+    return _publisher_entity(repo.record(PUBLISHERS, ident) or record)

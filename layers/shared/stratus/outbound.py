@@ -1,0 +1,307 @@
+"""Fetching what users link (preview cards, their images and oEmbed answers) without letting a
+link reach what it must not: SSRF-safe outbound HTTP GET.
+
+A URL in a status is chosen by whoever wrote it, so in production every request is held to these
+rules (docs/security.md, "Outbound requests"):
+
+- only `http` and `https`, to a host whose every DNS address is public (no private, loopback,
+  link-local, shared, multicast, reserved or unspecified address, nor an IPv6 unique-local one,
+  nor an IPv6 form that carries such an IPv4 address: mapped, 6to4, Teredo, NAT64); the
+  connection goes to the address that was checked, so a second DNS answer cannot change it, and
+  TLS is still verified against the host name;
+- redirects are followed by hand, at most 3, each new URL checked again the same way;
+- the body is read up to a bound (a larger declared or actual body is refused), the whole fetch
+  has a deadline, and only the content types the caller accepts are used;
+- the site's robots.txt is honoured (RFC 9309: a 4xx robots.txt allows everything, a 5xx or
+  unreachable one nothing), read once per origin per warm process for an hour;
+- requests say who makes them, as Mastodon's do (`User-Agent`).
+
+Stacks that are not production may also reach loopback addresses, so tests can serve pages from
+a local HTTP server; nothing else is relaxed. The test stack reaches loopback only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+from . import MASTODON_VERSION, __version__
+from .config import settings
+
+MAX_REDIRECTS = 3
+CONNECT_TIMEOUT = 5.0
+READ_TIMEOUT = 10.0
+ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 asks parsers to read at least 500 KiB
+ROBOTS_TTL = 3600.0
+ROBOTS_RETRY = 600.0  # an unreachable robots.txt is asked again after ten minutes
+REDIRECTS = (301, 302, 303, 307, 308)
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+class Refused(Exception):
+    """The fetch was not made, or its answer is not used, by one of the rules above (or the
+    remote server did not answer usefully: an error status, a timeout, a reset)."""
+
+
+class TimedOut(Refused):
+    """The job's deadline passed."""
+
+
+def user_agent() -> str:
+    """Mastodon's shape (`http.rb/… (Mastodon/…; +https://domain/)`), naming us."""
+    return (f"Stratus/{__version__} (Mastodon/{MASTODON_VERSION}; "
+            f"+{settings().base_url}/)")
+
+
+@dataclass
+class Deadline:
+    """The time a whole job's fetches may take together."""
+
+    seconds: float
+    started: float = field(default_factory=time.monotonic)
+
+    def left(self) -> float:
+        remaining = self.seconds - (time.monotonic() - self.started)
+        if remaining <= 0:
+            raise TimedOut("the fetch took too long")
+        return remaining
+
+
+@dataclass(frozen=True)
+class Response:
+    url: str  # after redirects
+    status: int
+    content_type: str  # the media type, lower case, without parameters
+    charset: str | None
+    body: bytes
+
+
+# --- addresses ----------------------------------------------------------------------------------
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """IPv4 addresses an IPv6 address stands for (mapped, 6to4, Teredo, NAT64, compatible)."""
+    found = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if any(ip in net for net in _NAT64) or (int(ip) >> 32 == 0 and int(ip) > 1):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
+def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded:
+            return all(_is_public(v4) for v4 in embedded)
+        if ip.is_site_local:
+            return False
+    return ip.is_global and not (ip.is_private or ip.is_loopback or ip.is_link_local
+                                 or ip.is_multicast or ip.is_reserved or ip.is_unspecified)
+
+
+def _is_loopback(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+def _loopback_name(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return _is_loopback(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        return False
+
+
+def allowed_address(address: str, *, production: bool) -> bool:
+    """Whether a connection may go to `address` (loopback too outside production)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    return _is_public(ip) or (not production and _is_loopback(ip))
+
+
+def resolve(host: str, port: int, *, production: bool | None = None) -> str:
+    """The address to connect to; Refused unless every address of the host is allowed. The
+    test stack reaches loopback only: its tests serve their own pages, and a status that links
+    a real site must not make a test wait on the network."""
+    production = settings().is_production if production is None else production
+    if settings().environment == "test" and not production and not _loopback_name(host):
+        raise Refused(f"{host} is not on loopback (the test stack fetches nothing else)")
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError, OSError) as exc:
+        raise Refused(f"cannot resolve {host}: {exc}") from None
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
+    if not addresses:
+        raise Refused(f"cannot resolve {host}")
+    if not all(allowed_address(a, production=production) for a in addresses):
+        raise Refused(f"{host} resolves to an address that is not public")
+    return addresses[0]
+
+
+# --- one request --------------------------------------------------------------------------------
+def _target(url: str) -> tuple[str, str, int, str, str]:
+    """(scheme, host, port, path with query, Host header) of an http(s) URL; Refused else."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise Refused("not a valid URL") from None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "")
+    if scheme not in ("http", "https") or not host:
+        raise Refused("only http and https URLs are fetched")
+    if parts.username or parts.password:
+        raise Refused("URLs with credentials are not fetched")
+    default = 443 if scheme == "https" else 80
+    port = port or default
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    shown = f"[{host}]" if ":" in host else host
+    return scheme, host, port, path, shown if port == default else f"{shown}:{port}"
+
+
+def _media_type(header: str | None) -> tuple[str, str | None]:
+    if not header:
+        return "", None
+    kind, _, rest = header.partition(";")
+    charset = None
+    for parameter in rest.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip("\"'").lower()
+    return kind.strip().lower(), charset
+
+
+def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline
+             ) -> tuple[int, dict[str, str], bytes]:
+    """One GET to the checked address: (status, lower-case headers, body up to max_bytes)."""
+    import urllib3
+
+    scheme, host, port, path, host_header = _target(url)
+    address = resolve(host, port)
+    timeout = urllib3.Timeout(connect=min(CONNECT_TIMEOUT, deadline.left()),
+                              read=min(READ_TIMEOUT, deadline.left()))
+    if scheme == "https":
+        pool = urllib3.HTTPSConnectionPool(address, port, server_hostname=host,
+                                           assert_hostname=host, cert_reqs="CERT_REQUIRED",
+                                           timeout=timeout, retries=False, maxsize=1)
+    else:
+        pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False,
+                                          maxsize=1)
+    headers = {"Host": host_header, "User-Agent": user_agent(), "Accept": accept,
+               "Accept-Encoding": "identity"}
+    try:
+        response = pool.urlopen("GET", path, headers=headers, redirect=False,
+                                preload_content=False, assert_same_host=False)
+        try:
+            found = {k.lower(): v for k, v in response.headers.items()}
+            declared = found.get("content-length", "")
+            if declared.isdigit() and int(declared) > max_bytes:
+                raise Refused(f"the response is larger than {max_bytes} bytes")
+            chunks, size = [], 0
+            if response.status == 200:
+                for chunk in response.stream(65536):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise Refused(f"the response is larger than {max_bytes} bytes")
+                    chunks.append(chunk)
+                    deadline.left()
+            return response.status, found, b"".join(chunks)
+        finally:
+            response.release_conn()
+    except urllib3.exceptions.HTTPError as exc:
+        raise Refused(f"{type(exc).__name__}: {exc}") from None
+    except OSError as exc:
+        raise Refused(f"{type(exc).__name__}: {exc}") from None
+    finally:
+        pool.close()
+
+
+# --- robots.txt ---------------------------------------------------------------------------------
+_robots: dict[str, tuple[float, object]] = {}  # origin -> (expires, Protego | True | False)
+ROBOTS_AGENTS = ("Stratus", "Mastodon")
+
+
+def _origin(url: str) -> str:
+    scheme, _host, _port, _path, host_header = _target(url)
+    return f"{scheme}://{host_header}"
+
+
+def _robots_rules(origin: str, deadline: Deadline) -> object:
+    cached = _robots.get(origin)
+    if cached is not None and cached[0] > time.monotonic():
+        return cached[1]
+    rules: object
+    try:
+        answer = _get(origin + "/robots.txt", accept="text/plain", max_bytes=ROBOTS_MAX_BYTES,
+                      deadline=deadline, types=None, robots=False, ok_only=False)
+        if answer.status == 200:
+            from protego import Protego
+
+            rules = Protego.parse(answer.body.decode("utf-8", "replace"))
+        else:
+            rules = answer.status < 500  # RFC 9309: "unavailable" allows, "unreachable" not
+    except TimedOut:
+        raise
+    except Refused:
+        rules = False  # unreachable: nothing is fetched from the origin for a while
+        _robots[origin] = (time.monotonic() + ROBOTS_RETRY, rules)
+        return rules
+    _robots[origin] = (time.monotonic() + ROBOTS_TTL, rules)
+    return rules
+
+
+def robots_allow(url: str, deadline: Deadline) -> bool:
+    rules = _robots_rules(_origin(url), deadline)
+    if isinstance(rules, bool):
+        return rules
+    return all(rules.can_fetch(url, agent) for agent in ROBOTS_AGENTS)  # type: ignore[attr-defined]
+
+
+# --- the fetch ----------------------------------------------------------------------------------
+def _get(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
+         types: Iterable[str] | None, robots: bool, ok_only: bool = True) -> Response:
+    wanted = tuple(types) if types is not None else None
+    for _hop in range(MAX_REDIRECTS + 1):
+        _scheme, host, port, _path, _header = _target(url)
+        resolve(host, port)  # refused before anything is asked of the host, robots.txt too
+        if robots and not robots_allow(url, deadline):
+            raise Refused("robots.txt disallows it")
+        status, headers, body = _request(url, accept=accept, max_bytes=max_bytes,
+                                         deadline=deadline)
+        if status in REDIRECTS and headers.get("location"):
+            url = urljoin(url, headers["location"].strip())
+            continue
+        if ok_only and status != 200:
+            raise Refused(f"the server answered {status}")
+        kind, charset = _media_type(headers.get("content-type"))
+        if wanted is not None and status == 200 and not any(
+                kind == t or (t.endswith("/*") and kind.startswith(t[:-1])) or
+                (t.startswith("+") and kind.endswith(t)) for t in wanted):
+            raise Refused(f"unexpected content type {kind or 'none'}")
+        return Response(url, status, kind, charset, body)
+    raise Refused(f"more than {MAX_REDIRECTS} redirects")
+
+
+def fetch(url: str, *, types: Iterable[str], max_bytes: int, deadline: Deadline,
+          accept: str | None = None) -> Response:
+    """GET `url` under the rules above; a 200 answer of one of `types` (`text/html`, `image/*`,
+    `+json` for any JSON suffix), or Refused."""
+    wanted = tuple(types)
+    return _get(url, accept=accept or ", ".join(t for t in wanted if not t.startswith("+"))
+                or "*/*",
+                max_bytes=max_bytes, deadline=deadline, types=wanted, robots=True)
+
+
+def reset() -> None:
+    """Forget cached robots.txt rules (tests)."""
+    _robots.clear()

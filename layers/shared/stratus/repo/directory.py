@@ -1,0 +1,81 @@
+"""The profile directory and follow suggestions, without a Scan.
+
+Each account that may be listed has one `directory_entry` item in its partition
+(`keys.directory_entry`), made by the effects worker from its profile, user and stats whenever
+one of them changes (services/directory.py). Its index keys order the directory by creation
+(GSI1, `new`) and by last status (GSI2, `active`), local and remote apart, and local accounts by
+followers (GSI3, popular suggestions). A dismissed suggestion is an edge in the viewer's
+partition, read with the viewer's other edges in one batch.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from typing import Any
+
+from . import base, keys
+
+ENTRY, DISMISSED = "directory_entry", "suggestion_dismissal"
+INDEX = {"new": "GSI1", "active": "GSI2"}
+
+
+def entry_item(account_id: str, *, local: bool, last_status_at: str | None,
+               followers: int | None) -> dict[str, Any]:
+    """`followers`: set only for accounts that may be suggested as popular (local ones)."""
+    item = {**keys.directory_entry(account_id), "type": ENTRY, "account_id": account_id,
+            "local": local, "last_status_at": last_status_at, "followers_count": followers}
+    index = keys.directory_index_keys(account_id, "LOCAL" if local else "REMOTE",
+                                      last_status_at, followers)
+    return {k: v for k, v in {**item, **index}.items() if v is not None}
+
+
+def entry_key(account_id: str) -> dict[str, str]:
+    return keys.directory_entry(account_id)
+
+
+def put_entry(item: dict[str, Any]) -> None:
+    base.put(item)
+
+
+def delete_entry(account_id: str) -> None:
+    base.delete(keys.directory_entry(account_id))
+
+
+def listing(order: str, scopes: list[str], limit: int) -> Iterator[str]:
+    """Up to `limit` account ids of the directory, newest (`new`) or most recently active
+    (`active`) first; local and remote scopes merged by the same order."""
+    index = INDEX[order]
+    streams = [base.query(keys.directory_partition(order, scope), index=index,
+                          descending=True, limit=limit) for scope in scopes]
+    merged = streams[0] if len(streams) == 1 else heapq.merge(
+        *streams, key=lambda e: e[f"{index}SK"], reverse=True)
+    for entry in merged:
+        yield entry["account_id"]
+
+
+def popular(limit: int) -> Iterator[str]:
+    """Up to `limit` local accounts that may be suggested, most followed first."""
+    for entry in base.query(keys.POPULAR, index="GSI3", descending=True, limit=limit):
+        yield entry["account_id"]
+
+
+# --- dismissed suggestions -------------------------------------------------------------------
+def dismiss(account_id: str, target_id: str, created_at: str) -> None:
+    base.put({**keys.dismissed_suggestion(account_id, target_id), "type": DISMISSED,
+              "account_id": account_id, "target_id": target_id, "created_at": created_at})
+
+
+def suggestion_keys(viewer_id: str, target_id: str) -> list[dict[str, str]]:
+    """Keys read beside the viewer's edges for each candidate: the dismissal and a pending
+    follow request of the viewer's (in the target's partition)."""
+    return [keys.dismissed_suggestion(viewer_id, target_id),
+            keys.follow_request(target_id, viewer_id)]
+
+
+def account_state(account_id: str) -> dict[str, dict[str, Any]]:
+    """What an account's directory entry is made from — its profile, stats, user and the entry
+    itself — read consistently in one batch: {SK: item}."""
+    wanted = [keys.account_profile(account_id), keys.account_stats(account_id),
+              keys.account_user(account_id), keys.directory_entry(account_id)]
+    return {item["SK"]: item for item in base.batch_get(wanted, consistent=True)}

@@ -1,0 +1,100 @@
+"""Featured hashtags and an account's use counters of each tag.
+
+A featured tag is one item in the account's partition (`keys.featured_tag`), so a profile's
+featured tags (at most 10) are one Query. The account's `STATS` item keeps
+`featured_tags_count`, checked in the transaction that features a tag (the limit holds under
+concurrent requests, as `pins_count` does for pins). The counts a FeaturedTag shows come from
+`account_tag` items (`statuses_count`, `last_status_at`), kept by the counters worker from the
+stream for every tag an account uses, so featuring a tag needs no count of past statuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import ApiError
+from . import base, keys
+from .client import dynamodb
+
+FEATURED_TAG, ACCOUNT_TAG = "featured_tag", "account_tag"
+SUGGESTION_SCAN = 1000  # an account's tag counters read for suggestions, at most
+
+
+def featured_item(featured_id: str, account_id: str, tag: str, name: str, created_at: str
+                  ) -> dict[str, Any]:
+    """`tag`: the normalised name; `name`: as the request wrote it (Mastodon's display name)."""
+    return {**keys.featured_tag(account_id, tag), "type": FEATURED_TAG, "id": featured_id,
+            "account_id": account_id, "tag": tag, "name": name, "created_at": created_at}
+
+
+def featured_of(account_id: str) -> list[dict[str, Any]]:
+    """An account's featured tags (one Query; at most 10)."""
+    return list(base.query(keys.account_pk(account_id), sk_prefix=keys.FEATURED_TAG))
+
+
+def create(item: dict[str, Any], limit: int, *, taken: ApiError, full: ApiError) -> None:
+    """Feature a tag: the item and the account's count, with the limit checked in the same
+    transaction (`taken` when the tag is featured already, `full` at the limit)."""
+    account_id = item["account_id"]
+    base.transact([
+        base.put_new(item, on_conflict=taken),
+        base.Op("Update", key=keys.account_stats(account_id),
+                expression="ADD featured_tags_count :one",
+                condition="attribute_exists(PK) AND (attribute_not_exists(featured_tags_count)"
+                          " OR featured_tags_count < :max)",
+                vals={":one": 1, ":max": limit}, on_conflict=full),
+    ])
+
+
+def remove(account_id: str, tag: str) -> bool:
+    """Unfeature a tag; False if it was not featured."""
+    try:
+        base.transact([
+            base.Op("Delete", key=keys.featured_tag(account_id, tag),
+                    condition="attribute_exists(PK)"),
+            base.Op("Update", key=keys.account_stats(account_id),
+                    expression="ADD featured_tags_count :minus", vals={":minus": -1}),
+        ])
+    except base.ConditionFailed:
+        return False
+    return True
+
+
+def featured_edges(account_id: str, tags: Iterable[str]) -> list[dict[str, Any]]:
+    return base.batch_get([keys.featured_tag(account_id, t) for t in tags])
+
+
+def featured_key(account_id: str, tag: str) -> dict[str, str]:
+    return keys.featured_tag(account_id, tag)
+
+
+# --- an account's use of each tag (counters worker) ------------------------------------------
+def account_tag_key(account_id: str, tag: str) -> dict[str, str]:
+    return keys.account_tag(account_id, tag)
+
+
+def account_tags(account_id: str, tags: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """{tag: counters} for these tags of an account (one batched read)."""
+    return {item["tag"]: item for item in base.batch_get(
+        [keys.account_tag(account_id, t) for t in dict.fromkeys(tags)])}
+
+
+def most_used(account_id: str) -> list[dict[str, Any]]:
+    """The account's tag counters (at most SUGGESTION_SCAN), for suggestions."""
+    return list(base.query(keys.account_pk(account_id), sk_prefix=keys.ACCOUNT_TAG,
+                           limit=SUGGESTION_SCAN))
+
+
+def replace_last_status_at(account_id: str, tag: str, was: str, now: str | None) -> bool:
+    """Move an account's latest use of a tag back from `was` (a deleted status's time) to
+    `now` (None: no use left); False if it is no longer `was` (a newer use came first)."""
+    names = {"#l": "last_status_at"}
+    expression = "SET #l = :now" if now else "REMOVE #l"
+    vals: dict[str, Any] = {":was": was, **({":now": now} if now else {})}
+    try:
+        base.update(keys.account_tag(account_id, tag), expression, names=names, vals=vals,
+                    condition="#l = :was")
+    except dynamodb().exceptions.ConditionalCheckFailedException:
+        return False
+    return True
