@@ -16,6 +16,7 @@ from stratus.services import admin
 import actions
 from reports import router as reports_router
 from trends import router as trends_router
+from domains import router as domains_router
 
 router = APIRouter()
 read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")
@@ -61,5 +62,6 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
 
 # Each area's routes live in a module next to this file (Lambda has this directory on sys.path;
 # the local stack imports siblings the same way, local/stack.py).
-app = create_app([router, actions.router, reports_router, trends_router], name="admin")
+app = create_app([router, actions.router, reports_router, trends_router, domains_router],
+                 name="admin")
 handler = http_handler(app)

@@ -60,8 +60,10 @@ def instance_translation_languages(response: Response):
 @router.get("/api/v1/instance/domain_blocks")
 def instance_domain_blocks(request: Request, response: Response,
                            viewer: Viewer | None = Depends(optional())):
-    blocks = instance.domain_blocks(signed_in=viewer is not None and viewer.account is not None)
-    cache(response, PUBLIC_5_MIN)
+    blocks, public = instance.domain_blocks(
+        signed_in=viewer is not None and viewer.account is not None)
+    if public:
+        cache(response, PUBLIC_5_MIN)
     return blocks
 
 

@@ -119,13 +119,17 @@ def world(client, runtime):
                         "filter_id": bobs_filter["id"],
                         "keyword_id": bobs_filter["keywords"][0]["id"],
                         "status_filter_id": bobs_status_filter["id"],
-                        "featured_id": bobs_featured["id"]},
+                        "featured_id": bobs_featured["id"],
+                        # domains: staff objects; any id (the permission check comes first)
+                        "domain_block_id": "1", "domain_allow_id": "1"},
             "public_status": public["id"]}
 
 
 # Path parameters naming objects anyone may read (profiles); staff routes on accounts are
 # covered by the permission check instead.
 PUBLIC_OBJECTS = {"account_id", "username", "hashtag"}
+# domains: instance-wide staff objects, nobody's own; the permission check covers them.
+PUBLIC_OBJECTS |= {"domain_block_id", "domain_allow_id"}
 # Routes only the owner may use even on an object the viewer can see (Mastodon looks these
 # up among the viewer's own records: 404 otherwise).
 # Someone else's notification group key names nothing of yours: Mastodon lists no accounts

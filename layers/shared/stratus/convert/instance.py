@@ -183,18 +183,21 @@ def nodeinfo(s: dict[str, Any], stats: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _obfuscate(domain: str) -> str:
-    return "".join("*" if 0 < i < len(domain) - 1 and (i % 3 == 0) and c != "." else c
+def public_domain(domain: str) -> str:
+    """DomainBlock#public_domain for an obfuscated block: the middle of the name starred,
+    about a quarter kept at each end, dots kept."""
+    visible = len(domain) // 4
+    return "".join("*" if visible < i < len(domain) - visible and c != "." else c
                    for i, c in enumerate(domain))
 
 
 def domain_block(item: dict[str, Any], *, with_comment: bool) -> dict[str, Any]:
     domain = item["domain"]
     entity = {
-        "domain": _obfuscate(domain) if item.get("obfuscate") else domain,
+        "domain": public_domain(domain) if item.get("obfuscate") else domain,
         "digest": hashlib.sha256(domain.encode()).hexdigest(),
         "severity": "suspend" if item.get("severity") == "suspend" else "silence",
     }
     if with_comment:
-        entity["comment"] = item.get("public_comment") or ""
+        entity["comment"] = item.get("public_comment")
     return entity

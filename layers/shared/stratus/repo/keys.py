@@ -1050,3 +1050,24 @@ def status_word(account_id: str, word: str, status_id: str) -> dict[str, str]:
 
 def status_searcher(status_id: str, account_id: str) -> dict[str, str]:
     return key(status_searchers(status_id), pad(account_id))
+
+
+# --- domains (issue 11): instance domain blocks and allows ----------------------------------
+# A block lives at `INSTANCE/DOMBLOCK#<domain>` (`domain_block` above): one item per domain, so
+# "is this domain (or a parent) blocked" is one BatchGetItem of deterministic keys. GSI1 lists
+# blocks and allows by id (the admin listings, lookups by id).
+DOMAIN_BLOCKS_INDEX = "DOMBLOCKS"
+DOMAIN_ALLOW_PREFIX = "DOMALLOW#"
+DOMAIN_ALLOWS_INDEX = "DOMALLOWS"
+
+
+def domain_block_index_keys(block_id: str) -> dict[str, str]:
+    return {"GSI1PK": DOMAIN_BLOCKS_INDEX, "GSI1SK": pad(block_id)}
+
+
+def domain_allow(domain: str) -> dict[str, str]:
+    return key(INSTANCE_PK, DOMAIN_ALLOW_PREFIX + domain.lower())
+
+
+def domain_allow_index_keys(allow_id: str) -> dict[str, str]:
+    return {"GSI1PK": DOMAIN_ALLOWS_INDEX, "GSI1SK": pad(allow_id)}

@@ -50,7 +50,9 @@ def extended_description() -> dict[str, Any]:
 
 
 def peers() -> list[str]:
-    if not settings_service.current()["peers_api_enabled"]:
+    s = settings_service.current()
+    # Mastodon's PeersController: none in limited federation mode either.
+    if not s["peers_api_enabled"] or s["limited_federation_mode"]:
         raise NotFound("Not found")
     return repo.list_peers()
 
@@ -74,18 +76,30 @@ def activity() -> list[dict[str, str]]:
     return result
 
 
-def domain_blocks(*, signed_in: bool) -> list[dict[str, Any]]:
+NEEDS_USER = "This method requires an authenticated user"
+SEVERITY_ORDER = {"silence": 0, "suspend": 1}  # DomainBlock.by_severity, then by domain
+
+
+def domain_blocks(*, signed_in: bool) -> tuple[list[dict[str, Any]], bool]:
+    """GET /api/v1/instance/domain_blocks (Api::V1::Instances::DomainBlocksController): the
+    silenced and suspended domains, if `show_domain_blocks` shows them to this reader, and
+    whether the answer is the same for everyone (a public cache may keep it).
+
+    In limited federation mode the endpoint needs a signed-in user (401); otherwise a reader
+    the setting does not show the list to gets 404, as in Mastodon."""
     s = settings_service.current()
+    limited = bool(s["limited_federation_mode"])
+    if limited and not signed_in:
+        raise Unauthorized(NEEDS_USER)
     mode = s["show_domain_blocks"]
-    if mode == "disabled":
+    if not (mode == "all" or (mode == "users" and signed_in)):
         raise NotFound("Not found")
-    if mode == "users" and not signed_in:
-        raise Unauthorized("This API requires an authenticated user")
     rationale = s["show_domain_blocks_rationale"]
     with_comment = rationale == "all" or (rationale == "users" and signed_in)
-    blocks = [b for b in repo.list_domain_blocks() if b.get("severity") in ("silence", "suspend")]
-    blocks.sort(key=lambda b: b["domain"])
-    return [convert.domain_block(b, with_comment=with_comment) for b in blocks]
+    blocks = [b for b in repo.list_domain_blocks() if b.get("severity") in SEVERITY_ORDER]
+    blocks.sort(key=lambda b: (SEVERITY_ORDER[b["severity"]], b["domain"]))
+    public = mode == "all" and not limited and rationale != "users"
+    return [convert.domain_block(b, with_comment=with_comment) for b in blocks], public
 
 
 def listed_emojis(items: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:

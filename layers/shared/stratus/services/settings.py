@@ -64,6 +64,10 @@ SETTINGS: dict[str, Setting] = {
     "bootstrap_timeline_accounts": Setting(
         "", max_length=2000, help="usernames of local accounts suggested to everyone "
                                   "(comma-separated; the `featured` suggestions)"),
+    # domains (issue 11): Mastodon's LIMITED_FEDERATION_MODE (an environment variable there).
+    "limited_federation_mode": Setting(False, kind="bool",
+                                       help="allowlist mode: federate only with the domains "
+                                            "staff allow (enforced once federation exists)"),
     "instant_signups": Setting(False, kind="bool", development_only=True,
                                help="development and test stacks only: API sign-ups are "
                                     "confirmed at once and not rate-limited"),
