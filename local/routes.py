@@ -40,21 +40,30 @@ def _declared(dependant: Any) -> Any:
 
 def route_table(stack: Any) -> list[RouteInfo]:
     """Every (method, path) the HTTP functions answer, from their FastAPI apps."""
-    from fastapi.routing import APIRoute
-
     table: list[RouteInfo] = []
     for fn in stack.functions.values():
         if not fn.routes:
             continue
         stack.handler(fn.logical_id)  # imports the function's module, as Lambda would
-        router = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "router")
-        for route in router.routes:
-            if not isinstance(route, APIRoute):
-                continue
+        app = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "app")
+        for route in _api_routes(app.router.routes):
             declared = _declared(route.dependant)
             for method in sorted(route.methods - {"HEAD"}):
                 table.append(RouteInfo(fn.logical_id, method, route.path, route, declared))
     return table
+
+
+def _api_routes(routes: Any) -> Iterator[Any]:
+    """The app's API routes, those of every router it includes too (FastAPI keeps an included
+    router as one entry holding the original: the routes of an area module such as
+    functions/admin/reports.py are in there)."""
+    from fastapi.routing import APIRoute
+
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        elif getattr(route, "original_router", None) is not None:
+            yield from _api_routes(route.original_router.routes)
 
 
 def iter_operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:

@@ -402,7 +402,7 @@ def review_tag(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     """Approve or reject a hashtag for trends (it must have been seen trending)."""
     from ..errors import NotFound
 
-    record = repo.record(TAGS, ident) if ident.isdigit() else None
+    record = repo.record(TAGS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("name"):
         raise NotFound()
     _decide(TAGS, ident, allowed, {})
@@ -416,7 +416,7 @@ def review_status(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     from . import status_views
     from ..errors import NotFound
 
-    status = statuses_repo.get(ident) if ident.isdigit() else None
+    status = statuses_repo.get(ident) if ids.is_id(ident) else None
     if status is None:
         raise NotFound()
     _decide(STATUSES, ident, allowed, {"account_id": status["account_id"]})
@@ -475,7 +475,7 @@ def _requires_review(record: dict[str, Any] | None) -> bool:
 def review_link(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     from ..errors import NotFound
 
-    record = repo.record(LINKS, ident) if ident.isdigit() else None
+    record = repo.record(LINKS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("url"):
         raise NotFound()
     _decide(LINKS, ident, allowed, {})
@@ -507,7 +507,7 @@ def review_publisher(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     """Approving a publisher lets its links trend unless a link was itself rejected."""
     from ..errors import NotFound
 
-    record = repo.record(PUBLISHERS, ident) if ident.isdigit() else None
+    record = repo.record(PUBLISHERS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("domain"):
         raise NotFound()
     repo.review(PUBLISHERS, ident, allowed, clock.iso(clock.now()))
