@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from fastapi import APIRouter, Depends, Request, Response
 
 from stratus.auth.deps import Viewer, require_permission
@@ -12,6 +15,13 @@ from stratus.http.pagination import set_link
 from stratus.paging import page_params
 from stratus.observability import http_handler
 from stratus.services import admin
+
+# Each staff area keeps its routes in a module next to this one. Lambda imports them from the
+# code directory; the local stack loads this file by path, so the directory is put on the path.
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import announcements  # noqa: E402  (announcements)
+import dashboard  # noqa: E402  (dimensions, measures, retention)
 
 router = APIRouter()
 read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")
@@ -55,5 +65,5 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
     return {}
 
 
-app = create_app([router], name="admin")
+app = create_app([router, announcements.router, dashboard.router], name="admin")
 handler = http_handler(app)

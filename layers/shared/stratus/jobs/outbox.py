@@ -120,13 +120,31 @@ COUNTED = {
     "notification": ("id", "account_id", "notification_type", "from_account_id", "status_id",
                      "group_key", "filtered", "created_at", "counted"),
     "tag_use": ("tag", "day", "account_id", "counted"),
+    # announce area: reactions per name, and the admin metrics' day counters
+    "announcement_reaction": ("id", "account_id", "announcement_id", "name", "custom_emoji",
+                              "counted"),
+    "activity": ("account_id", "day", "counted"),
+    "report": ("id", "created_at", "action_taken_at"),
 }
+# What the metrics' day counters also read of a status (languages, sources, interactions).
+COUNTED["status"] += ("language", "application")
+COUNTED["fav"] += ("created_at",)
+COUNTED["reblog"] += ("created_at",)
 
 
 def count(change: Change) -> jobs.Job:
     image = change.image
     return jobs.Count(event_id=change.event_id, event=change.event, item_type=change.item_type,
                       item={k: image[k] for k in COUNTED[change.item_type] if k in image})
+
+
+def count_resolution(change: Change) -> jobs.Job:
+    """A report resolved (`action_taken_at` set) or reopened: the day it was resolved gains or
+    loses one (the job's `old` carries the earlier resolution, if any)."""
+    return jobs.Count(event_id=change.event_id, event="MODIFY", item_type="report",
+                      item={"id": change.new.get("id"),
+                            "action_taken_at": change.new.get("action_taken_at"),
+                            "previous_action_taken_at": change.old.get("action_taken_at")})
 
 
 def status_created(change: Change) -> jobs.Job:
@@ -442,6 +460,39 @@ def close_connections(change: Change) -> jobs.Job:
 
 
 # --- web push: what a new notification's push job carries ------------------------------------
+# --- announcements (announce area) ----------------------------------------------------------------
+def announcement_shown(change: Change) -> bool:
+    """Published now, or edited while published (Mastodon re-sends `announcement` on update)."""
+    new, old = change.new, change.old
+    return bool(new.get("published")) and (
+        not old.get("published") or new.get("updated_at") != old.get("updated_at"))
+
+
+def announcement_withdrawn(change: Change) -> bool:
+    """Unpublished or deleted while published."""
+    return bool(change.old.get("published")) and not change.new.get("published")
+
+
+def stream_announcement(event: str) -> Callable[[Change], jobs.Job]:
+    def job(change: Change) -> jobs.Job:
+        return jobs.StreamAnnouncement(event_id=change.event_id, event=event,
+                                       announcement_id=str(change.image["id"]))
+    return job
+
+
+def reaction_count_changed(change: Change) -> bool:
+    return change.event in ("INSERT", "MODIFY") and \
+        change.new.get("count") != change.old.get("count")
+
+
+def stream_reaction(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.StreamAnnouncementReaction(
+        event_id=change.event_id, announcement_id=str(new["announcement_id"]),
+        reaction=new["name"], count=int(new.get("count", 0)),
+        custom_emoji=new.get("custom_emoji"))
+
+
 def push_notification(change: Change) -> jobs.Job:
     new = change.new
     return jobs.PushNotification(event_id=change.event_id, account_id=new["account_id"],
@@ -524,6 +575,16 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
+    # announcements (announce area): reactions counted per name; the `announcement*` events
+    Rule("announcement_reaction", inserted_or_removed, "counters", count),
+    Rule("announcement", announcement_shown, "stream", stream_announcement("announcement")),
+    Rule("announcement", announcement_withdrawn, "stream",
+         stream_announcement("announcement.delete")),
+    Rule("announcement_reactions", reaction_count_changed, "stream", stream_reaction),
+    # admin metrics (announce area): active users per day, opened and resolved reports
+    Rule("activity", inserted, "counters", count),
+    Rule("report", inserted_or_removed, "counters", count),
+    Rule("report", changed("action_taken_at"), "counters", count_resolution),
 )
 
 

@@ -800,3 +800,62 @@ def stream_name(stream_key_: str) -> list[str]:
     """A stream key's name and parameter: `list#5` → ["list", "5"]."""
     name, _, param = stream_key_.partition("#")
     return [name, param] if param else [name]
+
+
+# --- announcements (announce area) -----------------------------------------------------------
+# Every announcement and its per-name reaction counters live in one partition (there are few
+# announcements): the user listing is one Query. A user's dismissals and reactions live in the
+# user's partition under `ANN#<announcement20>#…`, so whether a viewer read or reacted to any
+# announcement is one Query of that prefix. Reaction edges are also listed by announcement
+# (GSI1), so deleting an announcement can find them.
+ANNOUNCEMENTS_PK = "ANNOUNCEMENTS"
+ANNOUNCEMENT_PREFIX = "ANN#"
+REACTION_INFIX = "#R#"
+
+
+def announcement(announcement_id: str) -> dict[str, str]:
+    return key(ANNOUNCEMENTS_PK, ANNOUNCEMENT_PREFIX + pad(announcement_id))
+
+
+def announcement_reactions(announcement_id: str, name: str) -> dict[str, str]:
+    """The counter of one reaction name (count, first reaction's id, custom emoji)."""
+    return key(ANNOUNCEMENTS_PK, ANNOUNCEMENT_PREFIX + pad(announcement_id) + REACTION_INFIX
+               + name)
+
+
+def announcement_dismissal(account_id: str, announcement_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), ANNOUNCEMENT_PREFIX + pad(announcement_id) + "#READ")
+
+
+def announcement_reaction(account_id: str, announcement_id: str, name: str) -> dict[str, str]:
+    return key(account_pk(account_id),
+               ANNOUNCEMENT_PREFIX + pad(announcement_id) + REACTION_INFIX + name)
+
+
+def announcement_reaction_index_keys(announcement_id: str, account_id: str, name: str
+                                     ) -> dict[str, str]:
+    return {"GSI1PK": announcement_reactors(announcement_id),
+            "GSI1SK": pad(account_id) + "#" + name}
+
+
+def announcement_reactors(announcement_id: str) -> str:
+    return "ANNREACTORS#" + pad(announcement_id)
+
+
+def announcement_parts(sort_key: str) -> tuple[str, str | None, str | None]:
+    """An `ANN#…` sort key as (announcement id, kind, reaction name): kind is None for the
+    announcement itself, "READ" for a dismissal, "R" for a reaction (counter or edge)."""
+    rest = sort_key[len(ANNOUNCEMENT_PREFIX):]
+    padded, _, tail = rest.partition("#")
+    if not tail:
+        return unpad(padded), None, None
+    kind, _, name = tail.partition("#")
+    return unpad(padded), kind, (name or None)
+
+
+# --- admin metrics (announce area) -------------------------------------------------------------
+# One item per UTC day with the day's counters (new users, active users, interactions, reports,
+# statuses per language and per app), kept by the counters worker from the stream: a measure or
+# dimension over N days is one BatchGetItem of N (and N earlier) items.
+def metrics_day(yyyymmdd: str) -> dict[str, str]:
+    return key("METRICS#" + yyyymmdd, "DAY")
