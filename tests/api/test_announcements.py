@@ -213,3 +213,24 @@ def test_a_past_scheduled_at_publishes_at_once(client, staff, users):
     created = announce(client, staff, scheduled_at=clock.iso(clock.now() - timedelta(hours=1)))
     assert created["published"] is True
     assert len(listing(client, users["ann"])) == 1
+
+
+def test_stratusctl_announcements(client, users, monkeypatch, capsys):
+    import json
+
+    from stratusctl import cli
+
+    monkeypatch.setattr(cli, "connect", lambda stack: "a stack")
+    assert cli.main(["announcements", "create", "--text", "From the operator"]) == 0
+    created = json.loads(capsys.readouterr().out)
+    assert created["published"] is True
+    assert [a["content"] for a in listing(client, users["ann"])] == ["<p>From the operator</p>"]
+    assert cli.main(["announcements", "update", created["id"], "--published", "false"]) == 0
+    assert json.loads(capsys.readouterr().out)["published"] is False
+    assert listing(client, users["ann"]) == []
+    assert cli.main(["announcements", "list"]) == 0
+    assert [a["id"] for a in json.loads(capsys.readouterr().out)] == [created["id"]]
+    assert cli.main(["announcements", "create", "--text", ""]) == 1
+    assert "Text can't be blank" in capsys.readouterr().err
+    assert cli.main(["announcements", "delete", created["id"]]) == 0
+    assert cli.main(["announcements", "delete", created["id"]]) == 1
