@@ -115,13 +115,18 @@ def world(client, runtime):
                         "request_id": request["id"], "conversation_id": conversation["id"],
                         "filter_id": bobs_filter["id"],
                         "keyword_id": bobs_filter["keywords"][0]["id"],
-                        "status_filter_id": bobs_status_filter["id"]},
+                        "status_filter_id": bobs_status_filter["id"],
+                        # announce area: announcements are everyone's (see PUBLIC_OBJECTS)
+                        "announcement_id": "1", "name": "👍"},
             "public_status": public["id"]}
 
 
 # Path parameters naming objects anyone may read (profiles); staff routes on accounts are
 # covered by the permission check instead.
 PUBLIC_OBJECTS = {"account_id", "username", "hashtag"}
+# announce area: an announcement is the instance's, seen by every user (a reaction's name is
+# one's own reaction to it)
+PUBLIC_OBJECTS |= {"announcement_id", "name"}
 # Routes only the owner may use even on an object the viewer can see (Mastodon looks these
 # up among the viewer's own records: 404 otherwise).
 # Someone else's notification group key names nothing of yours: Mastodon lists no accounts

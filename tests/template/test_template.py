@@ -54,16 +54,20 @@ def test_handlers_exist_and_only_import_what_the_layer_ships():
         tree = ast.parse(path.read_text())
         assert any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == attribute
                                                       for t in n.targets) for n in tree.body)
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            for name in names:
-                top = name.split(".")[0]
-                assert top in allowed or top in __import__("sys").stdlib_module_names, \
-                    f"{fn.logical_id} imports {name}"
+        # The handler and its sibling modules (Lambda puts the code directory on sys.path).
+        siblings = {p.stem for p in Path(fn.code_dir).glob("*.py")}
+        for source in Path(fn.code_dir).glob("*.py"):
+            for node in ast.walk(ast.parse(source.read_text())):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                for name in names:
+                    top = name.split(".")[0]
+                    assert top in allowed or top in siblings or \
+                        top in __import__("sys").stdlib_module_names, \
+                        f"{fn.logical_id} imports {name}"
     assert "fastapi" in layer_requirements and "mangum" in layer_requirements
 
 

@@ -142,7 +142,16 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "account_conversation": {"type": "account_conversation", "id": "c",
                                         "account_id": "1"},
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
-               "token": {"type": "token", "id": "7", "account_id": "1"}}
+               "token": {"type": "token", "id": "7", "account_id": "1"},
+               # announce area
+               "announcement": {"type": "announcement", "id": "4", "published": True},
+               "announcement_reactions": {"type": "announcement_reactions",
+                                          "announcement_id": "4", "name": "x", "count": 1},
+               "announcement_reaction": {"type": "announcement_reaction", "id": "6",
+                                         "account_id": "1", "announcement_id": "4",
+                                         "name": "x"},
+               "activity": {"type": "activity", "account_id": "1", "day": "20250101"},
+               "report": {"type": "report", "id": "3", "created_at": "2025-01-01T00:00:00Z"}}
     from stratus.jobs.outbox import Change
 
     for rule in RULES:

@@ -99,9 +99,7 @@ def add_reaction(account_id: str, announcement_id: str, name: str, reaction_id: 
                       "type": REACTION, "id": reaction_id, "account_id": account_id,
                       "announcement_id": announcement_id, "name": name,
                       **({"custom_emoji": custom_emoji} if custom_emoji else {}),
-                      "created_at": at,
-                      **keys.announcement_reaction_index_keys(announcement_id, account_id,
-                                                              name)},
+                      "created_at": at},
                      on_conflict=Unprocessable(DUPLICATE)),
         # The announcement must still be there (and published) as the reaction is written.
         base.Op("ConditionCheck", key=keys.announcement(announcement_id),
@@ -114,13 +112,3 @@ def remove_reaction(account_id: str, announcement_id: str, name: str) -> bool:
     """Take a user's reaction back; False when there was none."""
     return base.delete(keys.announcement_reaction(account_id, announcement_id, name),
                        returning=True) is not None
-
-
-def reactors_page(announcement_id: str, limit: int = 500) -> list[dict[str, str]]:
-    """Keys of (up to `limit`) reaction edges left on an announcement (GSI1)."""
-    return [keys.key(i["PK"], i["SK"]) for i in base.query(
-        keys.announcement_reactors(announcement_id), index="GSI1", limit=limit)]
-
-
-def delete_keys(item_keys: list[dict[str, str]]) -> None:
-    base.delete_many(item_keys)

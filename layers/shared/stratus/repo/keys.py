@@ -806,8 +806,7 @@ def stream_name(stream_key_: str) -> list[str]:
 # Every announcement and its per-name reaction counters live in one partition (there are few
 # announcements): the user listing is one Query. A user's dismissals and reactions live in the
 # user's partition under `ANN#<announcement20>#…`, so whether a viewer read or reacted to any
-# announcement is one Query of that prefix. Reaction edges are also listed by announcement
-# (GSI1), so deleting an announcement can find them.
+# announcement is one Query of that prefix.
 ANNOUNCEMENTS_PK = "ANNOUNCEMENTS"
 ANNOUNCEMENT_PREFIX = "ANN#"
 REACTION_INFIX = "#R#"
@@ -831,15 +830,6 @@ def announcement_reaction(account_id: str, announcement_id: str, name: str) -> d
     return key(account_pk(account_id),
                ANNOUNCEMENT_PREFIX + pad(announcement_id) + REACTION_INFIX + name)
 
-
-def announcement_reaction_index_keys(announcement_id: str, account_id: str, name: str
-                                     ) -> dict[str, str]:
-    return {"GSI1PK": announcement_reactors(announcement_id),
-            "GSI1SK": pad(account_id) + "#" + name}
-
-
-def announcement_reactors(announcement_id: str) -> str:
-    return "ANNREACTORS#" + pad(announcement_id)
 
 
 def announcement_parts(sort_key: str) -> tuple[str, str | None, str | None]:

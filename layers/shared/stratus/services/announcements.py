@@ -37,7 +37,6 @@ from .statuses import render_text
 REACTION_LIMIT = 8  # distinct names per announcement (Mastodon's ReactionValidator::LIMIT)
 UNRECOGNIZED = "Validation failed: Name is not a recognized emoji"
 LIMIT_REACHED = "Validation failed: Limit of different reactions reached"
-FIELDS = ("text", "starts_at", "ends_at", "all_day", "scheduled_at", "published")
 STATUS_URL = re.compile(r"/(?:@[^/\s]+|users/[^/\s]+/statuses)/(\d+)")
 
 
@@ -219,21 +218,26 @@ def _time(params: dict[str, Any], name: str) -> str | None:
                             "is invalid") from None
 
 
-def admin_render(item: dict[str, Any], reactions: list[dict[str, Any]] | None = None
-                 ) -> dict[str, Any]:
+def admin_render_many(items: list[dict[str, Any]], reactions: dict[str, list[dict[str, Any]]]
+                      ) -> list[dict[str, Any]]:
     """The staff view (beyond Mastodon, which has no admin API for announcements): the
     Announcement entity as users see it without a viewer, plus `text`, `published`,
-    `scheduled_at` and `created_at`."""
-    entity = render([item], {str(item["id"]): reactions or []}, viewer_id=None)[0]
-    return {**entity, "text": item["text"], "published": bool(item.get("published")),
-            "scheduled_at": item.get("scheduled_at"), "created_at": item["created_at"]}
+    `scheduled_at` and `created_at`; one batched rendering for all of them."""
+    return [{**entity, "text": item["text"], "published": bool(item.get("published")),
+             "scheduled_at": item.get("scheduled_at"), "created_at": item["created_at"]}
+            for item, entity in zip(items, render(items, reactions, viewer_id=None))]
+
+
+def admin_render(item: dict[str, Any], reactions: list[dict[str, Any]] | None = None
+                 ) -> dict[str, Any]:
+    return admin_render_many([item], {str(item["id"]): reactions or []})[0]
 
 
 def admin_list() -> list[dict[str, Any]]:
     """Every announcement, newest first (Mastodon's admin `reverse_chronological`)."""
     items, reactions = repo.everything()
     items.sort(key=_order, reverse=True)
-    return [admin_render(i, reactions.get(str(i["id"]))) for i in items]
+    return admin_render_many(items, reactions)
 
 
 def _existing(announcement_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
