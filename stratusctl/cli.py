@@ -116,6 +116,27 @@ def cmd_accounts(args: argparse.Namespace) -> None:
         print(f"New password: {password}")
 
 
+def cmd_announcements(args: argparse.Namespace) -> None:
+    """Announcements as the admin API writes them (no actor: the audit log records staff
+    actions through the API only)."""
+    from stratus.services import announcements
+
+    if args.action == "list":
+        _print(announcements.admin_list())
+    elif args.action == "delete":
+        announcements.destroy(None, args.id)
+        print(f"deleted announcement {args.id}")
+    else:
+        params = {k: v for k, v in (("text", args.text), ("starts_at", args.starts_at),
+                                    ("ends_at", args.ends_at), ("scheduled_at", args.scheduled_at),
+                                    ("all_day", args.all_day), ("published", args.published))
+                  if v is not None}
+        if args.action == "create":
+            _print(announcements.create(None, params))
+        else:
+            _print(announcements.update(None, args.id, params))
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="stratusctl", description=__doc__.split("\n\n")[0])
     root.add_argument("--stack", default=os.environ.get("STRATUS_STACK"),
@@ -161,6 +182,26 @@ def parser() -> argparse.ArgumentParser:
     modify.add_argument("--enable", action="store_true")
     modify.add_argument("--reset-password", action="store_true")
     a.set_defaults(run=cmd_accounts)
+
+    # announce area
+    n = groups.add_parser("announcements", help="create, change and delete announcements")
+    n_actions = n.add_subparsers(dest="action", required=True)
+    n_actions.add_parser("list", help="every announcement, newest first")
+    for action in ("create", "update"):
+        command = n_actions.add_parser(action, help=f"{action} an announcement")
+        if action == "update":
+            command.add_argument("id")
+        command.add_argument("--text", required=action == "create")
+        command.add_argument("--starts-at", dest="starts_at")
+        command.add_argument("--ends-at", dest="ends_at")
+        command.add_argument("--scheduled-at", dest="scheduled_at",
+                             help="publish then (ISO 8601) instead of now")
+        command.add_argument("--all-day", dest="all_day", choices=["true", "false"])
+        command.add_argument("--published", choices=["true", "false"],
+                             help="publish or unpublish")
+    delete = n_actions.add_parser("delete", help="delete an announcement")
+    delete.add_argument("id")
+    n.set_defaults(run=cmd_announcements)
     return root
 
 

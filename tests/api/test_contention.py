@@ -203,7 +203,8 @@ def test_a_batch_of_likes_is_one_counter_write(runtime):
     finally:
         ddb.meta.events.unregister("provide-client-params.dynamodb.TransactWriteItems")
     assert base.get(keys.status_stats("7"))["favourites_count"] == 100
-    # 99 guards + the counter item, then the last like with the counter item; on redelivery
-    # every guard refuses at once and nothing is written.
-    assert writes == [100, 2, 100, 2]
+    # 97 guards + the counter item + the day's metrics item (interactions, announce area) +
+    # the status's trend candidate for the day, then the last three likes with all three; on
+    # redelivery every guard refuses at once and nothing is written.
+    assert writes == [100, 6, 100, 6]
     assert base.get(keys.favourite("1000", "7"))["counted"] is True

@@ -139,7 +139,8 @@ def test_redelivered_follow_jobs_count_once_and_notify_once(client, people, runt
     drain()  # the sign-ups
     follow(client, tokens["alice"], ids_["bob"])
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "CountersQueue") == 1
+    # the follow, and alice's first API use of the day (active users, announce area)
+    assert deliver_twice(runtime, "CountersQueue") == 2
     assert deliver_twice(runtime, "EffectsQueue") == 1
     drain()
     assert account(client, ids_["bob"])["followers_count"] == 1

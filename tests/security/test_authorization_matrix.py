@@ -123,7 +123,9 @@ def world(client, runtime):
                         # domains: staff objects; any id (the permission check comes first)
                         "domain_block_id": "1", "domain_allow_id": "1",
                         # reports and trends review: staff objects, as above
-                        "report_id": "1", "tag_id": "1", "link_id": "1", "publisher_id": "1"},
+                        "report_id": "1", "tag_id": "1", "link_id": "1", "publisher_id": "1",
+                        # announce area: announcements are everyone's (see PUBLIC_OBJECTS)
+                        "announcement_id": "1", "name": "👍"},
             "public_status": public["id"]}
 
 
@@ -133,6 +135,9 @@ PUBLIC_OBJECTS = {"account_id", "username", "hashtag"}
 # domains: instance-wide staff objects, nobody's own; the permission check covers them.
 PUBLIC_OBJECTS |= {"domain_block_id", "domain_allow_id", "report_id", "tag_id", "link_id",
                    "publisher_id"}
+# announce area: an announcement is the instance's, seen by every user (a reaction's name is
+# one's own reaction to it)
+PUBLIC_OBJECTS |= {"announcement_id", "name"}
 # Routes only the owner may use even on an object the viewer can see (Mastodon looks these
 # up among the viewer's own records: 404 otherwise).
 # Someone else's notification group key names nothing of yours: Mastodon lists no accounts

@@ -17,7 +17,10 @@ def test_a_public_reply_counts_for_its_author_and_its_parent():
     assert adds[("status", "9")] == {"replies_count": 1}
     assert adds[("instance", None)] == {"local_posts": 1}
     assert adds[("week", "20261116")] == {"statuses": 1}
-    assert sets == {("account", "1"): {"last_status_at": "2026-11-18T10:00:00.000Z"}}
+    # announce area: a reply is an interaction on its day (the status id's day)
+    assert adds[("metrics_day", "19700101")] == {"interactions": 1}
+    assert {t: v for t, v in sets.items() if t[0] != "metrics_day"} == {
+        ("account", "1"): {"last_status_at": "2026-11-18T10:00:00.000Z"}}
 
 
 def test_direct_statuses_count_for_nobody_and_private_replies_not_for_the_parent():
@@ -33,8 +36,10 @@ def test_a_boost_counts_for_the_booster_not_as_a_local_post():
     adds, _ = count("INSERT", "status", id="2", account_id="1", visibility="public",
                     reblog_of_id="9", local=True)
     assert adds == {("account", "1"): {"statuses_count": 1}}
-    adds, _ = count("INSERT", "reblog", account_id="1", status_id="9")
-    assert adds == {("status", "9"): {"reblogs_count": 1}}
+    adds, _ = count("INSERT", "reblog", account_id="1", status_id="9",
+                    created_at="2026-11-18T10:00:00.000Z")
+    assert adds == {("status", "9"): {"reblogs_count": 1},
+                    ("metrics_day", "20261118"): {"interactions": 1}}  # announce area
 
 
 def test_removals_take_back_but_do_not_rewrite_weekly_history():

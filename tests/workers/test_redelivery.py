@@ -52,7 +52,9 @@ def test_counters_twice(client, people, runtime, drain):
     status = post(client, tokens["alice"], status="count once")
     client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "CountersQueue") == 6  # 4 sign-ups, the post, the like
+    # 4 sign-ups, the post, the like, and alice's and bob's first API use of the day (active
+    # users, announce area)
+    assert deliver_twice(runtime, "CountersQueue") == 8
     drain()
     assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 1
     me = client.get("/api/v1/accounts/verify_credentials", headers=tokens["alice"]).json()

@@ -545,3 +545,34 @@ class PurgeAccount(Job):
 
     name: ClassVar[str] = "purge_account"
     account_id: str
+
+
+# --- announcements (announce area) ---------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class PublishAnnouncement(Job):
+    """A one-off schedule's job: publish the announcement if it is still due at `scheduled_at`."""
+
+    name: ClassVar[str] = "publish_announcement"
+    announcement_id: str
+    scheduled_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamAnnouncement(Job):
+    """`announcement` (published or edited while published) or `announcement.delete`
+    (unpublished or deleted), to every `user` stream."""
+
+    name: ClassVar[str] = "stream_announcement"
+    event: str
+    announcement_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamAnnouncementReaction(Job):
+    """`announcement.reaction`: a reaction name's count changed (the counter item's new count)."""
+
+    name: ClassVar[str] = "stream_announcement_reaction"
+    announcement_id: str
+    reaction: str
+    count: int
+    custom_emoji: str | None = None

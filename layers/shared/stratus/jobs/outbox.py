@@ -136,7 +136,16 @@ COUNTED = {
     # link shares (cards area): a share by a discoverable account, and its first of the day
     "linked_status": ("url", "status_id", "day", "shared", "counted"),
     "link_use": ("url", "day", "account_id", "counted"),
+    # announce area: reactions per name, and the admin metrics' day counters
+    "announcement_reaction": ("id", "account_id", "announcement_id", "name", "custom_emoji",
+                              "counted"),
+    "activity": ("account_id", "day", "counted"),
+    "report": ("id", "created_at", "action_taken_at"),
 }
+# What the metrics' day counters also read of a status (languages, sources, interactions).
+COUNTED["status"] += ("language", "application")
+COUNTED["fav"] += ("created_at",)
+COUNTED["reblog"] += ("created_at",)
 
 
 def count(change: Change) -> jobs.Job:
@@ -179,6 +188,15 @@ def directory_touch(change: Change) -> jobs.Job:
     account_id = image.get("account_id") or (image.get("id") if change.item_type == "account"
                                              else keys.id_in(image["PK"]))
     return jobs.DirectoryTouch(event_id=change.event_id, account_id=str(account_id))
+
+
+def count_resolution(change: Change) -> jobs.Job:
+    """A report resolved (`action_taken_at` set) or reopened: the day it was resolved gains or
+    loses one (the job's `old` carries the earlier resolution, if any)."""
+    return jobs.Count(event_id=change.event_id, event="MODIFY", item_type="report",
+                      item={"id": change.new.get("id"),
+                            "action_taken_at": change.new.get("action_taken_at"),
+                            "previous_action_taken_at": change.old.get("action_taken_at")})
 
 
 def status_created(change: Change) -> jobs.Job:
@@ -546,6 +564,39 @@ def close_connections(change: Change) -> jobs.Job:
 
 
 # --- web push: what a new notification's push job carries ------------------------------------
+# --- announcements (announce area) ----------------------------------------------------------------
+def announcement_shown(change: Change) -> bool:
+    """Published now, or edited while published (Mastodon re-sends `announcement` on update)."""
+    new, old = change.new, change.old
+    return bool(new.get("published")) and (
+        not old.get("published") or new.get("updated_at") != old.get("updated_at"))
+
+
+def announcement_withdrawn(change: Change) -> bool:
+    """Unpublished or deleted while published."""
+    return bool(change.old.get("published")) and not change.new.get("published")
+
+
+def stream_announcement(event: str) -> Callable[[Change], jobs.Job]:
+    def job(change: Change) -> jobs.Job:
+        return jobs.StreamAnnouncement(event_id=change.event_id, event=event,
+                                       announcement_id=str(change.image["id"]))
+    return job
+
+
+def reaction_count_changed(change: Change) -> bool:
+    return change.event in ("INSERT", "MODIFY") and \
+        change.new.get("count") != change.old.get("count")
+
+
+def stream_reaction(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.StreamAnnouncementReaction(
+        event_id=change.event_id, announcement_id=str(new["announcement_id"]),
+        reaction=new["name"], count=int(new.get("count", 0)),
+        custom_emoji=new.get("custom_emoji"))
+
+
 def push_notification(change: Change) -> jobs.Job:
     new = change.new
     return jobs.PushNotification(event_id=change.event_id, account_id=new["account_id"],
@@ -680,6 +731,16 @@ RULES: tuple[Rule, ...] = (
     Rule("purge_request", inserted, "purge_account", purge_account),
     # reports (services/reports.py): `admin.report` notifications to staff
     Rule("report", staff_to_notify, "effects", report_filed),
+    # announcements (announce area): reactions counted per name; the `announcement*` events
+    Rule("announcement_reaction", inserted_or_removed, "counters", count),
+    Rule("announcement", announcement_shown, "stream", stream_announcement("announcement")),
+    Rule("announcement", announcement_withdrawn, "stream",
+         stream_announcement("announcement.delete")),
+    Rule("announcement_reactions", reaction_count_changed, "stream", stream_reaction),
+    # admin metrics (announce area): active users per day, opened and resolved reports
+    Rule("activity", inserted, "counters", count),
+    Rule("report", inserted_or_removed, "counters", count),
+    Rule("report", changed("action_taken_at"), "counters", count_resolution),
 )
 
 

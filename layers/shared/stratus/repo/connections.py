@@ -20,6 +20,10 @@ from . import base, dedupe, keys
 from .client import client, dynamodb
 
 SSE_PREFIX = "sse:"
+# Streams kept as one item per connection that GSI1 finds by stream (the rest are account
+# streams on the presence item): the public and hashtag streams, and (announce area) every
+# `user` stream's announcements listener.
+INSTANCE_WIDE = ("public", "hashtag", "announcements")
 WEBSOCKET_LIFETIME = 2 * 3600  # API Gateway closes a WebSocket after two hours
 SSE_LIFETIME = 15 * 60  # a Lambda response stream ends after fifteen minutes
 MARGIN = 600
@@ -137,7 +141,7 @@ def remove(connection: dict[str, Any]) -> None:
     """Forget a connection: its account streams, its subscriptions, its mailbox, itself."""
     connection_id, account_id = connection["connection_id"], connection["account_id"]
     streams = set(connection.get("streams") or ())
-    account_keys = [s for s in streams if not s.startswith(("public", "hashtag"))]
+    account_keys = [s for s in streams if not s.startswith(INSTANCE_WIDE)]
     if account_keys:
         names = {f"#s{i}": s for i, s in enumerate(account_keys)}
         base.update(keys.stream_presence(account_id),
@@ -145,7 +149,7 @@ def remove(connection: dict[str, Any]) -> None:
                     vals={":c": {connection_id}}, table_name=_table())
     doomed = [keys.connection(connection_id)]
     doomed += [keys.stream_subscription(connection_id, s) for s in streams
-               if s.startswith(("public", "hashtag"))]
+               if s.startswith(INSTANCE_WIDE)]
     if is_sse(connection_id):
         doomed += [keys.key(e["PK"], e["SK"]) for e in base.query(
             keys.connection_pk(connection_id), sk_prefix=keys.MAILBOX_PREFIX,

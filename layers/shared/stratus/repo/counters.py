@@ -25,6 +25,10 @@ GROUP, REQUEST = "notification_group", "notification_request"
 CANDIDATE = "trend_candidate"  # (kind, day, ident): services/trends.py
 LINK = "link"  # a link's share counters, by normalised URL (cards area)
 ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (account, tag)
+# announce area: a reaction name's counter on an announcement ((announcement id, name)); the
+# admin metrics of a UTC day (yyyymmdd)
+REACTIONS, METRICS = "announcement_reactions", "metrics_day"
+FIRST_WINS = (REACTIONS,)  # attributes set once, by the earliest change (if_not_exists)
 Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
 
@@ -49,6 +53,10 @@ def _target_key(target: Target) -> dict[str, str]:
         return cards_repo.stats_key(ident)
     if kind == ACCOUNT_TAG:
         return keys.account_tag(*ident)
+    if kind == REACTIONS:
+        return keys.announcement_reactions(*ident)
+    if kind == METRICS:
+        return keys.metrics_day(ident)
     return keys.instance_stats()
 
 
@@ -73,6 +81,11 @@ def _source_key(item_type: str, item: dict[str, Any]) -> dict[str, str]:
         return cards_repo.shared_status_key(item)
     if item_type == cards_repo.LINK_USE:
         return cards_repo.link_use_key(item)
+    if item_type == "announcement_reaction":
+        return keys.announcement_reaction(item["account_id"], item["announcement_id"],
+                                          item["name"])
+    if item_type == "activity":
+        return keys.active_day(item["day"], item["account_id"])
     raise ValueError(f"{item_type!r} items are not counted")
 
 
@@ -109,14 +122,16 @@ def change_op(target: Target, adds: dict[str, int], sets: dict[str, Any]) -> bas
     for i, (name, value) in enumerate(sets.items()):
         names[f"#s{i}"], vals[f":s{i}"] = name, value
     if sets:
-        parts.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(sets))))
+        value = "if_not_exists(#s{0}, :s{0})" if target[0] in FIRST_WINS else ":s{0}"
+        parts.append("SET " + ", ".join(f"#s{i} = " + value.format(i)
+                                        for i in range(len(sets))))
     stale = _stale_history(adds) if target[0] in (TAG, LINK) else []
     for i, name in enumerate(stale):
         names[f"#x{i}"] = name
     if stale:
         parts.append("REMOVE " + ", ".join(f"#x{i}" for i in range(len(stale))))
     condition = "attribute_exists(PK)" if target[0] in (STATUS, ACCOUNT, REQUEST) or (
-        target[0] == GROUP and any(delta < 0 for delta in adds.values())) else None
+        target[0] in (GROUP, REACTIONS) and any(delta < 0 for delta in adds.values())) else None
     return base.Op("Update", key=_target_key(target), expression=" ".join(parts), names=names,
                    vals=vals, condition=condition)
 

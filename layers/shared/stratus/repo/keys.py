@@ -1071,3 +1071,50 @@ def domain_allow(domain: str) -> dict[str, str]:
 
 def domain_allow_index_keys(allow_id: str) -> dict[str, str]:
     return {"GSI1PK": DOMAIN_ALLOWS_INDEX, "GSI1SK": pad(allow_id)}
+# --- announcements (announce area) -----------------------------------------------------------
+# Every announcement and its per-name reaction counters live in one partition (there are few
+# announcements): the user listing is one Query. A user's dismissals and reactions live in the
+# user's partition under `ANN#<announcement20>#…`, so whether a viewer read or reacted to any
+# announcement is one Query of that prefix.
+ANNOUNCEMENTS_PK = "ANNOUNCEMENTS"
+ANNOUNCEMENT_PREFIX = "ANN#"
+REACTION_INFIX = "#R#"
+
+
+def announcement(announcement_id: str) -> dict[str, str]:
+    return key(ANNOUNCEMENTS_PK, ANNOUNCEMENT_PREFIX + pad(announcement_id))
+
+
+def announcement_reactions(announcement_id: str, name: str) -> dict[str, str]:
+    """The counter of one reaction name (count, first reaction's id, custom emoji)."""
+    return key(ANNOUNCEMENTS_PK, ANNOUNCEMENT_PREFIX + pad(announcement_id) + REACTION_INFIX
+               + name)
+
+
+def announcement_dismissal(account_id: str, announcement_id: str) -> dict[str, str]:
+    return key(account_pk(account_id), ANNOUNCEMENT_PREFIX + pad(announcement_id) + "#READ")
+
+
+def announcement_reaction(account_id: str, announcement_id: str, name: str) -> dict[str, str]:
+    return key(account_pk(account_id),
+               ANNOUNCEMENT_PREFIX + pad(announcement_id) + REACTION_INFIX + name)
+
+
+
+def announcement_parts(sort_key: str) -> tuple[str, str | None, str | None]:
+    """An `ANN#…` sort key as (announcement id, kind, reaction name): kind is None for the
+    announcement itself, "READ" for a dismissal, "R" for a reaction (counter or edge)."""
+    rest = sort_key[len(ANNOUNCEMENT_PREFIX):]
+    padded, _, tail = rest.partition("#")
+    if not tail:
+        return unpad(padded), None, None
+    kind, _, name = tail.partition("#")
+    return unpad(padded), kind, (name or None)
+
+
+# --- admin metrics (announce area) -------------------------------------------------------------
+# One item per UTC day with the day's counters (new users, active users, interactions, reports,
+# statuses per language and per app), kept by the counters worker from the stream: a measure or
+# dimension over N days is one BatchGetItem of N (and N earlier) items.
+def metrics_day(yyyymmdd: str) -> dict[str, str]:
+    return key("METRICS#" + yyyymmdd, "DAY")

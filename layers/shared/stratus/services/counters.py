@@ -23,8 +23,8 @@ from ..repo import base
 from ..repo import counters as repo
 from ..repo import tags as tags_repo
 from ..repo import trends as trends_repo
-from ..repo.counters import (ACCOUNT, ACCOUNT_TAG, CANDIDATE, GROUP, INSTANCE, LINK, REQUEST,
-                             STATUS, TAG, WEEK, Target)
+from ..repo.counters import (ACCOUNT, ACCOUNT_TAG, CANDIDATE, FIRST_WINS, GROUP, INSTANCE, LINK,
+                             METRICS, REACTIONS, REQUEST, STATUS, TAG, WEEK, Target)
 from . import notification_groups
 from .tags import use_day
 
@@ -146,7 +146,66 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
     elif job.item_type == "link_use" and inserted:
         link_day(item["url"], tags_repo.ACCOUNTS, item["day"])
         trend_candidate("links", item["day"], item["url"])
+    _announce_deltas(job, add, sets)
     return adds, sets
+
+
+# --- announce area: announcement reactions and the admin metrics' day counters ----------------
+def _day(created_at: str | None) -> str:
+    return clock.day_key(clock.parse_iso(created_at) if created_at else clock.now())
+
+
+def _announce_deltas(job: Count, add: Any, sets: dict[Target, dict[str, Any]]) -> None:
+    """A reaction counts on its name's counter (Mastodon groups reactions by name); the
+    metrics count per UTC day what Admin::Metrics reads: sign-ups (`new_users`, as the users
+    table), distinct active accounts (one `activity` item per account and day), interactions
+    (likes, boosts and replies — every status is local until federation), statuses per
+    language and per app (local statuses, as the languages and sources dimensions count
+    them), reports opened and resolved."""
+    item, inserted = job.item, job.event == "INSERT"
+    sign = 1 if inserted else -1
+
+    def metric(day: str, name: str, delta: int) -> None:
+        add((METRICS, day), name, delta)
+        sets[(METRICS, day)] = {"type": METRICS, "day": day}
+
+    if job.item_type == "announcement_reaction":
+        target = (REACTIONS, (str(item["announcement_id"]), item["name"]))
+        add(target, "count")
+        if inserted:
+            sets[target] = {"type": REACTIONS, "announcement_id": str(item["announcement_id"]),
+                            "name": item["name"], "first_id": int(item["id"]),
+                            **({"custom_emoji": item["custom_emoji"]}
+                               if item.get("custom_emoji") else {})}
+    elif job.item_type == "user":
+        metric(_day(item.get("created_at")), "new_users", sign)
+    elif job.item_type == "activity" and inserted:
+        metric(item["day"], "active_users", 1)
+    elif job.item_type in ("fav", "reblog") and inserted:
+        metric(_day(item.get("created_at")), "interactions", 1)
+    elif job.item_type == "status" and not item.get("reblog_of_id"):
+        day = use_day(item["id"])
+        if inserted and item.get("in_reply_to_id"):
+            metric(day, "interactions", 1)
+        if item.get("local", True):
+            if item.get("language"):
+                metric(day, "language:" + str(item["language"]), sign)
+            application = item.get("application") or {}
+            if application.get("name"):
+                metric(day, "source:" + str(application["name"]), sign)
+    elif job.item_type == "report":
+        if job.event in ("INSERT", "REMOVE"):
+            metric(_day(item.get("created_at")), "opened_reports", sign)
+        else:
+            if item.get("previous_action_taken_at"):
+                metric(_day(item["previous_action_taken_at"]), "resolved_reports", -1)
+            if item.get("action_taken_at"):
+                metric(_day(item["action_taken_at"]), "resolved_reports", 1)
+
+
+# Items counted once per stream event (their keys belong to another area, or a change other
+# than an insert counts): the guard is a dedupe sentinel for the event.
+ONCE_PER_EVENT = ("report",)
 
 
 @dataclass
@@ -165,7 +224,9 @@ def _plan(message_id: str, job: Count) -> _Change | None:
     adds, sets = deltas(job)
     if not adds and not sets:
         return None
-    if job.event == "INSERT":
+    if job.item_type in ONCE_PER_EVENT:
+        guard = repo.undo_once(job.event_id)
+    elif job.event == "INSERT":
         guard = repo.count_once(job.item_type, job.item)
     elif job.event == "MODIFY":
         guard = repo.undo_once(job.event_id)  # a change is counted once, whether or not yet
@@ -215,7 +276,8 @@ def _apply_chunk(chunk: list[_Change]) -> list[str]:
                     for name, value in attributes.items():
                         sets.setdefault(target, {}).setdefault(name, []).append(value)
         changes = {t: ({k: v for k, v in adds.get(t, {}).items() if v},
-                       {k: max(v) for k, v in sets.get(t, {}).items()})
+                       {k: (min(v) if t[0] in FIRST_WINS else max(v))
+                        for k, v in sets.get(t, {}).items()})
                    for t in set(adds) | set(sets)}
         order = sorted((t for t, (a, s) in changes.items() if a or s), key=str)
         ops = [c.guard for c in live] + [repo.change_op(t, *changes[t]) for t in order]

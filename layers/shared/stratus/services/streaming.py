@@ -33,12 +33,16 @@ from .. import ids
 from ..auth import scopes as scope_rules
 from ..domain.relationships import Relationships
 from ..jobs import messages as jobs
+from ..convert import instance as convert_instance
+from ..repo import announcements as announcements_repo
+from ..repo import instance as instance_repo
 from ..repo import connections, feeds, keys
 from ..repo import conversations as conversations_repo
 from ..repo import lists as lists_repo
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import conversations, fanout, filters, identity, notifications, relationships, status_views
+from . import (announcements, conversations, fanout, filters, identity, notifications,
+               relationships, status_views)
 
 PUBLIC = ("public", "public:media", "public:local", "public:local:media", "public:remote",
           "public:remote:media")
@@ -46,6 +50,9 @@ HASHTAG = ("hashtag", "hashtag:local")
 STREAMS = ("user", "user:notification", *PUBLIC, *HASHTAG, "list", "direct")
 # The `user` stream with notifications: connections whose token may read them.
 USER_WITH_NOTIFICATIONS = "user@notification"
+# Every `user` stream also listens here: announcements go to all of them (Mastodon publishes
+# them to each active account's timeline channel), found with one GSI1 query, not per account.
+ANNOUNCEMENTS = "announcements"
 FOLLOWERS_PAGE = 1000
 PARALLEL_POSTS = 16
 
@@ -169,6 +176,8 @@ def subscribe(connection_id: str, listener: Listener, sub: Subscription) -> None
     if sub.account_scoped:
         for key in (sub.key, *sub.extra_keys):
             connections.add_account_stream(connection_id, listener.account_id, key)
+        if sub.key == "user":
+            connections.add_stream(connection_id, listener.account_id, ANNOUNCEMENTS, ["user"])
     else:
         connections.add_stream(connection_id, listener.account_id, sub.key, list(sub.stream))
 
@@ -179,6 +188,9 @@ def unsubscribe(connection_id: str, listener: Listener, sub: Subscription) -> No
                                                  if sub.key == "user" else ())):
             connections.remove_account_stream(connection_id, listener.account_id, key)
             connections.forget(connection_id, key)
+        if sub.key == "user":
+            connections.remove_stream(connection_id, ANNOUNCEMENTS)
+            connections.forget(connection_id, ANNOUNCEMENTS)
     else:
         connections.remove_stream(connection_id, sub.key)
         connections.forget(connection_id, sub.key)
@@ -533,11 +545,47 @@ def close_connections(job: jobs.CloseConnections) -> int:
     return len(doomed)
 
 
+# --- announcements (announce area) -------------------------------------------------------------
+def _announce(event: str, payload: str) -> int:
+    """One event to every `user` stream (Mastodon: each active account's timeline channel)."""
+    subscribers = connections.listeners(ANNOUNCEMENTS)
+    return _post_all([(s["connection_id"], frame(list(s["stream"]), event, payload))
+                      for s in subscribers],
+                     {s["connection_id"]: s["account_id"] for s in subscribers})
+
+
+def stream_announcement(job: jobs.StreamAnnouncement) -> int:
+    """`announcement`: the announcement rendered once without a viewer (no `read`, no `me`),
+    as it is now (gone or unpublished meanwhile: nothing); `announcement.delete`: its id."""
+    if job.event == "announcement.delete":
+        return _announce(job.event, job.announcement_id)
+    item, reactions = announcements_repo.with_reactions(job.announcement_id)
+    if item is None or not item.get("published"):
+        return 0
+    entity = announcements.render([item], {job.announcement_id: reactions}, viewer_id=None)[0]
+    return _announce(job.event, _payload(entity))
+
+
+def stream_announcement_reaction(job: jobs.StreamAnnouncementReaction) -> int:
+    """`announcement.reaction`: {name, count, announcement_id} (and the custom emoji's urls),
+    the count as the counters worker left it."""
+    payload: dict[str, Any] = {"name": job.reaction, "count": max(job.count, 0)}
+    if job.custom_emoji:
+        found = instance_repo.get_emoji(job.custom_emoji)
+        if found:
+            emoji_entity = convert_instance.custom_emoji(found)
+            payload.update(url=emoji_entity["url"], static_url=emoji_entity["static_url"])
+    payload["announcement_id"] = job.announcement_id
+    return _announce("announcement.reaction", _payload(payload))
+
+
 HANDLERS = {jobs.StreamStatus: stream_status, jobs.StreamToFeeds: stream_to_feeds,
             jobs.StreamNotification: stream_notification,
             jobs.StreamConversation: stream_conversation,
             jobs.StreamFiltersChanged: stream_filters_changed,
-            jobs.CloseConnections: close_connections}
+            jobs.CloseConnections: close_connections,
+            jobs.StreamAnnouncement: stream_announcement,
+            jobs.StreamAnnouncementReaction: stream_announcement_reaction}
 
 
 def handle(job: jobs.Job) -> int:

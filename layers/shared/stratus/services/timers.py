@@ -1,9 +1,10 @@
-"""Timer jobs fired by one-off schedules: poll expiry and scheduled statuses."""
+"""Timer jobs fired by one-off schedules: poll expiry, scheduled statuses and scheduled
+announcements."""
 
 from __future__ import annotations
 
 from ..jobs import messages as jobs
-from . import polls, scheduled
+from . import announcements, polls, scheduled
 
 
 def handle(job: jobs.Job) -> None:
@@ -11,5 +12,7 @@ def handle(job: jobs.Job) -> None:
         polls.close(job.poll_id)
     elif isinstance(job, jobs.PublishScheduled):
         scheduled.publish(job.scheduled_status_id)
+    elif isinstance(job, jobs.PublishAnnouncement):
+        announcements.publish_scheduled(job.announcement_id, job.scheduled_at)
     else:
         raise ValueError(f"not a timer job: {job.name}")

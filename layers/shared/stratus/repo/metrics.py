@@ -1,0 +1,21 @@
+"""The admin metrics' day counters (`METRICS#<yyyymmdd>` / `DAY`, kept by the counters worker)
+and the per-day activity partitions that distinct active users are counted from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import base, keys
+
+
+def days(day_keys: list[str]) -> dict[str, dict[str, Any]]:
+    """The day items that exist among `day_keys` (yyyymmdd → item), in one BatchGetItem per
+    hundred days."""
+    found = base.batch_get([keys.metrics_day(d) for d in day_keys])
+    return {str(item["day"]): item for item in found if item.get("day")}
+
+
+def active_accounts(day: str) -> set[str]:
+    """The accounts that used the API on a day (keys only)."""
+    return {keys.unpad(item["SK"]) for item in
+            base.query(keys.active_day_pk(day), projection="SK")}
