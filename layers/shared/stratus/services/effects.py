@@ -22,8 +22,8 @@ from ..repo import media as storage
 from ..repo import keys, queues
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import (conversations, identity, links, notification_rules, polls, relationships,
-               tags)
+from . import (actor_keys, conversations, identity, links, notification_rules, polls,
+               relationships, tags)
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
@@ -280,6 +280,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.DirectStatusPosted: conversations.direct_status_posted,
     jobs.DirectStatusRemoved: conversations.direct_status_removed,
     jobs.LinksChanged: links.links_changed,
+    jobs.GenerateActorKey: actor_keys.generate,
 }
 
 
