@@ -116,6 +116,20 @@ def cmd_accounts(args: argparse.Namespace) -> None:
         print(f"New password: {password}")
 
 
+def cmd_keys(args: argparse.Namespace) -> None:
+    from stratus.services import activitypub, actor_keys
+
+    if args.instance_actor:
+        actor_keys.rotate(None)
+        print("rotated the instance actor's key pair")
+        return
+    if not args.username:
+        raise CliError("name an account, or pass --instance-actor")
+    account = activitypub.local_account(args.username)
+    actor_keys.rotate(account.id)
+    print(f"rotated the key pair of @{account.username} (docs/federation.md, \"Key rotation\")")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="stratusctl", description=__doc__.split("\n\n")[0])
     root.add_argument("--stack", default=os.environ.get("STRATUS_STACK"),
@@ -161,6 +175,14 @@ def parser() -> argparse.ArgumentParser:
     modify.add_argument("--enable", action="store_true")
     modify.add_argument("--reset-password", action="store_true")
     a.set_defaults(run=cmd_accounts)
+
+    k = groups.add_parser("keys", help="actor key pairs (federation)")
+    k_actions = k.add_subparsers(dest="action", required=True)
+    rotate = k_actions.add_parser("rotate", help="replace an actor's RSA key pair")
+    rotate.add_argument("username", nargs="?")
+    rotate.add_argument("--instance-actor", action="store_true",
+                        help="the instance actor's key instead of an account's")
+    k.set_defaults(run=cmd_keys)
     return root
 
 

@@ -121,7 +121,7 @@ def _fast_password_hashing():
 @pytest.fixture(autouse=True, scope="session")
 def _fast_actor_keys():
     """RSA-2048 generation takes ~100 ms and every new user gets a key from the outbox: tests
-    take keys from a small pool made once (consecutive keys still differ)."""
+    take keys from a small pool made once (any 8 consecutive keys differ)."""
     import itertools
 
     from stratus.services import actor_keys
@@ -130,7 +130,7 @@ def _fast_actor_keys():
     pool: list = []
 
     def pooled(counter=itertools.count()):
-        index = next(counter) % 4
+        index = next(counter) % 8
         while len(pool) <= index:
             pool.append(original())
         return pool[index]
