@@ -449,3 +449,23 @@ def test_featured_collections(client, people):
     assert tags == {"@context": "https://www.w3.org/ns/activitystreams",
                     "id": f"{BASE}/users/alice/collections/tags",
                     "type": "OrderedCollection", "totalItems": 0, "orderedItems": []}
+
+
+def test_a_rejected_sign_up_takes_its_key_with_it(client, drain):
+    from stratus.jobs import messages as jobs
+    from stratus.repo import actor_keys as repo
+    from stratus.services import actor_keys
+    from tests.rig import auth, make_app, make_user, user_token
+
+    app = make_app(client, scopes="read write admin:read admin:write")
+    staff = auth(user_token(app, make_user("boss", role="Owner"),
+                            scopes=("admin:read", "admin:write")))
+    pending = make_user("waiting", approved=False)
+    drain()
+    assert repo.get(pending) is not None
+    assert client.post(f"/api/v1/admin/accounts/{pending}/reject",
+                       headers=staff).status_code == 200
+    assert repo.get(pending) is None
+    # A key job arriving after the account is gone makes nothing.
+    assert actor_keys.generate(jobs.GenerateActorKey(event_id="late", account_id=pending)) == 0
+    assert repo.get(pending) is None

@@ -86,8 +86,11 @@ def rotate(account_id: str | None) -> dict[str, Any]:
 
 
 def generate(job: jobs.GenerateActorKey) -> int:
-    """The effects job for a new user: 1 if it made the key, 0 if there was one."""
-    if repo.get(job.account_id) is not None:
+    """The effects job for a new user: 1 if it made the key, 0 if there was one (or the
+    account is gone: a rejected sign-up)."""
+    from ..repo import accounts as accounts_repo
+
+    if repo.get(job.account_id) is not None or accounts_repo.get_profile(job.account_id) is None:
         return 0
     made = _new_item(job.account_id)
     return 1 if repo.put_if_absent(made) else 0
