@@ -137,6 +137,20 @@ def cmd_announcements(args: argparse.Namespace) -> None:
             _print(announcements.update(None, args.id, params))
 
 
+def cmd_keys(args: argparse.Namespace) -> None:
+    from stratus.services import activitypub, actor_keys
+
+    if args.instance_actor:
+        actor_keys.rotate(None)
+        print("rotated the instance actor's key pair")
+        return
+    if not args.username:
+        raise CliError("name an account, or pass --instance-actor")
+    account = activitypub.local_account(args.username)
+    actor_keys.rotate(account.id)
+    print(f"rotated the key pair of @{account.username} (docs/federation.md, \"Key rotation\")")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="stratusctl", description=__doc__.split("\n\n")[0])
     root.add_argument("--stack", default=os.environ.get("STRATUS_STACK"),
@@ -202,6 +216,13 @@ def parser() -> argparse.ArgumentParser:
     delete = n_actions.add_parser("delete", help="delete an announcement")
     delete.add_argument("id")
     n.set_defaults(run=cmd_announcements)
+    k = groups.add_parser("keys", help="actor key pairs (federation)")
+    k_actions = k.add_subparsers(dest="action", required=True)
+    rotate = k_actions.add_parser("rotate", help="replace an actor's RSA key pair")
+    rotate.add_argument("username", nargs="?")
+    rotate.add_argument("--instance-actor", action="store_true",
+                        help="the instance actor's key instead of an account's")
+    k.set_defaults(run=cmd_keys)
     return root
 
 

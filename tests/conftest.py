@@ -118,6 +118,28 @@ def _fast_password_hashing():
     passwords.hash_password = original
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_actor_keys():
+    """RSA-2048 generation takes ~100 ms and every new user gets a key from the outbox: tests
+    take keys from a small pool made once (any 8 consecutive keys differ)."""
+    import itertools
+
+    from stratus.services import actor_keys
+
+    original = actor_keys.new_key_pair
+    pool: list = []
+
+    def pooled(counter=itertools.count()):
+        index = next(counter) % 8
+        while len(pool) <= index:
+            pool.append(original())
+        return pool[index]
+
+    actor_keys.new_key_pair = pooled
+    yield
+    actor_keys.new_key_pair = original
+
+
 @pytest.fixture
 def people(client):
     """alice, bob, carol and dave: ({name: account id}, {name: auth headers})."""

@@ -1,15 +1,18 @@
 """Web function: public HTML pages (profiles, about), default avatar/header images, and the
-API's catch-all (`$default`), which answers unknown routes with Mastodon's JSON 404."""
+API's catch-all (`$default`), which answers unknown routes with Mastodon's JSON 404. `/@:name`
+reaches it through `$default` (API Gateway cannot route a path variable inside a segment), so
+it also answers servers asking for the actor there (docs/federation.md)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from stratus.http.app import create_app
-from stratus.http.cache import PUBLIC_15_S
+from stratus.http.cache import ACTIVITYPUB_3_MIN, PUBLIC_15_S
+from stratus.http.negotiation import activity_json, wants_activitypub
 from stratus.observability import http_handler
-from stratus.services import pages
+from stratus.services import activitypub, pages
 
 router = APIRouter()
 # Pages show what users wrote: no script runs, whatever gets through (styles are inline in
@@ -29,7 +32,18 @@ def _page(page: pages.Page) -> HTMLResponse:
 
 @router.get("/@{username}")
 def profile_page(username: str, request: Request):
-    return _page(pages.profile(username, max_id=request.query_params.get("max_id")))
+    """The profile page, or for servers (`Accept: application/activity+json`) the actor, as
+    Mastodon negotiates `/@:username`. This function only reads: an actor whose key pair is
+    not made yet is sent to `/users/:name`, where it is made."""
+    if wants_activitypub(request.headers.get("accept")):
+        document = activitypub.actor(username, may_write=False)
+        if document is None:
+            return RedirectResponse(activitypub.local_account(username).uri, status_code=302,
+                                    headers={"Vary": "Accept"})
+        return activity_json(document, cache=ACTIVITYPUB_3_MIN, vary="Accept")
+    response = _page(pages.profile(username, max_id=request.query_params.get("max_id")))
+    response.headers["Vary"] = "Accept"
+    return response
 
 
 @router.get("/@{username}/tagged/{hashtag}")

@@ -108,6 +108,16 @@ def test_confirmation_mail_on_sign_up_and_on_request_only():
     assert ("mail", "confirmation_mail") not in routed(record("MODIFY", confirmed, user))
 
 
+def test_a_new_user_gets_its_actor_key_pair_from_the_effects_worker():
+    user = {"type": "user", "account_id": "1", "confirmation_nonce": "n"}
+    made = [job for queue, job in route(record("INSERT", user)) if queue == "effects"
+            and isinstance(job, jobs.GenerateActorKey)]
+    assert [job.account_id for job in made] == ["1"]
+    changed = {**user, "confirmed_at": "2026-11-22T10:00:00.000Z"}
+    assert not any(isinstance(job, jobs.GenerateActorKey)
+                   for _, job in route(record("MODIFY", changed, user)))
+
+
 def test_ttl_expiry_of_unattached_media_removes_its_files():
     media = {"type": "media_attachment", "id": "5", "file_key": "f", "small_key": "s"}
     by_ttl = record("REMOVE", old=media,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from stratus.jobs.messages import PollExpired
+from stratus.repo import actor_keys as actor_keys_repo
 from stratus.repo import keys
 from stratus.repo import effects as effects_repo
 from stratus.repo import statuses as statuses_repo
@@ -67,8 +68,10 @@ def test_effects_twice(client, people, runtime, drain):
     status = post(client, tokens["alice"], status="hello @bob #once")
     client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["carol"])
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "EffectsQueue") == 6  # 4 sign-ups, the post, the like
+    # 4 sign-ups (each: staff told, a key pair made), the post, the like
+    assert deliver_twice(runtime, "EffectsQueue") == 10
     drain()
+    assert all(actor_keys_repo.get(a) is not None for a in ids_.values())
     assert [n["notification_type"] for n in effects_repo.notifications(ids_["bob"])] == ["mention"]
     assert [n["notification_type"] for n in effects_repo.notifications(ids_["alice"])] == \
         ["favourite"]

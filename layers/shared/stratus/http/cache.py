@@ -20,3 +20,7 @@ def cache(response: Any, policy: str) -> None:
 def cache_if_unauthenticated(response: Any, request: Any) -> None:
     if not request.headers.get("authorization"):
         response.headers["Cache-Control"] = PUBLIC_15_S
+# ActivityPub documents and WebFinger (Mastodon's expires_in in its federation controllers)
+ACTIVITYPUB_3_MIN = "max-age=180, public"
+ACTIVITYPUB_1_MIN = "max-age=60, public"
+WEBFINGER = "max-age=259200, public"

@@ -170,6 +170,15 @@ class AccountActivated(Job):
 
 
 @dataclass(frozen=True, kw_only=True)
+class GenerateActorKey(Job):
+    """A new local user: its actor's RSA key pair is made (services/actor_keys.py), off the
+    sign-up request."""
+
+    name: ClassVar[str] = "generate_actor_key"
+    account_id: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class NotificationRequestClosed(Job):
     """A notification request was accepted (its sender's filtered notifications are let in) or
     dismissed (they are deleted); the worker tells which by the permission accepting leaves."""

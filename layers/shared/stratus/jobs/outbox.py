@@ -92,6 +92,10 @@ def confirmation_mail(change: Change) -> jobs.Job:
                                  nonce=change.new["confirmation_nonce"])
 
 
+def actor_key(change: Change) -> jobs.Job:
+    return jobs.GenerateActorKey(event_id=change.event_id, account_id=change.new["account_id"])
+
+
 def trends_review_mail(change: Change) -> jobs.Job:
     return jobs.TrendsReviewMail(event_id=change.event_id, review_id=change.new["id"])
 
@@ -640,6 +644,8 @@ RULES: tuple[Rule, ...] = (
     Rule("user", confirmation_requested, "mail", confirmation_mail),
     Rule("user", inserted_or_removed, "counters", count),
     Rule("user", became_active, "effects", account_activated),
+    # federation (services/actor_keys.py): the actor's key pair, made off the sign-up request
+    Rule("user", inserted, "effects", actor_key),
     # trends (services/trends.py): a review run mails the staff who review trends
     Rule("trends_review", inserted, "mail", trends_review_mail),
     # moderation (actions): a warning that asks for its mail

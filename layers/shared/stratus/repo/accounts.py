@@ -148,7 +148,8 @@ def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, desc
 def account_item_keys(account_id: str) -> list[dict[str, str]]:
     return [keys.account_profile(account_id), keys.account_stats(account_id),
             keys.account_user(account_id), keys.account_admin(account_id),
-            *(keys.account_admin_flag(account_id, f) for f in ("silenced", "sensitized"))]
+            *(keys.account_admin_flag(account_id, f) for f in ("silenced", "sensitized")),
+            keys.actor_key(account_id)]
 
 
 # --- remote accounts by domain (written with the account; domain blocks page through them) ---

@@ -200,6 +200,14 @@ def account_note(account_id: str, target_id: str) -> dict[str, str]:
     return key(account_pk(account_id), NOTE_PREFIX + pad(target_id))
 
 
+ACTOR_KEY_SK = "ACTORKEY"
+
+
+def actor_key(account_id: str | None) -> dict[str, str]:
+    """The RSA key pair of a local account's actor, or of the instance actor (None)."""
+    return key(account_pk(account_id) if account_id is not None else INSTANCE_PK, ACTOR_KEY_SK)
+
+
 def handle(username: str, domain: str | None = None) -> dict[str, str]:
     return key(f"HANDLE#{username.lower()}@{(domain or 'local').lower()}", "HANDLE")
 

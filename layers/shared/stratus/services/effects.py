@@ -22,8 +22,8 @@ from ..repo import media as storage
 from ..repo import keys, queues
 from ..repo import notifications as notifications_repo
 from ..repo import statuses as statuses_repo
-from . import (conversations, identity, links, notification_rules, polls, relationships,
-               tags)
+from . import (actor_keys, conversations, identity, links, notification_rules, polls,
+               relationships, tags)
 from . import directory, featured_tags  # profiles (issue 12)
 
 CASCADE_PAGE = 100  # items removed per query
@@ -284,6 +284,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.DirectStatusRemoved: conversations.direct_status_removed,
     jobs.LinksChanged: links.links_changed,
     jobs.DirectoryTouch: directory.touch,  # profiles (issue 12)
+    jobs.GenerateActorKey: actor_keys.generate,
 }
 
 

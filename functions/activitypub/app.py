@@ -1,0 +1,125 @@
+"""ActivityPub function: what other servers read — WebFinger, host-meta, actors (users and the
+instance actor), outboxes, follower and featured collections, statuses as objects
+(docs/federation.md). Browsers asking for `/users/:name` are sent to the profile page; the
+inboxes are not routed yet (the inbox work adds them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from stratus.errors import ApiError
+from stratus.http.app import JSONResponse, create_app
+from stratus.http.cache import ACTIVITYPUB_1_MIN, ACTIVITYPUB_3_MIN, WEBFINGER
+from stratus.http.negotiation import activity_json, wants_activitypub
+from stratus.observability import http_handler
+from stratus.services import activitypub
+
+router = APIRouter()
+NOT_FOUND_CACHE = "max-age=180, public"
+
+
+def activity(document: dict[str, Any], cache: str = ACTIVITYPUB_3_MIN,
+             vary: str | None = None) -> JSONResponse:
+    return activity_json(document, cache=cache, vary=vary)
+
+
+def _params(request: Request) -> dict[str, Any]:
+    return dict(request.query_params)
+
+
+@router.get("/.well-known/webfinger")
+def webfinger(request: Request):
+    try:
+        document = activitypub.webfinger(request.query_params.get("resource"))
+    except ApiError as exc:
+        exc.headers.setdefault("Cache-Control", NOT_FOUND_CACHE)
+        raise
+    return JSONResponse(document, media_type="application/jrd+json; charset=utf-8",
+                        headers={"Cache-Control": WEBFINGER})
+
+
+@router.get("/.well-known/host-meta")
+def host_meta(request: Request):
+    headers = {"Cache-Control": WEBFINGER, "Vary": "Accept"}
+    first = (request.headers.get("accept") or "").split(",")[0].split(";")[0].strip().lower()
+    if first == "application/json":
+        return JSONResponse(activitypub.host_meta_json(), headers=headers)
+    return Response(activitypub.host_meta_xml(),
+                    media_type="application/xrd+xml; charset=utf-8", headers=headers)
+
+
+@router.get("/.well-known/host-meta.json")
+def host_meta_json():
+    return JSONResponse(activitypub.host_meta_json(),
+                        headers={"Cache-Control": WEBFINGER})
+
+
+@router.get("/users/{username}")
+def actor(username: str, request: Request):
+    """JSON-LD for servers; browsers go to the profile page (Mastodon's route constraint)."""
+    if not wants_activitypub(request.headers.get("accept")):
+        account = activitypub.local_account(username)
+        return RedirectResponse(activitypub.profile_url(account), status_code=301,
+                                headers={"Vary": "Accept"})
+    return activity(activitypub.actor(username), vary="Accept")
+
+
+@router.get("/users/{username}/outbox")
+def outbox(username: str, request: Request):
+    params = _params(request)
+    return activity(activitypub.outbox(username, params),
+                    ACTIVITYPUB_1_MIN if "page" in params else ACTIVITYPUB_3_MIN)
+
+
+@router.get("/users/{username}/followers")
+def followers(username: str, request: Request):
+    params = _params(request)
+    return activity(activitypub.followers(username, params),
+                    "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN)
+
+
+@router.get("/users/{username}/following")
+def following(username: str, request: Request):
+    params = _params(request)
+    return activity(activitypub.following(username, params),
+                    "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN)
+
+
+@router.get("/users/{username}/collections/featured")
+def featured(username: str):
+    return activity(activitypub.featured(username))
+
+
+@router.get("/users/{username}/collections/tags")
+def featured_tags(username: str):
+    return activity(activitypub.featured_tags(username))
+
+
+@router.get("/users/{username}/statuses/{status_id}")
+def status(username: str, status_id: str):
+    found = activitypub.status_object(username, status_id)
+    if isinstance(found, str):  # a boost: where the boosted status is
+        return RedirectResponse(found, status_code=302)
+    return activity(found)
+
+
+@router.get("/users/{username}/statuses/{status_id}/activity")
+def status_activity(username: str, status_id: str):
+    return activity(activitypub.status_activity(username, status_id))
+
+
+@router.get("/actor")
+def instance_actor():
+    return activity(activitypub.instance_actor())
+
+
+@router.get("/actor/outbox")
+def instance_outbox():
+    return activity(activitypub.instance_outbox())
+
+
+app = create_app([router], name="activitypub")
+handler = http_handler(app)
