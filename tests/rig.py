@@ -89,3 +89,24 @@ def mastodon_py_users(base_url: str, *names: str, app: str = "test client") -> l
                    allow_http=True)
         clients.append(api)
     return clients
+
+
+def make_remote_account(domain: str, username: str, display_name: str = "") -> str:
+    """A remote account as federation will store it: its profile, handle, staff index entry,
+    and the entries that find it by domain (repo/accounts.remote_index_ops)."""
+    from stratus import clock, ids
+    from stratus.repo import accounts as accounts_repo
+    from stratus.repo import keys
+
+    account_id = ids.new_id()
+    profile = {"id": account_id, "username": username, "domain": domain,
+               "display_name": display_name, "note": "", "fields": [], "locked": False,
+               "bot": False, "discoverable": None, "indexable": False,
+               "created_at": clock.iso(clock.now()),
+               "url": f"https://{domain}/@{username}", "uri": f"https://{domain}/users/{username}"}
+    base.transact([base.put_new(accounts_repo.profile_item(profile)),
+                   base.put_new({**keys.handle(username, domain), "type": "handle",
+                                 "account_id": account_id}),
+                   base.Op("Put", item=accounts.admin_entry(profile, {})),
+                   *accounts_repo.remote_index_ops(profile)])
+    return account_id

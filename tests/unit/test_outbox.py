@@ -138,7 +138,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
                           jobs.WarningMail},  # actions: warnings
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
-                 "purge_account": {jobs.PurgeAccount},
+                 "purge_account": {jobs.PurgeAccount}, "domain_block": {jobs.ApplyDomainBlock},
                  "search": set(search.HANDLERS)}
     consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
@@ -168,6 +168,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "report": {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
                           "notify_staff": True, "created_at": "2025-01-01T00:00:00Z"},
                "purge_request": {"type": "purge_request", "account_id": "1"},
+               "domain_block": {"type": "domain_block", "domain": "example.net",
+                                "severity": "silence", "created_at": "2026-11-23T00:00:00Z"},
                # actions: a moderation warning that asked for its mail
                "account_warning": {"type": "account_warning", "id": "4",
                                    "target_account_id": "1", "email": True},
@@ -259,3 +261,19 @@ def test_search_indexes_follow_accounts_and_who_may_find_a_status():
         [(_, job)] = [(q, j) for q, j in route(record("REMOVE", old={**FAV, "type": kind}))
                       if isinstance(j, jobs.StatusSearchScope)]
         assert (job.status_id, job.account_ids) == ("10", ["3"])
+
+
+
+def test_a_domain_block_starts_its_state_machine_when_severity_acts_on_accounts():
+    block = {"type": "domain_block", "domain": "example.net", "severity": "silence",
+             "created_at": "2026-11-23T00:00:00.000Z", "id": "5"}
+    assert route(record("INSERT", block)) == [("domain_block", jobs.ApplyDomainBlock(
+        event_id="e1", domain="example.net", at="2026-11-23T00:00:00.000Z",
+        severity="silence", previous=None))]
+    suspended = {**block, "severity": "suspend"}
+    [(_, moved)] = route(record("MODIFY", suspended, block))
+    assert (moved.severity, moved.previous) == ("suspend", "silence")
+    assert route(record("MODIFY", {**block, "public_comment": "x"}, block)) == []
+    assert route(record("INSERT", {**block, "severity": "noop"})) == []
+    [(_, lifted)] = route(record("REMOVE", old=suspended))
+    assert (lifted.severity, lifted.previous) == (None, "suspend")

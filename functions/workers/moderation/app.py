@@ -1,15 +1,18 @@
 """Moderation steps for Step Functions: each invocation runs one step of a state machine
-(statemachines/purge_account.asl.json) and returns the state for the next one."""
+(statemachines/purge_account.asl.json, statemachines/domain_block.asl.json) and returns the state for the next one."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from stratus.observability import job_handler
-from stratus.services import purge
+from stratus.services import domain_moderation, purge
 
 
 def _step(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+    """The domain-block machine's state carries its job's name; anything else is a purge."""
+    if isinstance(event, dict) and event.get("job") == "domain_block":
+        return domain_moderation.step(event)
     return purge.step(event)
 
 

@@ -585,3 +585,16 @@ class StreamAnnouncementReaction(Job):
     reaction: str
     count: int
     custom_emoji: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApplyDomainBlock(Job):
+    """Apply a domain block's severity to the accounts of the domain (and its subdomains),
+    undoing the previous severity's effect first (statemachines/domain_block.asl.json).
+    `severity` None: the block was removed."""
+
+    name: ClassVar[str] = "domain_block"
+    domain: str
+    at: str  # the block's created_at: the stamp its effects carry (Mastodon's undo matches it)
+    severity: str | None = None
+    previous: str | None = None

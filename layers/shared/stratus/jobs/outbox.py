@@ -625,6 +625,25 @@ def report_filed(change: Change) -> jobs.Job:
                             account_id=new["account_id"])
 
 
+LIMITING = ("silence", "suspend")  # the severities that act on a domain's accounts
+
+
+def severity_acts(change: Change) -> bool:
+    """A domain block was created, changed severity or removed, and accounts are affected:
+    the new or the old severity limits them (noop blocks only reject media or reports)."""
+    new, old = change.new.get("severity"), change.old.get("severity")
+    if change.event == "MODIFY" and new == old:
+        return False
+    return new in LIMITING or old in LIMITING
+
+
+def apply_domain_block(change: Change) -> jobs.Job:
+    image = change.image
+    return jobs.ApplyDomainBlock(event_id=change.event_id, domain=image["domain"],
+                                 at=image["created_at"], severity=change.new.get("severity"),
+                                 previous=change.old.get("severity"))
+
+
 def purge_account(change: Change) -> jobs.Job:
     return jobs.PurgeAccount(event_id=change.event_id, account_id=change.new["account_id"])
 
@@ -735,6 +754,7 @@ RULES: tuple[Rule, ...] = (
     Rule("token", both(removed, user_token), "stream", close_connections),
     # long work as Step Functions executions (statemachines/)
     Rule("purge_request", inserted, "purge_account", purge_account),
+    Rule("domain_block", severity_acts, "domain_block", apply_domain_block),
     # reports (services/reports.py): `admin.report` notifications to staff
     Rule("report", staff_to_notify, "effects", report_filed),
     # announcements (announce area): reactions counted per name; the `announcement*` events
