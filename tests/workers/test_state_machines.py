@@ -91,8 +91,8 @@ def test_a_domain_block_moved_from_silence_to_suspend_to_noop(client, runtime, d
                                                             monkeypatch):
     from tests.rig import auth, make_app, make_remote_account, make_user, user_token
 
-    app = make_app(client, scopes="read write admin:read admin:write")
-    admin = auth(user_token(app, make_user("boss", role="Admin"),
+    staff_app = make_app(client, scopes="read write admin:read admin:write")
+    admin = auth(user_token(staff_app, make_user("boss", role="Admin"),
                             scopes=("read", "write", "admin:read", "admin:write")))
     # 120 accounts on the domain (more than one step's page), one on a subdomain, one elsewhere
     on_domain = [make_remote_account("example.net", f"user{n}") for n in range(120)]
