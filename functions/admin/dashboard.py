@@ -1,4 +1,5 @@
-"""The staff dashboard's numbers: Admin::Metrics measures and dimensions (VIEW_DASHBOARD)."""
+"""The staff dashboard's numbers: Admin::Metrics measures, dimensions and retention
+(VIEW_DASHBOARD)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,8 @@ async def admin_measures(request: Request, viewer: Viewer = Depends(dashboard)):
 @router.post("/api/v1/admin/dimensions")
 async def admin_dimensions(request: Request, viewer: Viewer = Depends(dashboard)):
     return metrics.dimensions(await request_params(request))
+
+
+@router.post("/api/v1/admin/retention")
+async def admin_retention(request: Request, viewer: Viewer = Depends(dashboard)):
+    return metrics.retention(await request_params(request))

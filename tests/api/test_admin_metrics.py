@@ -133,3 +133,61 @@ def test_permission_and_bad_ranges(client, staff, app):
                        json={"keys": ["new_users"], "start_at": "2020-01-01",
                              "end_at": "2024-01-01"})
     assert long.status_code == 422
+
+
+# --- retention (Admin::Metrics::Retention) --------------------------------------------------
+def _through_counters(kind: str, item: dict) -> None:
+    """An item written as the product writes it, then counted from its stream record."""
+    base.put(item)
+    record = {"eventID": f"ev-{item['PK']}-{item['SK']}", "eventName": "INSERT",
+              "dynamodb": {"NewImage": serialize(item), "SequenceNumber": "1"}}
+    jobs = [j for q, j in route(record) if q == "counters"]
+    assert jobs, kind
+    assert counters.apply_batch([(f"m-{item['SK']}", j) for j in jobs]) == []
+
+
+def signed_up(account_id: str, day) -> None:
+    created = clock.iso(clock.now().replace(year=day.year, month=day.month, day=day.day))
+    _through_counters("user", {**keys.account_user(account_id), "type": "user",
+                               "account_id": account_id, "created_at": created})
+
+
+def active(account_id: str, day) -> None:
+    yyyymmdd = day.strftime("%Y%m%d")
+    _through_counters("activity", {**keys.active_day(yyyymmdd, account_id), "type": "activity",
+                                   "account_id": account_id, "day": yyyymmdd})
+
+
+def test_retention_cohorts_by_day_and_month(client, staff, entity):
+    d0 = clock.now().date()
+    d2, d1 = d0 - timedelta(days=2), d0 - timedelta(days=1)
+    for account_id, joined in (("901", d2), ("902", d2), ("903", d2), ("911", d1),
+                               ("912", d1), ("921", d0)):
+        signed_up(account_id, joined)
+    for account_id, day in (("901", d2), ("902", d2), ("902", d0), ("911", d1), ("912", d0),
+                            ("921", d0)):
+        active(account_id, day)
+    response = client.post("/api/v1/admin/retention", headers=staff, json={
+        "start_at": d2.isoformat(), "end_at": d0.isoformat(), "frequency": "day"})
+    assert response.status_code == 200, response.text
+    cohorts = response.json()
+    midnight = lambda d: f"{d.isoformat()}T00:00:00Z"  # noqa: E731
+    assert [(c["period"], c["frequency"]) for c in cohorts] == [
+        (midnight(d2), "day"), (midnight(d1), "day"), (midnight(d0), "day")]
+    values = [[(p["date"], p["value"], round(p["rate"], 3)) for p in c["data"]] for c in cohorts]
+    # Retained in a period: last active in it or later (Mastodon's current_sign_in_at).
+    assert values == [
+        [(midnight(d2), "2", 0.667), (midnight(d1), "1", 0.333), (midnight(d0), "1", 0.333)],
+        [(midnight(d1), "2", 1.0), (midnight(d0), "1", 0.5)],
+        [(midnight(d0), "1", 1.0)]]
+    monthly = client.post("/api/v1/admin/retention", headers=staff, json={
+        "start_at": d0.isoformat(), "end_at": d0.isoformat(), "frequency": "month"}).json()
+    (month,) = monthly
+    assert month["frequency"] == "month" and month["period"] == midnight(d0.replace(day=1))
+    joined_this_month = sum(1 for d in (d2, d1, d1, d2, d2, d0) if d.month == d0.month)
+    assert month["data"][0]["value"] == str(
+        sum(1 for a, d in (("901", d2), ("902", d2), ("903", d2), ("911", d1), ("912", d1),
+                           ("921", d0)) if d.month == d0.month and a != "903"))
+    assert joined_this_month >= 1
+    assert client.post("/api/v1/admin/retention", headers=staff, json={
+        "start_at": "yesterday", "end_at": d0.isoformat()}).status_code == 422

@@ -28,6 +28,7 @@ ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (
 # announce area: a reaction name's counter on an announcement ((announcement id, name)); the
 # admin metrics of a UTC day (yyyymmdd)
 REACTIONS, METRICS = "announcement_reactions", "metrics_day"
+SIGNUP, SEEN = "signup", "account_seen"  # retention: (day, account) and account
 FIRST_WINS = (REACTIONS,)  # attributes set once, by the earliest change (if_not_exists)
 Target = tuple[str, str | tuple[str, str] | None]
 DEDUPE_TTL = 7 * 86400
@@ -57,6 +58,10 @@ def _target_key(target: Target) -> dict[str, str]:
         return keys.announcement_reactions(*ident)
     if kind == METRICS:
         return keys.metrics_day(ident)
+    if kind == SIGNUP:
+        return keys.signup(*ident)
+    if kind == SEEN:
+        return keys.account_seen(ident)
     return keys.instance_stats()
 
 

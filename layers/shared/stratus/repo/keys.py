@@ -1126,3 +1126,18 @@ def announcement_parts(sort_key: str) -> tuple[str, str | None, str | None]:
 # dimension over N days is one BatchGetItem of N (and N earlier) items.
 def metrics_day(yyyymmdd: str) -> dict[str, str]:
     return key("METRICS#" + yyyymmdd, "DAY")
+
+
+
+# --- retention (services/metrics.py): each day's sign-ups, and each account's last active day --
+def signups_pk(yyyymmdd: str) -> str:
+    return "SIGNUPS#" + yyyymmdd
+
+
+def signup(yyyymmdd: str, account_id: str) -> dict[str, str]:
+    return key(signups_pk(yyyymmdd), pad(account_id))
+
+
+def account_seen(account_id: str) -> dict[str, str]:
+    """The last UTC day an account used the API (Mastodon's users.current_sign_in_at)."""
+    return key(account_pk(account_id), "SEEN")

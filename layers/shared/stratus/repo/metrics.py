@@ -19,3 +19,15 @@ def active_accounts(day: str) -> set[str]:
     """The accounts that used the API on a day (keys only)."""
     return {keys.unpad(item["SK"]) for item in
             base.query(keys.active_day_pk(day), projection="SK")}
+
+
+def signups(day: str) -> list[str]:
+    """The accounts that signed up on a day (keys only)."""
+    return [keys.unpad(item["SK"]) for item in base.query(keys.signups_pk(day), projection="SK")]
+
+
+def last_active(account_ids: list[str]) -> dict[str, str]:
+    """{account id: last UTC day (yyyymmdd) it used the API} for the accounts that have one."""
+    found = base.batch_get([keys.account_seen(a) for a in dict.fromkeys(account_ids)])
+    return {keys.id_in(item["PK"]): str(item["last_active"]) for item in found
+            if item.get("last_active")}

@@ -24,7 +24,8 @@ from ..repo import counters as repo
 from ..repo import tags as tags_repo
 from ..repo import trends as trends_repo
 from ..repo.counters import (ACCOUNT, ACCOUNT_TAG, CANDIDATE, FIRST_WINS, GROUP, INSTANCE, LINK,
-                             METRICS, REACTIONS, REQUEST, STATUS, TAG, WEEK, Target)
+                             METRICS, REACTIONS, REQUEST, SEEN, SIGNUP, STATUS, TAG, WEEK,
+                             Target)
 from . import notification_groups
 from .tags import use_day
 
@@ -179,8 +180,13 @@ def _announce_deltas(job: Count, add: Any, sets: dict[Target, dict[str, Any]]) -
                                if item.get("custom_emoji") else {})}
     elif job.item_type == "user":
         metric(_day(item.get("created_at")), "new_users", sign)
+        if inserted:  # retention: the day's cohort (services/metrics.retention)
+            sets[(SIGNUP, (_day(item.get("created_at")), str(item["account_id"])))] = {
+                "type": SIGNUP, "account_id": str(item["account_id"])}
     elif job.item_type == "activity" and inserted:
         metric(item["day"], "active_users", 1)
+        # retention: the account's last active day (the batch keeps the latest, `max`)
+        sets[(SEEN, str(item["account_id"]))] = {"type": SEEN, "last_active": item["day"]}
     elif job.item_type in ("fav", "reblog") and inserted:
         metric(_day(item.get("created_at")), "interactions", 1)
     elif job.item_type == "status" and not item.get("reblog_of_id"):

@@ -129,3 +129,46 @@ def dimensions(params: dict[str, Any]) -> list[dict[str, Any]]:
         result.append({"key": name, "data": [{"key": k, "human_key": k, "value": str(v)}
                                              for k, v in ranked]})
     return result
+
+
+# --- retention ---------------------------------------------------------------------------
+FREQUENCIES = ("day", "month")
+
+
+def _period(day: date, frequency: str) -> date:
+    return day.replace(day=1) if frequency == "month" else day
+
+
+def _periods(start: date, end: date, frequency: str) -> list[date]:
+    periods, current = [], _period(start, frequency)
+    while current <= end:
+        periods.append(current)
+        current = (current + timedelta(days=32)).replace(day=1) if frequency == "month" \
+            else current + timedelta(days=1)
+    return periods
+
+
+def retention(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Admin::Cohort[] (Admin::Metrics::Retention): for each cohort period (day or month)
+    from start_at to end_at, the users who signed up in it; for it and each later period, how
+    many of them were last active in that period or later (`value`) and the share of the cohort
+    (`rate`). Mastodon reads users.current_sign_in_at; ours is the last UTC day an account used
+    the API (kept on write). An unknown frequency is `day`, as Mastodon's."""
+    start, end = _range(params)
+    frequency = params.get("frequency") if params.get("frequency") in FREQUENCIES else "day"
+    periods = _periods(start, end, frequency)
+    cohorts = []
+    for cohort in periods:
+        last = (periods[periods.index(cohort) + 1] - timedelta(days=1)
+                if periods.index(cohort) + 1 < len(periods) else
+                ((cohort + timedelta(days=32)).replace(day=1) - timedelta(days=1)
+                 if frequency == "month" else cohort))
+        members = [a for day in _days(cohort, last) for a in repo.signups(_key(day))]
+        seen = repo.last_active(members) if members else {}
+        data = []
+        for period in periods[periods.index(cohort):]:
+            value = sum(1 for a in members if a in seen and seen[a] >= _key(period))
+            data.append({"date": _midnight(period), "rate": value / max(len(members), 1),
+                         "value": str(value)})
+        cohorts.append({"period": _midnight(cohort), "frequency": frequency, "data": data})
+    return cohorts
