@@ -38,19 +38,29 @@ def _declared(dependant: Any) -> Any:
     return None
 
 
-def route_table(stack: Any) -> list[RouteInfo]:
-    """Every (method, path) the HTTP functions answer, from their FastAPI apps."""
+def api_routes(routes: Any) -> Iterator[Any]:
+    """The APIRoutes of an app or router's `routes`, through the routers it includes (FastAPI
+    keeps an included router as one entry that holds the original router)."""
     from fastapi.routing import APIRoute
 
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from api_routes(included.routes)
+        elif isinstance(route, APIRoute):
+            yield route
+
+
+def route_table(stack: Any) -> list[RouteInfo]:
+    """Every (method, path) the HTTP functions answer, from their FastAPI apps."""
     table: list[RouteInfo] = []
     for fn in stack.functions.values():
         if not fn.routes:
             continue
         stack.handler(fn.logical_id)  # imports the function's module, as Lambda would
-        router = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "router")
-        for route in router.routes:
-            if not isinstance(route, APIRoute):
-                continue
+        # The app's routes: its own router's and those of modules beside it (functions/admin).
+        app = getattr(sys.modules[f"stratus_fn_{fn.logical_id}"], "app")
+        for route in api_routes(app.routes):
             declared = _declared(route.dependant)
             for method in sorted(route.methods - {"HEAD"}):
                 table.append(RouteInfo(fn.logical_id, method, route.path, route, declared))

@@ -71,7 +71,20 @@ class Stack:
             spec = importlib.util.spec_from_file_location(unique, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[unique] = module
-            spec.loader.exec_module(module)
+            # Lambda puts the code directory on the import path, so a function may import
+            # modules beside its handler (functions/admin/<area>.py). They are imported here
+            # the same way, then dropped from sys.modules so another function's module of the
+            # same name is its own.
+            before = set(sys.modules)
+            sys.path.insert(0, str(fn.code_dir))
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                sys.path.remove(str(fn.code_dir))
+                for name in set(sys.modules) - before:
+                    origin = getattr(sys.modules[name], "__file__", None) or ""
+                    if origin.startswith(str(fn.code_dir) + "/"):
+                        del sys.modules[name]
             _HANDLERS[logical_id] = getattr(module, attribute)
         return _HANDLERS[logical_id]
 

@@ -13,6 +13,11 @@ from stratus.paging import page_params
 from stratus.observability import http_handler
 from stratus.services import admin
 
+# Each area's routes live in a module beside this one (the function's code directory is on
+# the import path, in Lambda as in the local stack).
+import access_blocks  # roles area: e-mail and IP blocks
+import roles  # roles area: custom roles, role assignment
+
 router = APIRouter()
 read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")
 write_accounts = require_permission(Permission.MANAGE_USERS, "admin:write:accounts")
@@ -55,5 +60,5 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
     return {}
 
 
-app = create_app([router], name="admin")
+app = create_app([router, roles.router, access_blocks.router], name="admin")
 handler = http_handler(app)
