@@ -6,7 +6,6 @@ from fastapi import APIRouter, Depends, Request
 
 from stratus.auth.deps import Viewer, require_permission
 from stratus.domain.roles import Permission
-from stratus.errors import ValidationFailed
 from stratus.http.forms import request_params
 from stratus.services import roles
 
@@ -45,10 +44,7 @@ def admin_role_delete(role_id: str, viewer: Viewer = Depends(write_roles)):
 @router.post("/api/v1/admin/accounts/{account_id}/role")
 async def admin_account_role(account_id: str, request: Request,
                              viewer: Viewer = Depends(assign_roles)):
-    params = await request_params(request)
-    if "role_id" not in params:
-        raise ValidationFailed({"role_id": [("ERR_BLANK", "can't be blank")]})
-    return roles.assign(viewer, account_id, params["role_id"])
+    return roles.assign(viewer, account_id, await request_params(request))
 
 
 @router.delete("/api/v1/admin/accounts/{account_id}/role")

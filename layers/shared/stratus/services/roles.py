@@ -201,24 +201,27 @@ def delete(actor: Viewer, role_id: str) -> None:
 
 
 # --- assignment -----------------------------------------------------------------------------
-def assign(actor: Viewer, account_id: str, role_id: Any) -> dict[str, Any]:
+def assign(actor: Viewer, account_id: str, params: dict[str, Any]) -> dict[str, Any]:
     """POST /api/v1/admin/accounts/:id/role (`role_id`; @everyone's id or empty: no role)."""
+    profile, user = _local_user(account_id)
+    if "role_id" not in params:
+        raise ValidationFailed({"role_id": [("ERR_BLANK", "can't be blank")]})
+    role_id = params["role_id"]
     if role_id is None or (isinstance(role_id, str) and not role_id.strip()):
         new_role = None
     else:
         new_role = _find(str(role_id).strip())
-    return _change_role(actor, account_id, None if new_role is None or new_role.everyone
-                        else new_role)
+    return _change_role(actor, profile, user,
+                        None if new_role is None or new_role.everyone else new_role)
 
 
 def unassign(actor: Viewer, account_id: str) -> dict[str, Any]:
     """DELETE /api/v1/admin/accounts/:id/role: back to @everyone."""
-    return _change_role(actor, account_id, None)
+    profile, user = _local_user(account_id)
+    return _change_role(actor, profile, user, None)
 
 
-def _change_role(actor: Viewer, account_id: str, new_role: roles.Role | None) -> dict[str, Any]:
-    from . import admin
-
+def _local_user(account_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     if not ids.is_id(account_id):
         raise NotFound()
     bundle = accounts_repo.get_bundle(account_id, (accounts_repo.PROFILE, accounts_repo.USER))
@@ -227,6 +230,14 @@ def _change_role(actor: Viewer, account_id: str, new_role: roles.Role | None) ->
         raise NotFound()
     if user is None:  # a remote account has no role here
         raise Forbidden(NOT_ALLOWED)
+    return profile, user
+
+
+def _change_role(actor: Viewer, profile: dict[str, Any], user: dict[str, Any],
+                 new_role: roles.Role | None) -> dict[str, Any]:
+    from . import admin
+
+    account_id = str(profile["id"])
     current_id = user.get("role_id") or None
     current = identity.role_for(current_id)
     # The actor must rank above the user's role and above the role given (so never changes
