@@ -112,6 +112,18 @@ def test_a_role_grants_only_what_the_actor_holds(client, manager):
     assert raising.json()["details"]["permissions"][0]["error"] == "ERR_ELEVATED"
 
 
+def test_a_role_holding_more_than_the_actor_cannot_be_edited_by_it(client, owner, manager):
+    """Mastodon validates a role's whole permission set on every save, so a rename is refused
+    too when the role holds something the actor does not."""
+    blocks = create(client, owner, name="Blocks", permissions=str(P.MANAGE_BLOCKS), position=10)
+    renamed = client.put(f"/api/v1/admin/roles/{blocks['id']}", headers=manager["headers"],
+                         json={"name": "Renamed"})
+    assert renamed.status_code == 422
+    assert renamed.json()["details"]["permissions"][0]["error"] == "ERR_ELEVATED"
+    assert client.put(f"/api/v1/admin/roles/{blocks['id']}", headers=owner,
+                      json={"name": "Renamed"}).json()["name"] == "Renamed"
+
+
 def test_roles_are_managed_only_below_ones_own_position(client, owner, manager):
     headers = manager["headers"]
     for position in (50, 60):

@@ -169,7 +169,8 @@ def update(actor: Viewer, role_id: str, params: dict[str, Any]) -> dict[str, Any
                 fields["permissions"] & ~roles.EVERYONE_MAY_HOLD:
             details.setdefault("permissions", []).append(DANGEROUS)
     if not details:
-        _check_elevation(actor, fields.get("permissions"),
+        # As Mastodon validates every save: the role's whole set, not only what changes.
+        _check_elevation(actor, fields.get("permissions", role.permissions),
                          None if role.everyone else fields.get("position"), details)
     if details:
         raise ValidationFailed(details)
