@@ -252,3 +252,22 @@ def test_blocks_need_manage_blocks(client, app):
                  "/api/v1/admin/ip_blocks"):
         response = client.get(path, headers=moderator)
         assert response.status_code == 403 and response.json() == NOT_ALLOWED
+
+
+def test_every_http_function_may_read_the_ip_blocks_and_roles(client, runtime, app):
+    """Every HTTP function checks the caller's address (and resolves roles) under its own IAM
+    role: a call from a real address, with each function's caches empty, is never a 500."""
+    from local.routes import route_table
+    from stratus import warm
+
+    token = auth(user_token(app, make_user("walker")))
+    first_route = {}
+    for route in route_table(runtime.stack):
+        if route.method == "GET" and not route.path_params:
+            first_route.setdefault(route.function, route.path)
+    assert len(first_route) >= 10
+    with calling_from(runtime, "198.51.100.1") as outside:
+        for function, path in sorted(first_route.items()):
+            warm.forget_all()
+            response = outside.get(path, headers=token)
+            assert response.status_code < 500, (function, path, response.text[:120])
