@@ -149,3 +149,13 @@ def people(client):
     ids_ = {name: make_user(name) for name in ("alice", "bob", "carol", "dave")}
     return ids_, {n: auth(user_token(app, a, scopes=("read", "write", "follow")))
                   for n, a in ids_.items()}
+
+
+# --- roles area: per-process caches (stratus.warm) start empty in every test ------------------
+@pytest.fixture(autouse=True)
+def _fresh_warm_caches():
+    from stratus import warm
+
+    warm.forget_all()
+    yield
+    warm.forget_all()

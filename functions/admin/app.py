@@ -19,6 +19,8 @@ from trends import router as trends_router
 from domains import router as domains_router
 import announcements
 import dashboard
+import access_blocks
+import roles
 
 router = APIRouter()
 read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")
@@ -65,5 +67,6 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
 # Each area's routes live in a module next to this file (Lambda has this directory on sys.path;
 # the local stack imports siblings the same way, local/stack.py).
 app = create_app([router, actions.router, reports_router, trends_router, domains_router,
-                  announcements.router, dashboard.router], name="admin")
+                  announcements.router, dashboard.router, roles.router, access_blocks.router],
+                 name="admin")
 handler = http_handler(app)

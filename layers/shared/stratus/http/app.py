@@ -3,7 +3,8 @@
 It renders errors as Mastodon does (`{"error": ...}`; OAuth adds `error_description`), answers
 unknown routes with a JSON 404, turns validation failures into 422 (never a 500 for bad input),
 sets `Cache-Control: private, no-store` unless a route chose a public policy, adds
-`Vary: Authorization`, and logs every request with the Lambda request id.
+`Vary: Authorization`, refuses requests from addresses under a `no_access` IP block, and logs
+every request with the Lambda request id.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from starlette.responses import JSONResponse as StarletteJSONResponse
 
 from ..errors import ApiError
 from ..observability import logger
+from ..services import access_blocks
+from . import client as caller
 from .cache import PRIVATE
 
 
@@ -68,6 +71,14 @@ def create_app(routers: Iterable[APIRouter], *, name: str = "stratus") -> FastAP
     async def unexpected(_: Request, exc: Exception):
         logger.exception("unhandled error")
         return _error(500, {"error": "Internal server error"})
+
+    @app.middleware("http")
+    async def ip_blocks(request: Request, call_next):
+        # Roles area: an address under a `no_access` IP block gets nothing (Mastodon's
+        # Rack::Attack blocklist), sign-in included (services/access_blocks.py).
+        if access_blocks.denies_access(caller.client_ip(request)):
+            return _error(403, {"error": "This action is not allowed"})
+        return await call_next(request)
 
     @app.middleware("http")
     async def headers(request: Request, call_next):

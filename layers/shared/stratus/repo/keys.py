@@ -228,6 +228,34 @@ def role(role_id: str) -> dict[str, str]:
     return key(ROLES_PK, "ROLE#" + str(role_id))
 
 
+# --- sign-up and access blocks (roles area): e-mail domains, canonical e-mails, IP ranges ------
+# Each block is an item in its kind's partition by id (listing, lookup by id) and, for e-mail
+# blocks, a sentinel named by what it blocks (uniqueness, and the sign-up check by key).
+EMAIL_DOMAIN_BLOCKS_PK = "EMAILDOMBLOCKS"
+CANONICAL_EMAIL_BLOCKS_PK = "CANONBLOCKS"
+IP_BLOCKS_PK = "IPBLOCKS"
+
+
+def email_domain_block(block_id: str) -> dict[str, str]:
+    return key(EMAIL_DOMAIN_BLOCKS_PK, pad(block_id))
+
+
+def email_domain_blocked(domain: str) -> dict[str, str]:
+    return key("EMAILDOMAIN#" + domain, "EMAILDOMAIN")
+
+
+def canonical_email_block(block_id: str) -> dict[str, str]:
+    return key(CANONICAL_EMAIL_BLOCKS_PK, pad(block_id))
+
+
+def canonical_email_blocked(email_hash: str) -> dict[str, str]:
+    return key("CANONHASH#" + email_hash, "CANONHASH")
+
+
+def ip_block(block_id: str) -> dict[str, str]:
+    return key(IP_BLOCKS_PK, pad(block_id))
+
+
 def audit(month: str, log_id: str) -> dict[str, str]:
     return key("AUDIT#" + month, pad(log_id))
 

@@ -18,7 +18,7 @@ from ..params import flag, indexed_values, truthy
 from ..repo import accounts as repo
 from ..repo import base, keys, media
 from ..repo import oauth as oauth_repo
-from . import identity, oauth, ratelimit, secrets
+from . import access_blocks, identity, oauth, ratelimit, secrets
 from . import settings as settings_service
 from . import images
 
@@ -85,7 +85,8 @@ class NewAccount:
 
 
 def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: bool,
-                 allow_reserved: bool = False) -> None:
+                 allow_reserved: bool = False,
+                 email_refused: tuple[str, str] | None = None) -> None:
     details: dict[str, list[tuple[str, str]]] = {}
     username = data.username.strip() if isinstance(data.username, str) else ""
     if not username:
@@ -114,6 +115,9 @@ def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: b
         details["locale"] = [("ERR_INCLUSION", "is not included in the list")]
     if require_reason and not (data.reason or "").strip():
         details["reason"] = [BLANK]
+    # An e-mail domain or canonical e-mail block (services/access_blocks.screen_sign_up).
+    if "email" not in details and email_refused is not None:
+        details["email"] = [email_refused]
     # Uniqueness is reported with every other failure, as Mastodon's model validation does
     # (the creating transaction's sentinels still decide a race).
     if "username" not in details and repo.id_by_handle(username):
@@ -182,14 +186,19 @@ def sign_up(viewer: Viewer, params: dict[str, Any], ip: str) -> dict[str, Any]:
         raise Forbidden(NOT_ALLOWED)
     approval = mode == "approved"
     require_reason = approval and bool(instance["require_invite_text"])
-    validate_new(data, require_agreement=True, require_reason=require_reason)
+    # IP and e-mail blocks (roles area): a blocked address is refused before validation, as
+    # Mastodon's AppSignUpService; blocked e-mails fail validation; some need approval.
+    email_refused, held_for_review = access_blocks.screen_sign_up(data.email, ip)
+    validate_new(data, require_agreement=True, require_reason=require_reason,
+                 email_refused=email_refused)
     app = oauth.get_app(viewer.token["client_id"])
     if app is None:
         raise Forbidden(NOT_ALLOWED)
     # Instant sign-ups (development and test stacks) skip the e-mail confirmation, so the token
     # works at once; approval mode still holds such accounts back, as the operator chose it.
     profile, user, admin, confirmation_hash = new_account_items(
-        data, approved=not approval, confirmed=bool(instance["instant_signups"]), app=app, ip=ip)
+        data, approved=not (approval or held_for_review),
+        confirmed=bool(instance["instant_signups"]), app=app, ip=ip)
     token, raw = oauth.new_token(app, profile["id"], list(app["scopes"]))
     base.transact([*create_ops(profile, user, admin, confirmation_hash),
                    *oauth_repo.put_token_ops(token)])

@@ -1,0 +1,50 @@
+"""Stored roles (custom roles and @everyone's permissions) and who holds them.
+
+The built-in roles live in code (domain/roles.py); `accounts.list_roles` reads this partition
+in one Query, which `services.identity` keeps per warm Lambda."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import base, keys
+from .accounts import role_index
+
+
+def role_item(role: dict[str, Any]) -> dict[str, Any]:
+    return {**keys.role(role["id"]), "type": "role", **role}
+
+
+def get(role_id: str) -> dict[str, Any] | None:
+    return base.get(keys.role(role_id), consistent=True)
+
+
+def put_op(role: dict[str, Any], *, new: bool, on_conflict: Exception | None = None) -> base.Op:
+    if new:
+        return base.put_new(role_item(role), on_conflict=on_conflict)
+    return base.Op("Put", item=role_item(role))
+
+
+def delete_op(role_id: str) -> base.Op:
+    return base.Op("Delete", key=keys.role(role_id))
+
+
+def holders(role_id: str, limit: int = 100) -> list[str]:
+    """Ids of (up to `limit`) local users holding the role, through the index of users by role."""
+    return [i["account_id"] for i in base.query(keys.role_members(role_id), index="GSI1",
+                                                limit=limit)]
+
+
+def assign_op(account_id: str, role_id: str | None, *, current: str | None,
+              on_conflict: Exception | None = None) -> base.Op:
+    """Give a user a role (None: @everyone), if it still holds `current` (no lost update)."""
+    changes: dict[str, Any] = {"role_id": role_id, **role_index(account_id, role_id)}
+    if current is None:
+        condition = "attribute_exists(PK) AND attribute_not_exists(role_id)"
+        vals: dict[str, Any] = {}
+    else:
+        condition = "role_id = :current"
+        vals = {":current": current}
+    op = base.set_op(keys.account_user(account_id), changes, condition=condition)
+    op.on_conflict = on_conflict
+    return op.with_vals(vals)
