@@ -33,8 +33,8 @@ $(SAM_STAMP):
 dev: $(STAMP) ## run the whole stack on http://127.0.0.1:$(PORT)
 	PORT=$(PORT) $(VENV)/bin/python -m local.devserver
 
-test: $(STAMP) $(NODE_STAMP) ## run the test suite
-	$(VENV)/bin/python -m pytest
+test: $(STAMP) $(NODE_STAMP) ## run the test suite (one process per core, at most four)
+	$(VENV)/bin/python -m pytest -n auto --maxprocesses 4
 
 lint: $(STAMP) ## cfn-lint the template; ruff for undefined names and unused imports
 	$(VENV)/bin/cfn-lint template.yaml
