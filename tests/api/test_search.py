@@ -4,10 +4,10 @@ and without `type`; what anonymous searches may not do; blocks and suspensions h
 
 from __future__ import annotations
 
-from stratus import clock, ids
-from stratus.repo import accounts as accounts_repo
+from stratus import clock
 from stratus.repo import base, keys
 from tests.api.test_statuses import follow, post
+from tests.rig import make_remote_account
 
 NO_RESULTS = {"accounts": [], "statuses": [], "hashtags": []}
 
@@ -43,18 +43,8 @@ def make_users(client, *names):
 
 
 def remote_account(username, domain, display_name=""):
-    """A remote account as federation will store it (its profile, handle and domain entry)."""
-    account_id = ids.new_id()
-    profile = {"id": account_id, "username": username, "domain": domain,
-               "display_name": display_name, "note": "", "fields": [], "locked": False,
-               "bot": False, "discoverable": None, "indexable": False,
-               "created_at": clock.iso(clock.now()),
-               "url": f"https://{domain}/@{username}", "uri": f"https://{domain}/users/{username}"}
-    base.transact([base.put_new(accounts_repo.profile_item(profile)),
-                   base.put_new({**keys.handle(username, domain), "type": "handle",
-                                 "account_id": account_id}),
-                   *accounts_repo.remote_index_ops(profile)])
-    return account_id
+    """A remote account as federation will store it (tests/rig.py)."""
+    return make_remote_account(domain, username, display_name)
 
 
 def suspend(account_id):

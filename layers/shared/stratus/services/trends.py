@@ -115,10 +115,31 @@ def _save(kind: str, items: list[dict[str, Any]], now_: Any) -> int:
     return len(items[:RANKED])
 
 
+def _rising(day_stats: dict[str, Any], options: Options, now_: Any,
+            save_best: Any) -> float:
+    """Trends::Tags/Links#calculate_scores for one item: today's distinct accounts against
+    yesterday's, the best score remembered for the cooldown (kept on the item's counters by
+    `save_best(score, at)` when beaten), decayed by the half-life since it was reached."""
+    at = now_.timestamp()
+    today, yesterday = _days(now_)
+    observed = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, today), 0))
+    expected = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, yesterday),
+                                   0))
+    max_score = float(day_stats.get("max_score", 0))
+    max_at = float(day_stats.get("max_score_at", 0))
+    if not max_at or max_at < at - options.cooldown:
+        max_score = 0.0
+    score = rising_score(observed, expected, options.threshold)
+    if score > max_score:
+        max_score, max_at = score, at
+        save_best(max_score, max_at)
+    return decayed(max_score, max_at, at, options.halflife) if max_score else 0.0
+
+
 def _refresh_tags(now_: Any) -> int:
     """A hashtag's best score is kept on its STATS item (read anyway for the counts), as
     Mastodon keeps it on the tag; the review state is read only for those that rank."""
-    options, at = OPTIONS[TAGS], now_.timestamp()
+    options = OPTIONS[TAGS]
     today, yesterday = _days(now_)
     ranked_names = [i["name"] for i in repo.ranking(TAGS)["items"]]
     names = list(dict.fromkeys(repo.candidates(TAGS, today) + repo.candidates(TAGS, yesterday)
@@ -126,19 +147,8 @@ def _refresh_tags(now_: Any) -> int:
     stats, _ = tags_repo.load(names, None)
     items = []
     for name in names:
-        day_stats = stats.get(name) or {}
-        observed = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, today), 0))
-        expected = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS,
-                                                                   yesterday), 0))
-        max_score = float(day_stats.get("max_score", 0))
-        max_at = float(day_stats.get("max_score_at", 0))
-        if not max_at or max_at < at - options.cooldown:
-            max_score = 0.0
-        score = rising_score(observed, expected, options.threshold)
-        if score > max_score:
-            max_score, max_at = score, at
-            tags_repo.save_max_score(name, max_score, max_at)
-        value = decayed(max_score, max_at, at, options.halflife) if max_score else 0.0
+        value = _rising(stats.get(name) or {}, options, now_,
+                        lambda best, when, n=name: tags_repo.save_max_score(n, best, when))
         if value >= options.decay_threshold:
             items.append({"id": tag_id(name), "name": name, "score": value})
     items = sorted(items, key=lambda i: (-i["score"], i["id"]))[:RANKED]
@@ -203,26 +213,15 @@ def _refresh_links(now_: Any) -> int:
     card is an article; allowed by their own review, else their publisher's, else by default."""
     from ..repo import cards as cards_repo
 
-    options, at = OPTIONS[LINKS], now_.timestamp()
+    options = OPTIONS[LINKS]
     today, yesterday = _days(now_)
     urls = list(dict.fromkeys(repo.candidates(LINKS, today) + repo.candidates(LINKS, yesterday)
                               + [i["url"] for i in repo.ranking(LINKS)["items"]]))
     stats = cards_repo.stats(urls)
     scored = {}
     for url in urls:
-        day_stats = stats.get(url) or {}
-        observed = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, today), 0))
-        expected = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS,
-                                                                   yesterday), 0))
-        max_score = float(day_stats.get("max_score", 0))
-        max_at = float(day_stats.get("max_score_at", 0))
-        if not max_at or max_at < at - options.cooldown:
-            max_score = 0.0
-        score = rising_score(observed, expected, options.threshold)
-        if score > max_score:
-            max_score, max_at = score, at
-            cards_repo.save_max_score(url, max_score, max_at)
-        value = decayed(max_score, max_at, at, options.halflife) if max_score else 0.0
+        value = _rising(stats.get(url) or {}, options, now_,
+                        lambda best, when, u=url: cards_repo.save_max_score(u, best, when))
         if value >= options.decay_threshold:
             scored[url] = value
     cards = cards_repo.get_many(scored)
