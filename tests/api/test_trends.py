@@ -154,11 +154,18 @@ def test_review_mail_goes_to_reviewers_once_per_item(client, runtime, drain):
     assert run(runtime, "review") == {"asked": 1}
     dispatch_only(runtime)
     assert deliver_twice(runtime, "MailQueue") == 1
+    deliver_twice(runtime, "EffectsQueue")
     drain()
     mails = [message_from_bytes(path.read_bytes(), policy=default_policy)
              for path in runtime.mailbox.collect()]
     assert sorted(m["To"] for m in mails) == ["boss@example.org", "mod@example.org"]
     assert all("#fresh" in m.get_body().get_content() for m in mails)
+    # ... and an `admin.trends` notification each, once (the effects job was delivered twice).
+    dispatch_only(runtime)
+    notes = client.get("/api/v1/notifications", headers=admin).json()
+    assert [n["type"] for n in notes].count("admin.trends") == 1
+    (notice,) = [n for n in notes if n["type"] == "admin.trends"]
+    assert notice["account"]["username"] == "boss" and "status" not in notice
     (tag,) = client.get("/api/v1/admin/trends/tags", headers=admin).json()
     assert tag["requires_review"] is True
     # The next run, and the one after, ask about nothing new.

@@ -216,6 +216,15 @@ class ReportFiled(Job):
     account_id: str  # the reporter
 
 
+@dataclass(frozen=True, kw_only=True)
+class TrendsReviewNotice(Job):
+    """Trends await review: each reviewer gets an `admin.trends` notification (services/
+    trends.py; the mail goes on the mail queue)."""
+
+    name: ClassVar[str] = "trends_review_notice"
+    review_id: str
+
+
 # --- the social graph (effects) ------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Followed(Job):

@@ -100,6 +100,10 @@ def trends_review_mail(change: Change) -> jobs.Job:
     return jobs.TrendsReviewMail(event_id=change.event_id, review_id=change.new["id"])
 
 
+def trends_review_notice(change: Change) -> jobs.Job:
+    return jobs.TrendsReviewNotice(event_id=change.event_id, review_id=change.new["id"])
+
+
 def warning_mail(change: Change) -> jobs.Job:
     """actions: a staff action asked to mail its warning (`send_email_notification`)."""
     return jobs.WarningMail(event_id=change.event_id,
@@ -667,6 +671,7 @@ RULES: tuple[Rule, ...] = (
     Rule("user", inserted, "effects", actor_key),
     # trends (services/trends.py): a review run mails the staff who review trends
     Rule("trends_review", inserted, "mail", trends_review_mail),
+    Rule("trends_review", inserted, "effects", trends_review_notice),
     # moderation (actions): a warning that asks for its mail
     Rule("account_warning", both(inserted, lambda c: bool(c.new.get("email"))), "mail",
          warning_mail),

@@ -209,6 +209,20 @@ def report_filed(job: jobs.ReportFiled) -> int:
                    job.account_id, job.report_id, None)
 
 
+def trends_review_notice(job: jobs.TrendsReviewNotice) -> int:
+    """Reviewers hear in the app too that trends await review (`admin.trends`, ours: Mastodon
+    only mails). A system notice: its subject is the review and its account the reviewer
+    (no one else did anything), so no notification policy applies; once per reviewer."""
+    from . import trends
+
+    created = 0
+    for reviewer in trends.review_recipients(job.review_id):
+        created += int(repo.notify(reviewer, "admin.trends", reviewer, job.review_id,
+                                   {"id": ids.new_id(), "status_id": None,
+                                    "created_at": clock.iso(clock.now())}))
+    return created
+
+
 def _in_pages(fetch: Callable[[int], list], apply: Callable[[list], None], job: jobs.Job
               ) -> tuple[int, bool]:
     """Apply `apply` to what `fetch` finds until nothing is left (what was applied is not
@@ -277,6 +291,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.StatusEdited: status_edited,
     jobs.AccountActivated: account_activated,
     jobs.ReportFiled: report_filed,
+    jobs.TrendsReviewNotice: trends_review_notice,
     jobs.NotificationRequestClosed: notification_request_closed,
     jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,

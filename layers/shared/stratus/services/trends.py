@@ -297,6 +297,12 @@ def request_review(now_: Any = None) -> list[dict[str, Any]]:
     return [{"kind": k, "id": i, **e} for k, i, e in asked]
 
 
+def review_recipients(review_id: str) -> list[str]:
+    """The reviewers a review run asked (none once the review record expired)."""
+    review = repo.review_record(review_id)
+    return list((review or {}).get("reviewers") or [])
+
+
 def review_mail(review_id: str) -> tuple[list[str], str, str] | None:
     """(reviewer account ids, subject, body) of a review's mail (AdminMailer#new_trends)."""
     review = repo.review_record(review_id)
