@@ -232,3 +232,11 @@ def test_a_link_trends_at_15_distinct_accounts_and_only_as_an_article(client, ru
     assert client.get("/api/v1/trends/links").json() == []
     run(runtime, "refresh")
     assert client.get("/api/v1/trends/links").json() == []
+    # A link of a domain the instance silences never trends, whatever was approved.
+    client.post(f"/api/v1/admin/trends/links/{listed['id']}/approve", headers=admin)
+    assert len(client.get("/api/v1/trends/links").json()) == 1
+    blocked = client.post("/api/v1/admin/domain_blocks", headers=admin,
+                          data={"domain": "127.0.0.1", "severity": "silence"})
+    assert blocked.status_code == 200, blocked.text
+    run(runtime, "refresh")
+    assert client.get("/api/v1/trends/links").json() == []

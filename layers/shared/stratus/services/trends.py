@@ -225,9 +225,10 @@ def _refresh_links(now_: Any) -> int:
         if value >= options.decay_threshold:
             scored[url] = value
     cards = cards_repo.get_many(scored)
+    blocked = _blocked_domains([publisher_of(url) for url in scored])
     items = [{"id": link_id(url), "url": url, "score": value, "publisher": publisher_of(url)}
              for url, value in scored.items()
-             if appropriate_for_trends(cards.get(url)) and not _blocked(publisher_of(url))]
+             if appropriate_for_trends(cards.get(url)) and publisher_of(url) not in blocked]
     items = sorted(items, key=lambda i: (-i["score"], i["id"]))[:RANKED]
     records = repo.records(LINKS, [i["id"] for i in items])
     publishers = repo.records(PUBLISHERS, list({link_id(i["publisher"]) for i in items}))
@@ -245,9 +246,13 @@ def _refresh_links(now_: Any) -> int:
     return _save(LINKS, items, now_)
 
 
-def _blocked(domain: str) -> bool:
-    """A link from a domain the instance blocks (silence or suspend) never trends."""
-    return False
+def _blocked_domains(domains: list[str]) -> set[str]:
+    """Of `domains`, those the instance silences or suspends (a block of the domain or of a
+    parent): their links never trend. One batched read."""
+    from . import domain_blocks
+
+    policies = domain_blocks.policies_for(list(dict.fromkeys(domains)))
+    return {d for d, policy in policies.items() if policy.silenced or policy.suspended}
 
 
 # --- reading -----------------------------------------------------------------------------
