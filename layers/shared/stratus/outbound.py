@@ -25,7 +25,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
@@ -181,9 +181,13 @@ def _media_type(header: str | None) -> tuple[str, str | None]:
     return kind.strip().lower(), charset
 
 
-def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline
+def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
+             method: str = "GET", body: bytes | None = None,
+             headers: dict[str, str] | None = None, read_any_status: bool = False
              ) -> tuple[int, dict[str, str], bytes]:
-    """One GET to the checked address: (status, lower-case headers, body up to max_bytes)."""
+    """One request to the checked address: (status, lower-case headers, body up to max_bytes;
+    read for a 200 answer, or for any answer when `read_any_status`). `headers` are sent as
+    given after ours (a signature may cover them)."""
     import urllib3
 
     scheme, host, port, path, host_header = _target(url)
@@ -197,10 +201,10 @@ def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline
     else:
         pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False,
                                           maxsize=1)
-    headers = {"Host": host_header, "User-Agent": user_agent(), "Accept": accept,
-               "Accept-Encoding": "identity"}
+    sent = {"Host": host_header, "User-Agent": user_agent(), "Accept": accept,
+            "Accept-Encoding": "identity", **(headers or {})}
     try:
-        response = pool.urlopen("GET", path, headers=headers, redirect=False,
+        response = pool.urlopen(method, path, body=body, headers=sent, redirect=False,
                                 preload_content=False, assert_same_host=False)
         try:
             found = {k.lower(): v for k, v in response.headers.items()}
@@ -208,7 +212,7 @@ def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline
             if declared.isdigit() and int(declared) > max_bytes:
                 raise Refused(f"the response is larger than {max_bytes} bytes")
             chunks, size = [], 0
-            if response.status == 200:
+            if response.status == 200 or read_any_status:
                 for chunk in response.stream(65536):
                     size += len(chunk)
                     if size > max_bytes:
@@ -224,6 +228,34 @@ def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline
         raise Refused(f"{type(exc).__name__}: {exc}") from None
     finally:
         pool.close()
+
+
+def target(url: str) -> tuple[str, str]:
+    """(Host header, path with query) a request to `url` carries (what a signature covers);
+    Refused for what is never fetched."""
+    _scheme, _host, _port, path, host_header = _target(url)
+    return host_header, path
+
+
+def request(method: str, url: str, *, accept: str, max_bytes: int, deadline: Deadline,
+            body: bytes | None = None,
+            headers_for: Callable[[str, str], dict[str, str]] | None = None,
+            follow_redirects: bool = False) -> Response:
+    """One request under the address rules above, without robots.txt (server-to-server
+    requests: ActivityPub), answered whatever its status (the body is read for every status).
+    `headers_for(method, url)` gives extra headers for each hop (a signature is remade for each
+    redirect target); redirects are followed, each target checked again, only when asked."""
+    for _hop in range(MAX_REDIRECTS + 1):
+        extra = headers_for(method, url) if headers_for else {}
+        status, found, content = _request(url, accept=accept, max_bytes=max_bytes,
+                                          deadline=deadline, method=method, body=body,
+                                          headers=extra, read_any_status=True)
+        if follow_redirects and status in REDIRECTS and found.get("location"):
+            url = urljoin(url, found["location"].strip())
+            continue
+        kind, charset = _media_type(found.get("content-type"))
+        return Response(url, status, kind, charset, content)
+    raise Refused(f"more than {MAX_REDIRECTS} redirects")
 
 
 # --- robots.txt ---------------------------------------------------------------------------------
