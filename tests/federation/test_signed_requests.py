@@ -5,7 +5,6 @@ verify them with the public key our actor documents publish."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 
 import pytest
