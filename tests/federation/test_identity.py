@@ -448,7 +448,7 @@ def test_featured_collections(client, people):
     tags = ap(client, "/users/alice/collections/tags")
     assert tags == {"@context": "https://www.w3.org/ns/activitystreams",
                     "id": f"{BASE}/users/alice/collections/tags",
-                    "type": "OrderedCollection", "totalItems": 0, "orderedItems": []}
+                    "type": "Collection", "totalItems": 0, "items": []}
 
 
 def test_a_rejected_sign_up_takes_its_key_with_it(client, drain):
@@ -469,3 +469,22 @@ def test_a_rejected_sign_up_takes_its_key_with_it(client, drain):
     # A key job arriving after the account is gone makes nothing.
     assert actor_keys.generate(jobs.GenerateActorKey(event_id="late", account_id=pending)) == 0
     assert repo.get(pending) is None
+
+
+def test_featured_tags_collection_lists_the_hashtags_an_account_features(client):
+    """Mastodon's `tags` collection: unordered, each a Hashtag whose href is the profile's
+    tagged page (ActivityPub::HashtagSerializer for a FeaturedTag), in the order featured."""
+    from tests.rig import auth, make_app, make_user, user_token
+
+    app = make_app(client, scopes="read write")
+    headers = auth(user_token(app, make_user("tagger"), scopes=("read", "write")))
+    for name in ("Cats", "dogs"):
+        assert client.post("/api/v1/featured_tags", json={"name": name},
+                           headers=headers).status_code == 200
+    tags = ap(client, "/users/tagger/collections/tags")
+    assert tags["id"] == f"{BASE}/users/tagger/collections/tags"
+    assert tags["type"] == "Collection" and tags["totalItems"] == 2
+    assert tags["items"] == [
+        {"type": "Hashtag", "href": f"{BASE}/@tagger/tagged/cats", "name": "#Cats"},
+        {"type": "Hashtag", "href": f"{BASE}/@tagger/tagged/dogs", "name": "#dogs"}]
+    assert {"Hashtag": "as:Hashtag"} in tags["@context"]

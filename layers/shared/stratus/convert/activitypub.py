@@ -325,6 +325,17 @@ def ordered_collection(uri: str, total: int | None, *, first: Any = None, last: 
     return doc
 
 
+def collection(uri: str, items: list[Any]) -> dict[str, Any]:
+    """An unordered `Collection` with every item inline (Mastodon's `:unordered` type)."""
+    return {"id": uri, "type": "Collection", "totalItems": len(items), "items": items}
+
+
+def featured_hashtag(username: str, tag: str, name: str) -> dict[str, str]:
+    """A featured tag as ActivityPub::HashtagSerializer renders a FeaturedTag: its `href` is
+    the profile's `/tagged/` page, not the tag's page."""
+    return {"type": "Hashtag", "href": f"{profile_url(username)}/tagged/{tag}", "name": f"#{name}"}
+
+
 def ordered_page(uri: str, part_of: str, items: list[Any], *, total: int | None = None,
                  next_: str | None = None, prev: str | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {"id": uri, "type": "OrderedCollectionPage"}

@@ -20,6 +20,7 @@ from ..errors import BadRequest, Forbidden, NotFound
 from ..paging import Budget, Page, fill_page
 from ..repo import accounts as accounts_repo
 from ..repo import actor_keys as keys_repo
+from ..repo import featured_tags as featured_tags_repo
 from ..repo import instance as instance_repo
 from ..repo import keys
 from ..repo import relationships as graph_repo
@@ -341,8 +342,11 @@ def featured(username: str) -> dict[str, Any]:
 
 
 def featured_tags(username: str) -> dict[str, Any]:
-    """Featured hashtags: none can be featured yet (the profiles work adds them), so the
-    collection is empty, as Mastodon's is for an account without any."""
+    """Featured hashtags (Mastodon's `tags` collection): an unordered Collection of Hashtags,
+    in the order they were featured."""
     account = _available(local_account(username))
-    return convert.with_context(convert.ordered_collection(
-        f"{account.uri}/collections/tags", 0, items=[]))
+    featured = sorted(featured_tags_repo.featured_of(account.id), key=lambda i: int(i["id"]))
+    return convert.with_context(convert.collection(
+        f"{account.uri}/collections/tags",
+        [convert.featured_hashtag(account.username, i["tag"], i["name"]) for i in featured]),
+        (), ["hashtag"] if featured else [])
