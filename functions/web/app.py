@@ -8,6 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from stratus.errors import NotFound
 from stratus.http.app import create_app
 from stratus.http.cache import ACTIVITYPUB_3_MIN, PUBLIC_15_S
 from stratus.http.negotiation import activity_json, wants_activitypub
@@ -49,6 +50,19 @@ def profile_page(username: str, request: Request):
 @router.get("/@{username}/tagged/{hashtag}")
 def profile_tagged_page(username: str, hashtag: str, request: Request):
     return _page(pages.profile(username, hashtag, max_id=request.query_params.get("max_id")))
+
+
+@router.get("/@{username}/{status_id}")
+def status_at_url(username: str, status_id: str, request: Request):
+    """A status's `url`: for servers, the Note (Mastodon's StatusesController renders it there
+    too, so a pasted status link resolves); a boost redirects to what it boosted. Browsers get
+    the JSON 404 of every unknown page: there is no HTML status page yet."""
+    if not status_id.isdigit() or not wants_activitypub(request.headers.get("accept")):
+        raise NotFound()
+    document = activitypub.status_object(username, status_id)
+    if isinstance(document, str):
+        return RedirectResponse(document, status_code=302, headers={"Vary": "Accept"})
+    return activity_json(document, cache=ACTIVITYPUB_3_MIN, vary="Accept")
 
 
 @router.get("/about")

@@ -317,6 +317,12 @@ def test_a_public_status_as_a_note(client, people):
     assert create["actor"] == f"{BASE}/users/alice"
     assert (create["to"], create["cc"]) == (note["to"], note["cc"])
     assert create["object"] == {k: v for k, v in note.items() if k != "@context"}
+    # The status's `url` (a pasted link) answers servers with the same Note; browsers and
+    # anything not a status id get the JSON 404 (no HTML status page yet).
+    assert ap(client, f"/@alice/{status['id']}") == note
+    assert client.get(f"/@alice/{status['id']}").status_code == 404
+    ap(client, "/@alice/nonsense", status=404)
+    ap(client, f"/@bob/{status['id']}", status=404)
 
 
 def test_addressing_and_what_is_not_served(client, people):
