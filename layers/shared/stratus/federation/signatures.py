@@ -161,9 +161,12 @@ def _within_window(created: float | None, expires: float | None, now: float) -> 
     if created is not None:
         expires = created + DEFAULT_EXPIRY if expires is None else expires
         expires = min(expires, created + EXPIRATION_WINDOW_LIMIT)
-    if (created is not None and created > now + CLOCK_SKEW_MARGIN) or \
-            (expires is not None and now > expires + CLOCK_SKEW_MARGIN):
-        raise SignatureError("Signed request date outside acceptable time window")
+    if created is not None and created > now + CLOCK_SKEW_MARGIN:
+        raise SignatureError("Signed request date outside acceptable time window "
+                             "(signed in the future)")
+    if expires is not None and now > expires + CLOCK_SKEW_MARGIN:
+        raise SignatureError("Signed request date outside acceptable time window "
+                             "(the signature has expired)")
 
 
 def _integer(raw: Any) -> int:
