@@ -63,6 +63,10 @@ def status_at_url(username: str, status_id: str, request: Request):
     the JSON 404 of every unknown page: there is no HTML status page yet."""
     if not status_id.isdigit() or not wants_activitypub(request.headers.get("accept")):
         raise NotFound()
+    if authorized_fetch.enabled():  # the signature is checked where the Note lives
+        account = activitypub.local_account(username)
+        return RedirectResponse(f"{account.uri}/statuses/{status_id}", status_code=302,
+                                headers={"Vary": "Accept"})
     document = activitypub.status_object(username, status_id)
     if isinstance(document, str):
         return RedirectResponse(document, status_code=302, headers={"Vary": "Accept"})

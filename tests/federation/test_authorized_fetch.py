@@ -142,6 +142,14 @@ def test_the_profile_url_sends_servers_to_the_actor_when_it_is_on(client, people
     response = client.get("/@alice", headers={"Accept": AP}, follow_redirects=False)
     assert response.status_code == 302
     assert response.headers["location"].endswith("/users/alice")
+    # and a status's url to the status's uri, where the signature is checked
+    status = client.post("/api/v1/statuses", data={"status": "hi"},
+                         headers=people[1]["alice"]).json()
+    response = client.get(f"/@alice/{status['id']}", headers={"Accept": AP},
+                          follow_redirects=False)
+    assert response.status_code == 302
+    assert response.headers["location"] == status["uri"]
+    assert client.get(status["uri"], headers={"Accept": AP}).status_code == 401
 
 
 def test_the_profile_url_serves_the_actor_when_it_is_off(client, people, drain):
