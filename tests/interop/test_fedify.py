@@ -153,5 +153,7 @@ def test_replies_boosts_and_likes_both_ways(stratus_live, fedify_peer):
     alice.status_reblog(theirs.id)
     fedify_peer.received("Announce", lambda e: e["object"] == theirs_uri, "of the peer's post")
     alice.status_unfavourite(theirs.id)
-    fedify_peer.received("Undo", lambda e: e["activity"]["object"].get("type") == "Like",
-                         "of our Like")
+    undone = fedify_peer.received("Undo", lambda e: e["actor"] == actor_of(stratus_live, "alice"),
+                                  "of our Like")
+    assert undone["activity"]["object"]["type"] == "Like"
+    assert undone["activity"]["object"]["object"] == theirs_uri

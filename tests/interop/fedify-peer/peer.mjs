@@ -102,13 +102,16 @@ async function send(ctx, activity, recipients = [], toFollowers = true) {
   sent.push(activity);
   return activity;
 }
+// Fetches are signed with the actor's key, as Mastodon signs them (authorized fetch works).
+const lookup = async (ctx, url) => ctx.lookupObject(url, {
+  documentLoader: await ctx.getDocumentLoader({ identifier: name }) });
 const lookupActor = async (ctx, url) => {
-  const actor = await ctx.lookupObject(url);
+  const actor = await lookup(ctx, url);
   if (!actor?.inboxId) throw new Error(`not an actor: ${url}`);
   return actor;
 };
 const authorOf = async (ctx, url) => {
-  const object = await ctx.lookupObject(url);
+  const object = await lookup(ctx, url);
   if (!object?.attributionId) throw new Error(`no author for ${url}`);
   return lookupActor(ctx, object.attributionId.href);
 };
@@ -196,7 +199,8 @@ async function handleControl(req, res, path, body) {
     const activity = await control[path](ctx, JSON.parse(body.toString() || "{}"));
     return json(res, 200, { id: activity.id?.href, object: activity.objectId?.href ?? null });
   } catch (error) {
-    return json(res, 502, { error: String(error?.stack ?? error) });
+    console.error(error);
+    return json(res, 502, { error: String(error) });
   }
 }
 
