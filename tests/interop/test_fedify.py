@@ -92,6 +92,9 @@ def test_our_user_follows_peer_and_gets_its_posts_edits_deletes_and_profile(
         stratus_live, fedify_peer):
     [alice] = mastodon_py_users(stratus_live.base_url, "alice")
     account = resolve_peer(alice, fedify_peer)
+    # The same account by its address (WebFinger over http on loopback).
+    by_acct = alice.search_v2(account.acct, resolve=True, result_type="accounts").accounts
+    assert [a.id for a in by_acct] == [account.id]
     alice.account_follow(account.id)
     fedify_peer.received("Follow", lambda e: e["actor"] == actor_of(stratus_live, "alice"))
     following(alice, account)
