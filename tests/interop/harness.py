@@ -178,7 +178,8 @@ class DevStack:
         from mastodon import Mastodon
 
         scopes = ["read", "write", "follow"]
-        client_id, secret = Mastodon.create_app("interop", scopes=scopes, api_base_url=self.base_url)
+        client_id, secret = Mastodon.create_app("interop", scopes=scopes,
+                                                api_base_url=self.base_url)
         app = Mastodon(client_id=client_id, client_secret=secret, api_base_url=self.base_url)
         token = app.create_account(username, f"{username} password long",
                                    f"{username}@example.org", agreement=True, locale="en",
