@@ -72,6 +72,14 @@ def test_a_host_with_any_private_address_is_refused(production, monkeypatch):
         outbound.resolve("rebind.example", 80)
 
 
+def test_an_ipv4_address_is_preferred(monkeypatch):
+    """Local servers (a second stack, a test peer) listen on 127.0.0.1: `localhost` resolving
+    to ::1 first must still reach them."""
+    answers = [(10, 1, 6, "", ("::1", 80, 0, 0)), (2, 1, 6, "", ("127.0.0.1", 80))]
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", lambda *a, **k: answers)
+    assert outbound.resolve("localhost", 80, production=False) == "127.0.0.1"
+
+
 def test_loopback_is_refused_in_production_before_any_request(production, site):  # noqa: F811
     url = site.serve("/page", "<title>secret</title>")
     with pytest.raises(outbound.Refused, match="not public"):

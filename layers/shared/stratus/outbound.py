@@ -147,7 +147,9 @@ def resolve(host: str, port: int, *, production: bool | None = None) -> str:
         raise Refused(f"cannot resolve {host}")
     if not all(allowed_address(a, production=production) for a in addresses):
         raise Refused(f"{host} resolves to an address that is not public")
-    return addresses[0]
+    # IPv4 first: every address was checked, and servers on loopback (a second local stack,
+    # a test peer) listen on 127.0.0.1 while `localhost` may resolve to ::1 first.
+    return sorted(addresses, key=lambda a: ":" in a)[0]
 
 
 # --- one request --------------------------------------------------------------------------------
