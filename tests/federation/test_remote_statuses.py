@@ -244,3 +244,47 @@ def test_an_article_keeps_its_name_and_link(client, site, bob):  # noqa: F811
     assert client.get(f"/api/v1/statuses/{status_id}").json()["content"] == (
         '<p>Title &lt;b&gt;</p><p>Body</p><p><a href="https://blog.example/post" '
         'target="_blank" rel="nofollow noopener">https://blog.example/post</a></p>')
+
+
+def test_search_resolves_an_address_by_webfinger(client, people, site):  # noqa: F811
+    ids, headers = people
+    peers.serve_actor(site, "zoe")
+    peers.serve_webfinger(site, "zoe")
+    acct = f"zoe@{peers.host(site)}"
+    anonymous = client.get("/api/v2/search", params={"q": f"@{acct}", "resolve": "true"})
+    assert anonymous.status_code == 401
+    assert site.requests == []
+    found = client.get("/api/v2/search", params={"q": f"@{acct}", "resolve": "true"},
+                       headers=headers["alice"]).json()
+    assert [a["acct"] for a in found["accounts"]] == [acct]
+    assert found["accounts"][0]["uri"] == site.url("/users/zoe")
+    v1 = client.get("/api/v1/accounts/search", params={"q": acct, "resolve": "true"},
+                    headers=headers["alice"]).json()
+    assert [a["acct"] for a in v1] == [acct]
+    # without resolve, only what is stored is searched
+    missing = f"nobody@{peers.host(site)}"
+    unresolved = client.get("/api/v2/search", params={"q": missing},
+                            headers=headers["alice"]).json()
+    assert unresolved["accounts"] == [] and site.hits(
+        f"/.well-known/webfinger?resource=acct:{missing}") == 0
+
+
+def test_search_resolves_a_url_to_an_actor_or_a_status(client, people, site):  # noqa: F811
+    ids, headers = people
+    peers.serve_actor(site, "zoe")
+    note = peers.serve_note(site, 70, "zoe", content="<p>found me</p>")
+    anonymous = client.get("/api/v2/search", params={"q": note["id"], "resolve": "true"})
+    assert anonymous.status_code == 401
+    found = client.get("/api/v2/search", params={"q": note["id"], "resolve": "true"},
+                       headers=headers["alice"]).json()
+    assert [s["uri"] for s in found["statuses"]] == [note["id"]]
+    assert found["statuses"][0]["content"] == "<p>found me</p>"
+    assert found["accounts"] == []
+    actor = client.get("/api/v2/search", params={"q": site.url("/users/zoe"),
+                                                 "resolve": "true", "type": "accounts"},
+                       headers=headers["alice"]).json()
+    assert [a["acct"] for a in actor["accounts"]] == [f"zoe@{peers.host(site)}"]
+    assert site.hits("/users/zoe/statuses/70") == 1  # known now: not fetched again
+    client.get("/api/v2/search", params={"q": note["id"], "resolve": "true"},
+               headers=headers["alice"])
+    assert site.hits("/users/zoe/statuses/70") == 1
