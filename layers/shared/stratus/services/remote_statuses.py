@@ -319,8 +319,9 @@ def ingest(obj: dict[str, Any], *, actor: dict[str, Any], activity_id: str | Non
     known = find(uri)
     if known is not None:
         item = repo.get(known)
-        if item is not None and item["account_id"] == actor["id"]:
-            _edit(item, obj, actor, kind)
+        if item is None or item["account_id"] != actor["id"]:
+            return None  # someone else's status (or one of ours): not this actor's to change
+        _edit(item, obj, actor, kind)
         return known
     if not domain_blocks.allowed(remote_accounts.hostname_of(actor["domain"])):
         return None
