@@ -195,3 +195,29 @@ def test_a_key_served_by_another_host_is_not_trusted(runtime, site, keys):  # no
     other_host = key_id.replace("127.0.0.1", "localhost")
     assert authorized_fetch.fetched_key(other_host, True) is None
     assert authorized_fetch.fetched_key(site.url("/missing#main-key"), False) is None
+
+
+def test_a_stored_signer_needs_no_fetch(client, people, site, keys):  # noqa: F811
+    """A server we already federate with (its actor stored by federation) is verified with the
+    stored key: nothing is fetched, until a failed verification asks for a refetch."""
+    from stratus.services import authorized_fetch, remote_accounts, settings
+    from tests.federation import peers
+
+    authorized_fetch.reset()
+    settings.set_value("authorized_fetch", "true")
+    def serve(key) -> dict:
+        return peers.serve_actor(site, publicKey={
+            "id": peers.actor(site)["id"] + "#main-key", "owner": peers.actor(site)["id"],
+            "publicKeyPem": _pem(key)})
+
+    document = serve(keys[0])
+    key_id = document["publicKey"]["id"]
+    assert remote_accounts.resolve(document["id"])["key_id"] == key_id
+    fetched = site.hits("/users/bob")
+    response = client.get("/users/alice", headers=signed("/users/alice", keys[0], key_id))
+    assert response.status_code == 200, response.text
+    assert site.hits("/users/bob") == fetched
+    serve(keys[1])  # rotated: the stored key fails, the document is fetched again
+    response = client.get("/users/alice", headers=signed("/users/alice", keys[1], key_id))
+    assert response.status_code == 200, response.text
+    assert site.hits("/users/bob") == fetched + 1

@@ -6,9 +6,10 @@ limited federation mode, not allowed) domain. The instance actor, WebFinger, hos
 NodeInfo stay public, as at Mastodon: a peer needs them to fetch our instance actor's key
 before it can verify anything we sign.
 
-The signer's key is found by `key_for(key_id, refetch)`: by default the key document is
-fetched (signed as our instance actor) and its PEM kept in this process for an hour; a failed
-verification asks again with refetch=True, which fetches afresh (key rotation).
+The signer's key is found by `key_for(key_id, refetch)`: by default the stored remote account
+that owns the key, else the key document fetched (signed as our instance actor) and its PEM kept
+in this process for an hour; a failed verification asks again with refetch=True, which fetches
+afresh (key rotation). This function only reads: it does not store the signers it fetches.
 """
 
 from __future__ import annotations
@@ -65,6 +66,12 @@ def fetched_key(key_id: str, refetch: bool) -> str | None:
         return cached[1]
     if key_id.startswith(config().base_url + "/"):
         return None
+    if not refetch:  # a signer we already know (an account stored by federation) is not asked
+        from . import remote_accounts
+
+        known = remote_accounts.find(key_id)
+        if known is not None and known.get("key_id") == key_id and known.get("public_key_pem"):
+            return known["public_key_pem"]
     try:
         document = http.fetch_object(urldefrag(key_id).url)
     except outbound.Refused:  # unreachable, refused, not an object: the key is not found
