@@ -199,8 +199,8 @@ def test_a_failing_inbox_is_retried_on_the_curve_until_it_answers(
 
 
 @pytest.mark.parametrize("status", [400, 403, 404, 410, 422, 501])
-def test_an_unsalvageable_answer_drops_the_delivery(client, drain, alice, site, sqs_clock,
-                                                    status):  # noqa: F811
+def test_an_unsalvageable_answer_drops_the_delivery(
+        client, drain, alice, sqs_clock, status, site):  # noqa: F811
     alice_id, headers = alice
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
     drain()
@@ -211,8 +211,8 @@ def test_an_unsalvageable_answer_drops_the_delivery(client, drain, alice, site, 
     assert sqs_clock == []
 
 
-def test_sixteen_attempts_then_the_delivery_is_abandoned(client, drain, alice, site,
-                                                         sqs_clock):  # noqa: F811
+def test_sixteen_attempts_then_the_delivery_is_abandoned(
+        client, drain, alice, sqs_clock, site):  # noqa: F811
     from stratus.services import delivery
 
     alice_id, headers = alice
