@@ -241,3 +241,79 @@ def test_the_breaker_opens_after_ten_failures_and_closes_after_a_minute(runtime,
     site.answers["/x/inbox"] = [500]
     assert delivery.attempt(job, now=2000.0) == "retry"
     assert delivery.attempt(job, now=2001.0) == "delivered"
+
+
+def test_a_profile_change_or_a_new_key_is_an_update_of_the_actor(client, drain, alice, site):  # noqa: F811
+    from stratus.services import activitypub, actor_keys
+
+    alice_id, headers = alice
+    rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
+    rig.follow_edge(remote(site, "a.example", "carol"), alice_id)
+    drain()
+    assert client.patch("/api/v1/accounts/update_credentials", headers=headers,
+                        data={"display_name": "Alice Liddell"}).status_code == 200
+    drain()
+    [post] = site.posts
+    assert post.path == "/a.example/inbox"
+    update = post.json()
+    actor = activitypub.actor("alice")
+    assert update["type"] == "Update" and update["actor"] == actor["id"]
+    assert update["object"] == {k: v for k, v in actor.items() if k != "@context"}
+    assert update["object"]["name"] == "Alice Liddell"
+    assert "https://w3id.org/security/v1" in update["@context"]
+
+    actor_keys.rotate(alice_id)
+    drain()
+    rotated = site.posts[-1].json()
+    assert rotated["type"] == "Update" and len(site.posts) == 2
+    assert rotated["object"]["publicKey"]["publicKeyPem"] == actor_keys.public_key_pem(alice_id)
+    # Signed with the new key.
+    _verify(site.posts[-1].headers, "post", "/a.example/inbox",
+            actor_keys.public_key_pem(alice_id))
+
+
+def test_likes_boosts_and_votes_on_a_remote_status_reach_its_author(client, drain, site):  # noqa: F811
+    from stratus.repo import base, keys
+
+    app = rig.make_app(client)
+    alice_id, carol_id = rig.make_user("alice"), rig.make_user("carol")
+    alice = rig.auth(rig.user_token(app, alice_id, scopes=("read", "write", "follow")))
+    carol = rig.auth(rig.user_token(app, carol_id, scopes=("read", "write", "follow")))
+    bob = remote(site, "a.example", "bob")
+    response = client.post("/api/v1/statuses", headers=alice, json={
+        "status": "Which?", "poll": {"options": ["Tea", "Coffee"], "expires_in": 3600}})
+    assert response.status_code == 200, response.text
+    status = response.json()
+    drain()
+    # Stand-in for a status the remote-statuses work stores: this one is now bob's.
+    uri = "https://a.example/users/bob/statuses/1"
+    base.update(keys.status(status["id"]), "SET account_id = :b, uri = :u",
+                vals={":b": bob, ":u": uri})
+    site.posts.clear()
+
+    assert client.post(f"/api/v1/statuses/{status['id']}/favourite",
+                       headers=carol).status_code == 200
+    drain()
+    [like] = site.posts
+    assert like.path == "/a.example/users/bob/inbox"  # the author's own inbox
+    assert like.json()["type"] == "Like" and like.json()["object"] == uri
+    assert client.post(f"/api/v1/statuses/{status['id']}/unfavourite",
+                       headers=carol).status_code == 200
+    drain()
+    assert site.posts[-1].json()["type"] == "Undo"
+    assert site.posts[-1].json()["object"]["id"] == like.json()["id"]
+
+    assert client.post(f"/api/v1/polls/{status['poll']['id']}/votes", headers=carol,
+                       json={"choices": [1]}).status_code == 200
+    drain()
+    vote = site.posts[-1].json()
+    assert vote["type"] == "Create" and vote["object"]["name"] == "Coffee"
+    assert vote["object"]["inReplyTo"] == uri and vote["to"] == ["https://a.example/users/bob"]
+
+    assert client.post(f"/api/v1/statuses/{status['id']}/reblog",
+                       headers=carol).status_code == 200
+    drain()
+    boost = site.posts[-1]
+    assert boost.path == "/a.example/inbox" and boost.json()["type"] == "Announce"
+    assert boost.json()["object"] == uri
+    assert "https://a.example/users/bob" in boost.json()["cc"]

@@ -63,6 +63,7 @@ class Plan:
     followers: bool = False
     accounts: list[str] = field(default_factory=list)
     shared: bool = True
+    more: list[dict[str, Any]] = field(default_factory=list)  # further activities, same audience
 
 
 def _profiles(account_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -231,15 +232,22 @@ def plan(job: jobs.Federate) -> Plan | None:
                                                         _uri(target), uris)),
                     None, accounts=[target["id"]])
     if kind == "vote":
-        status = statuses_repo.get(item["status_id"])
+        # One Create per choice, as Mastodon's VoteService delivers each vote record.
+        poll = statuses_repo.get_poll(item["poll_id"])
+        status = statuses_repo.get(poll["status_id"]) if poll and poll.get("status_id") else None
         people = _profiles([item["account_id"], (status or {}).get("account_id", "")])
         actor = people.get(item["account_id"])
         author = people.get((status or {}).get("account_id", ""))
-        if status is None or not _local(actor) or not _remote(author):
+        if poll is None or status is None or not _local(actor) or not _remote(author):
             return None
-        return Plan(activities.document(activities.vote(
-            item["id"], _uri(actor), item["title"], status["uri"], _uri(author))),
-            actor["id"], accounts=[author["id"]], shared=False)
+        votes = [activities.document(activities.vote(
+            f"{poll['id']}-{choice}", _uri(actor), str(poll["options"][int(choice)]),
+            status["uri"], _uri(author))) for choice in item.get("choices") or []
+            if 0 <= int(choice) < len(poll["options"])]
+        if not votes:
+            return None
+        return Plan(votes[0], actor["id"], accounts=[author["id"]], shared=False,
+                    more=votes[1:])
     raise ValueError(f"unknown activity kind {kind!r}")
 
 
@@ -286,8 +294,10 @@ def _fan_out(job: jobs.Federate) -> int:
             return 0
         activity, signer, followers = planned.activity, planned.signer, planned.followers
         recipients = [(p, planned.shared) for p in _profiles(planned.accounts).values()]
+        more = planned.more
     else:
         activity, signer, followers, recipients = job.activity, job.signer, True, []
+        more = []
     cursor = None
     if followers:
         page, cursor = feeds.followers_page(job.account_id, job.after, FOLLOWERS_PAGE)
@@ -299,7 +309,8 @@ def _fan_out(job: jobs.Federate) -> int:
         if inbox and _digest(inbox) not in sent:
             inboxes.setdefault(inbox, profile["domain"].lower())
     fresh = _deliverable(inboxes)
-    send(activity, signer, fresh)
+    for each in (activity, *more):
+        send(each, signer, fresh)
     if cursor:
         remembered = [*job.sent, *(_digest(i) for i in fresh)]
         queues.send(queues.url(FEDERATION), [jobs.Federate(
