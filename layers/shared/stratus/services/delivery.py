@@ -213,9 +213,13 @@ def plan(job: jobs.Federate) -> Plan | None:
         if kind == "delete_actor":
             return Plan(activities.document(activities.delete_actor(_uri(actor))), actor["id"],
                         followers=True)
+        from ..errors import NotFound
         from . import activitypub
 
-        document = activitypub.actor(actor["username"])
+        try:
+            document = activitypub.actor(actor["username"])
+        except NotFound:  # not shown to peers (unconfirmed, unapproved): nothing to update
+            return None
         if document is None:
             return None
         updated = item.get("updated_at") or item.get("created_at") or clock.iso(clock.now())
