@@ -37,14 +37,16 @@ def test_a_new_status_is_counted_and_has_effects():
                                                 ("effects", "status_created"),
                                                 ("fanout", "fan_out"),
                                                 ("search", "status_search_scope"),
-                                                ("stream", "stream_status")]
+                                                ("stream", "stream_status"),
+                                                ("federation", "federate")]
     assert ("fanout", "fan_out") not in routed(record("INSERT", {**STATUS,
                                                                  "visibility": "direct"}))
 
 
 def test_a_removed_status_is_uncounted_and_cascades():
-    [(_, count), (_, removed), (_, unfan), (_, unsearch), (_, unstream)] = route(
+    [(_, count), (_, removed), (_, unfan), (_, unsearch), (_, unstream), (_, deleted)] = route(
         record("REMOVE", old={**STATUS, "counted": True}))
+    assert isinstance(deleted, jobs.Federate) and deleted.kind == "delete"
     assert isinstance(unsearch, jobs.StatusSearchScope) and unsearch.account_ids is None
     assert isinstance(unstream, jobs.StreamStatus) and unstream.event == "delete"
     assert count.item["counted"] is True and count.event == "REMOVE"
@@ -61,10 +63,12 @@ def test_the_counting_guard_itself_triggers_nothing():
 
 def test_likes_count_notify_and_undo():
     assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited"),
-                                             ("search", "status_search_scope")]
+                                             ("search", "status_search_scope"),
+                                             ("federation", "federate")]
     assert routed(record("REMOVE", old=FAV)) == [("counters", "count"),
                                                   ("effects", "unfavourited"),
-                                                  ("search", "status_search_scope")]
+                                                  ("search", "status_search_scope"),
+                                                  ("federation", "federate")]
 
 
 def test_follows_count_notify_and_take_their_notification_back():
@@ -91,12 +95,15 @@ def test_follow_requests_count_and_notify_until_they_go():
 
 
 def test_a_block_sweeps_the_blocked_accounts_notifications():
-    [(queue, job), *home] = route(record("INSERT", {**FOLLOW, "type": "block"}))
+    [(queue, job), *home, (federation, block)] = route(record("INSERT", {**FOLLOW,
+                                                                          "type": "block"}))
     assert queue == "effects" and (job.account_id, job.target_id) == ("3", "1")
+    assert federation == "federation" and block.kind == "block"
     # Both stop seeing each other at home.
     assert {(q, j.account_id, j.target_id) for q, j in home} == {("fanout", "3", "1"),
                                                                   ("fanout", "1", "3")}
-    assert route(record("REMOVE", old={**FOLLOW, "type": "block"})) == []
+    assert routed(record("REMOVE", old={**FOLLOW, "type": "block"})) == [
+        ("federation", "federate")]
 
 
 def test_confirmation_mail_on_sign_up_and_on_request_only():
@@ -139,7 +146,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
                  "purge_account": {jobs.PurgeAccount}, "domain_block": {jobs.ApplyDomainBlock},
-                 "search": set(search.HANDLERS)}
+                 "search": set(search.HANDLERS), "federation": {jobs.Federate}}
     consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
@@ -168,6 +175,9 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "report": {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
                           "notify_staff": True, "created_at": "2025-01-01T00:00:00Z"},
                "purge_request": {"type": "purge_request", "account_id": "1"},
+               "actor_key": {"type": "actor_key", "account_id": "1", "public_key_pem": "k"},
+               "poll_vote": {"type": "poll_vote", "poll_id": "7", "account_id": "1",
+                             "choices": [0]},
                "domain_block": {"type": "domain_block", "domain": "example.net",
                                 "severity": "silence", "created_at": "2026-11-23T00:00:00Z"},
                # actions: a moderation warning that asked for its mail
@@ -246,9 +256,12 @@ def test_a_warning_is_mailed_only_when_asked():  # actions
 # --- search (services/search.py) -----------------------------------------------------------------
 def test_search_indexes_follow_accounts_and_who_may_find_a_status():
     account = {"type": "account", "id": "1", "username": "alice", "display_name": "Alice A"}
-    [(queue, job)] = route(record("MODIFY", {**account, "display_name": "Al"}, account))
+    [(queue, job), (federation, _)] = route(record("MODIFY", {**account, "display_name": "Al"},
+                                                   account))
     assert queue == "search" and job.old_words == ["alice", "a"]
-    assert route(record("MODIFY", {**account, "note": "hi"}, account)) == []  # no name changed
+    assert federation == "federation"  # an Update of the actor
+    assert routed(record("MODIFY", {**account, "note": "hi"}, account)) == [
+        ("federation", "federate")]  # no name changed: nothing to index
     [(_, created)] = [(q, j) for q, j in route(record("INSERT", STATUS))
                       if isinstance(j, jobs.StatusSearchScope)]
     assert created.account_ids == ["1", "2"] and created.tags == ["a"]  # author, mentioned
@@ -277,3 +290,23 @@ def test_a_domain_block_starts_its_state_machine_when_severity_acts_on_accounts(
     assert route(record("INSERT", {**block, "severity": "noop"})) == []
     [(_, lifted)] = route(record("REMOVE", old=suspended))
     assert (lifted.severity, lifted.previous) == (None, "suspend")
+
+
+# --- federation (services/delivery.py) ------------------------------------------------------------
+def test_follows_across_servers_are_announced_not_notified():
+    asked = {**FOLLOW, "type": "follow_request", "uri": "https://here/1", "remote_target": True}
+    assert routed(record("INSERT", asked)) == [("counters", "count"), ("federation", "federate")]
+    [(_, undo)] = [(q, j) for q, j in route(record("REMOVE", old=asked)) if q == "federation"]
+    assert undo.kind == "undo_follow" and undo.item["uri"] == "https://here/1"
+    # An end the other server made (Reject, Undo) is not answered.
+    assert not [q for q, _ in route(record("REMOVE", old={**asked, "quiet": True}))
+                if q == "federation"]
+    theirs = {**FOLLOW, "uri": "https://there/f"}
+    [(_, accept)] = [(q, j) for q, j in route(record("INSERT", theirs)) if q == "federation"]
+    assert (accept.kind, accept.account_id) == ("accept", "1")  # by the followed account
+    [(_, again)] = [(q, j) for q, j in route(record("MODIFY", {**theirs, "uri": "https://there/g"},
+                                                    theirs)) if q == "federation"]
+    assert again.kind == "accept"
+    [(_, reject)] = [(q, j) for q, j in route(record("REMOVE", old=theirs)) if q == "federation"]
+    assert reject.kind == "reject"
+    assert not [q for q, _ in route(record("INSERT", FOLLOW)) if q == "federation"]  # local
