@@ -1,0 +1,62 @@
+"""Undo (Mastodon's ActivityPub::Activity::Undo): of a Follow (the follow or the pending
+request ends), a Like, an Announce, a Block, or an Accept (a follow the remote account had
+accepted becomes a pending request again, as Mastodon's `revoke_request!`). An Undo naming
+its object only by id is matched where an id is recorded (boosts, by the URI index)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import ids
+from ...domain.relationships import FollowOptions
+from ...repo import base, keys
+from ...repo import relationships as repo
+from . import announce, block, like
+from .accept import follower_of
+from .common import Context, local_account_id, object_id, object_type
+
+
+def _undo_follow(ctx: Context, follow: dict[str, Any]) -> None:
+    target_id = local_account_id(object_id(follow.get("object")))
+    if target_id is None:
+        return
+    base.transact([base.Op("Delete", key=keys.follow(ctx.actor_id, target_id)),
+                   base.Op("Delete", key=keys.follow_request(target_id, ctx.actor_id)),
+                   base.Op("Delete", key=keys.endorsement(ctx.actor_id, target_id))])
+
+
+def _undo_accept(ctx: Context, accept: dict[str, Any]) -> None:
+    local_id = follower_of(accept.get("object"))
+    if local_id is None:
+        return
+    follow = repo.get(keys.follow(local_id, ctx.actor_id))
+    if follow is None:
+        return
+    request = repo.follow_request_item(ids.new_id(), local_id, ctx.actor_id, FollowOptions(
+        reblogs=bool(follow.get("show_reblogs", True)), notify=bool(follow.get("notify"))))
+    if follow.get("uri"):
+        request["uri"] = follow["uri"]
+    try:
+        base.transact([base.Op("Delete", key=keys.follow(local_id, ctx.actor_id),
+                               condition="attribute_exists(PK)"),
+                       base.put_new(request)])
+    except base.ConditionFailed:
+        pass  # undone meanwhile
+
+
+def handle(ctx: Context) -> None:
+    target = ctx.object
+    kind = object_type(target)
+    if isinstance(target, dict) and object_id(target.get("actor")) not in (None,
+                                                                          ctx.actor["uri"]):
+        return  # only an actor's own activities can be undone by it
+    if kind == "Follow":
+        _undo_follow(ctx, target)
+    elif kind == "Like":
+        like.undo(ctx, target)
+    elif kind == "Block":
+        block.undo(ctx, target)
+    elif kind == "Accept":
+        _undo_accept(ctx, target)
+    elif kind in ("Announce", None):
+        announce.undo(ctx, target)
