@@ -8,9 +8,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
-
-from stratus.observability import http_handler
 from stratus.http.app import create_app
+from stratus.observability import http_handler
 from stratus.services.inbox import ingress
 
 router = APIRouter()

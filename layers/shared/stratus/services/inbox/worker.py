@@ -21,8 +21,20 @@ from ...observability import logger
 from ...repo import accounts as accounts_repo
 from ...repo import dedupe
 from .. import domain_blocks
-from . import (accept, announce, block, create, delete, flag, follow, like, move, reject, undo,
-               update)
+from . import (
+    accept,
+    announce,
+    block,
+    create,
+    delete,
+    flag,
+    follow,
+    like,
+    move,
+    reject,
+    undo,
+    update,
+)
 from .common import Context, domain, object_id
 
 SCOPE = "inbox"
@@ -54,7 +66,7 @@ def handle(job: jobs.Job) -> None:
         move.migrate(job)
         return
     if not isinstance(job, jobs.InboxActivity):
-        raise ValueError(f"not an inbox job: {job.name}")
+        raise TypeError(f"not an inbox job: {job.name}")
     run(job.activity, job.actor_id, job.owner_id)
 
 
