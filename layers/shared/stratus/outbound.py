@@ -78,6 +78,7 @@ class Response:
     content_type: str  # the media type, lower case, without parameters
     charset: str | None
     body: bytes
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case names (`request` only)
 
 
 # --- addresses ----------------------------------------------------------------------------------
@@ -254,7 +255,7 @@ def request(method: str, url: str, *, accept: str, max_bytes: int, deadline: Dea
             url = urljoin(url, found["location"].strip())
             continue
         kind, charset = _media_type(found.get("content-type"))
-        return Response(url, status, kind, charset, content)
+        return Response(url, status, kind, charset, content, found)
     raise Refused(f"more than {MAX_REDIRECTS} redirects")
 
 

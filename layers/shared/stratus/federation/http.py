@@ -3,6 +3,12 @@ inboxes (docs/federation.md). Every request goes through `stratus.outbound`'s ad
 (no private, loopback or link-local address in production, each redirect target checked
 again, bounded size and time); every GET is signed as the instance actor (so servers in
 authorized-fetch mode answer), every POST as the actor whose activity it carries.
+
+POSTs knock twice when needed (docs/federation.md, "Signatures"): draft-cavage first (what
+Mastodon sends and every server accepts), and on a 401 once more the RFC 9421 way (or the
+other way round when that host accepted RFC 9421 last time); the scheme a host accepted on a
+second knock is remembered for it (repo/peers.py), so its next POST starts with that one. A
+401 carrying `Accept-Signature` is answered with an RFC 9421 signature covering what it asks.
 """
 
 from __future__ import annotations
@@ -37,16 +43,45 @@ def key_id(username: str | None) -> str:
 
 
 def _signer(username: str | None, account_id: str | None, *, body: bytes | None = None,
-            accept: str | None = None):
+            accept: str | None = None, scheme: str = signatures.CAVAGE,
+            components: tuple[str, ...] | None = None, label: str = signatures.RFC9421_LABEL):
     from ..services import actor_keys
 
     private_key = actor_keys.private_key(account_id)
 
     def headers_for(method: str, url: str) -> dict[str, str]:
+        if scheme == signatures.RFC9421:
+            return signatures.sign_rfc9421(method, url, key_id=key_id(username),
+                                           private_key=private_key, body=body, accept=accept,
+                                           components=components, label=label)
         host, path = outbound.target(url)
         return signatures.sign_cavage(method, host, path, key_id=key_id(username),
                                       private_key=private_key, body=body, accept=accept)
     return headers_for
+
+
+def _accept_signature(header: str | None) -> tuple[str, tuple[str, ...]] | None:
+    """(label, components) of the first request in a peer's `Accept-Signature` (RFC 9421
+    section 5.1) that we can honour: RSA PKCS#1 v1.5 (or no alg), components we can sign."""
+    if not header:
+        return None
+    import http_sfv
+
+    wanted = http_sfv.Dictionary()
+    try:
+        wanted.parse(header.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        return None
+    for label, member in wanted.items():
+        if not isinstance(member, http_sfv.InnerList):
+            continue
+        names = tuple(item.value for item in member)
+        if member.params.get("alg", signatures.RFC9421_ALGORITHM) != \
+                signatures.RFC9421_ALGORITHM or any(item.params for item in member):
+            continue
+        if all(isinstance(n, str) and n in signatures.RFC9421_SIGNABLE for n in names):
+            return label, names
+    return None
 
 
 def fetch_object(url: str, *, deadline: outbound.Deadline | None = None) -> dict[str, Any]:
@@ -74,9 +109,34 @@ def post_activity(inbox_url: str, body: bytes, *, username: str | None,
                   account_id: str | None,
                   deadline: outbound.Deadline | None = None) -> outbound.Response:
     """POST an activity (its exact bytes) to an inbox, signed by its actor (username and
-    account id; None for the instance actor). The answer, whatever its status; Refused when
-    the inbox cannot be reached or may not be (address rules)."""
-    return outbound.request(
-        "POST", inbox_url, accept="application/activity+json, application/json",
-        max_bytes=MAX_RESPONSE_BYTES, deadline=deadline or outbound.Deadline(POST_SECONDS),
-        body=body, headers_for=_signer(username, account_id, body=body))
+    account id; None for the instance actor), knocking a second time with the other signature
+    scheme when the first is refused with 401 (module docstring). The answer, whatever its
+    status; Refused when the inbox cannot be reached or may not be (address rules)."""
+    from .. import clock
+    from ..repo import peers
+
+    deadline = deadline or outbound.Deadline(POST_SECONDS)
+    host, _path = outbound.target(inbox_url)
+    first = peers.signing_scheme(host) or signatures.CAVAGE
+
+    def knock(scheme: str, asked: tuple[str, tuple[str, ...]] | None = None
+              ) -> outbound.Response:
+        label, components = asked or (signatures.RFC9421_LABEL, None)
+        return outbound.request(
+            "POST", inbox_url, accept="application/activity+json, application/json",
+            max_bytes=MAX_RESPONSE_BYTES, deadline=deadline, body=body,
+            headers_for=_signer(username, account_id, body=body, scheme=scheme,
+                                components=components, label=label))
+
+    response = knock(first)
+    if response.status != 401:
+        return response
+    asked = _accept_signature(response.headers.get("accept-signature"))
+    if asked is None and first == signatures.RFC9421:
+        second = signatures.CAVAGE
+    else:
+        second = signatures.RFC9421
+    retried = knock(second, asked)
+    if 200 <= retried.status < 300 and second != first:
+        peers.set_signing_scheme(host, second, clock.iso(clock.now()))
+    return retried

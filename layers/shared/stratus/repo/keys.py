@@ -87,6 +87,11 @@ def peer(domain: str) -> dict[str, str]:
     return key(PEERS_PK, domain.lower())
 
 
+def signing_scheme(host: str) -> dict[str, str]:
+    """The signature scheme a peer host (with any port) accepted last (repo/peers.py)."""
+    return key("HOST#" + host.lower(), "SIGNING")
+
+
 def after_domain(domain: str) -> str:
     """The lowest sort key after `domain` in the peers partition (no domain contains `!`, which
     sorts below every character a domain has)."""
