@@ -217,6 +217,12 @@ def handle(username: str, domain: str | None = None) -> dict[str, str]:
     return key(f"HANDLE#{username.lower()}@{(domain or 'local').lower()}", "HANDLE")
 
 
+def object_uri(uri: str) -> dict[str, str]:
+    """A remote object's ActivityPub id in the URI index (repo/uris.py). URIs may be longer
+    than a key may be, so the key holds their SHA-256; the item keeps the URI itself."""
+    return key("URI#" + hashlib.sha256(uri.encode()).hexdigest(), "URI")
+
+
 def email(address: str) -> dict[str, str]:
     return key("EMAIL#" + address.strip().lower(), "EMAIL")
 

@@ -1,0 +1,507 @@
+"""Remote accounts: actors of other servers, fetched, validated and stored as accounts
+(docs/federation.md, "Remote accounts"); Mastodon's ActivityPub::FetchRemoteAccountService,
+ProcessAccountService and ResolveAccountService.
+
+A remote account is the same `account` profile item a local account has, plus its handle
+(`username@domain`, unique per domain), its staff index entry (origin remote), its entries by
+domain (`repo/accounts.remote_index_ops`) and URI index entries for its actor id and key id
+(`repo/uris.py`). The domain is the actor id's host, with its port when it has one.
+
+Rules (Mastodon's): an actor document is only believed when its `id` is on the host it was
+fetched from; accounts of a domain suspended by a block, or outside the allowlist in limited
+federation mode, are never stored; a silenced domain's new accounts are stored silenced.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from .. import clock, ids, outbound
+from ..config import settings
+from ..federation import http
+from ..repo import accounts as accounts_repo
+from ..repo import base, uris
+from ..repo import domain_blocks as domain_blocks_repo
+from ..repo import keys
+from ..repo import moderation as moderation_repo
+from ..text.sanitize import clean
+from . import domain_blocks, moderation
+
+STALE_AFTER = timedelta(hours=24)  # Mastodon's Account#possibly_stale? (1 day)
+ACTOR_TYPES = ("Person", "Service", "Application", "Group", "Organization")
+BOT_TYPES = ("Service", "Application")  # Mastodon's Account#bot?
+USERNAME = re.compile(r"^[a-z0-9_]+([a-z0-9_.-]+[a-z0-9_]+)?$", re.IGNORECASE)
+MAX_DISPLAY_NAME = 2048
+MAX_NOTE = 100_000
+MAX_FIELDS = 50
+MAX_ALIASES = 20
+WEBFINGER_BYTES = 64 * 1024
+WEBFINGER_SECONDS = 10.0
+JRD_ACCEPT = "application/jrd+json, application/json"
+ACTIVITY_TYPES = ("application/activity+json", "application/ld+json")
+
+
+class Invalid(Exception):
+    """The document is not an actor we may store."""
+
+
+# --- our own URLs ------------------------------------------------------------------------------
+def _is_local(uri: str) -> bool:
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return False
+    return (parts.netloc or "").lower() == settings().domain.lower()
+
+
+def local_username(uri: str) -> str | None:
+    """The username in one of our actor URLs (`/users/<name>`, with or without a fragment
+    such as `#main-key`), else None."""
+    if not _is_local(uri):
+        return None
+    segments = urlsplit(uri).path.strip("/").split("/")
+    if len(segments) == 2 and segments[0] == "users" and segments[1]:
+        return segments[1]
+    return None
+
+
+def local_account_id(uri: str) -> str | None:
+    """The id of the local account one of our actor URLs names (None for anything else)."""
+    username = local_username(uri)
+    return accounts_repo.id_by_handle(username) if username else None
+
+
+# --- reading documents -------------------------------------------------------------------------
+def host_of(url: str) -> str:
+    """The host of a URL as a domain: lower case, with the port when there is one."""
+    try:
+        return (urlsplit(url).netloc or "").rsplit("@", 1)[-1].lower()
+    except ValueError:
+        return ""
+
+
+def hostname_of(domain: str) -> str:
+    """A domain without its port (domain blocks and allows name hosts, not ports)."""
+    if domain.startswith("["):
+        return domain.split("]", 1)[0] + "]"
+    return domain.rsplit(":", 1)[0] if domain.count(":") == 1 else domain
+
+
+def as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def first_string(value: Any) -> str | None:
+    """The first http(s) URL of a value that may be a string, a Link or Image object, or an
+    array of them (Mastodon's url_to_href / JsonLdHelper#value_or_id)."""
+    for each in as_list(value):
+        if isinstance(each, dict):
+            found = first_string(each.get("href") if "href" in each else each.get("url"))
+            if found:
+                return found
+        elif isinstance(each, str) and each.startswith(("https://", "http://")):
+            return each
+    return None
+
+
+def uri_of(value: Any) -> str | None:
+    """An object's id whether the value is the id or the object (JSON-LD's two forms)."""
+    if isinstance(value, dict):
+        value = value.get("id")
+    return value if isinstance(value, str) and value else None
+
+
+def _text(value: Any, limit: int) -> str:
+    return value.strip()[:limit] if isinstance(value, str) else ""
+
+
+def _bool(value: Any) -> bool:
+    return value is True
+
+
+def _image_url(value: Any) -> str | None:
+    for each in as_list(value):
+        if isinstance(each, dict):
+            found = first_string(each.get("url"))
+        else:
+            found = first_string(each)
+        if found:
+            return found
+    return None
+
+
+def _fields(attachments: Any) -> list[dict[str, Any]]:
+    fields = []
+    for each in as_list(attachments):
+        if not isinstance(each, dict) or each.get("type") != "PropertyValue":
+            continue
+        name, value = each.get("name"), each.get("value")
+        if not isinstance(name, str) or not isinstance(value, str):
+            continue
+        fields.append({"name": name.strip()[:255], "value": clean(value[:2047]),
+                       "verified_at": None})
+    return fields[:MAX_FIELDS]
+
+
+def _public_key(document: dict[str, Any], actor_id: str) -> tuple[str | None, str | None]:
+    """(key id, PEM) of the actor's key: the first `publicKey` owned by the actor."""
+    for key in as_list(document.get("publicKey")):
+        if not isinstance(key, dict):
+            continue
+        key_id, pem, owner = key.get("id"), key.get("publicKeyPem"), uri_of(key.get("owner"))
+        if isinstance(key_id, str) and isinstance(pem, str) and owner in (None, actor_id):
+            return key_id, pem.strip()
+    return None, None
+
+
+def parse(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any]:
+    """The profile fields of an actor document (Invalid unless it is an actor whose id is on
+    the host it came from). Tolerant of JSON-LD's forms: a value or an array, an id or an
+    object."""
+    if not isinstance(document, dict):
+        raise Invalid("not an object")
+    kinds = as_list(document.get("type"))
+    kind = next((k for k in kinds if k in ACTOR_TYPES), None)
+    if kind is None:
+        raise Invalid(f"not an actor: {kinds}")
+    actor_id = document.get("id")
+    if not isinstance(actor_id, str) or not actor_id.startswith(("https://", "http://")):
+        raise Invalid("no id")
+    domain = host_of(actor_id)
+    if not domain or domain != host_of(fetched_from):
+        raise Invalid(f"{actor_id} is not on the host it was fetched from ({fetched_from})")
+    if _is_local(actor_id):
+        raise Invalid("one of our own actors")
+    username = document.get("preferredUsername")
+    if not isinstance(username, str) or not USERNAME.match(username) or len(username) > 2048:
+        raise Invalid("no usable preferredUsername")
+    inbox = uri_of(document.get("inbox"))
+    if not inbox:
+        raise Invalid("no inbox")
+    key_id, pem = _public_key(document, actor_id)
+    endpoints = document.get("endpoints") if isinstance(document.get("endpoints"), dict) else {}
+    discoverable = document.get("discoverable")
+    moved = uri_of(document.get("movedTo"))
+    return {
+        "username": username,
+        "domain": domain,
+        "display_name": _text(document.get("name"), MAX_DISPLAY_NAME),
+        "note": clean(document["summary"][:MAX_NOTE]) if isinstance(document.get("summary"), str) else "",
+        "fields": _fields(document.get("attachment")),
+        "locked": _bool(document.get("manuallyApprovesFollowers")),
+        "bot": kind in BOT_TYPES,
+        "discoverable": discoverable if isinstance(discoverable, bool) else None,
+        "indexable": _bool(document.get("indexable")),
+        "url": first_string(document.get("url")) or actor_id,
+        "uri": actor_id,
+        "inbox": inbox,
+        "shared_inbox": uri_of(endpoints.get("sharedInbox")),
+        "followers_url": uri_of(document.get("followers")),
+        "following_url": uri_of(document.get("following")),
+        "outbox_url": uri_of(document.get("outbox")),
+        "featured_url": uri_of(document.get("featured")),
+        "public_key_pem": pem,
+        "key_id": key_id,
+        "avatar_remote_url": _image_url(document.get("icon")),
+        "header_remote_url": _image_url(document.get("image")),
+        "also_known_as": [u for u in (uri_of(a) for a in as_list(document.get("alsoKnownAs")))
+                          if u][:MAX_ALIASES],
+        "moved_to_uri": moved,
+        "actor_type": kind,
+        "published": document.get("published") if isinstance(document.get("published"), str) else None,
+    }
+
+
+# --- policy ------------------------------------------------------------------------------------
+def may_federate(domain: str) -> bool:
+    """Whether accounts of `domain` may be fetched and stored (not suspended by a block, inside
+    the allowlist in limited federation mode)."""
+    return domain_blocks.allowed(hostname_of(domain))
+
+
+def _created_at(published: str | None) -> str:
+    """`published` when it is a sane time (Mastodon takes it as the account's creation)."""
+    if published:
+        try:
+            moment = datetime.fromisoformat(published.replace("Z", "+00:00"))
+            if moment.tzinfo is not None and moment <= clock.now():
+                return clock.iso(moment)
+        except ValueError:
+            pass
+    return clock.iso(clock.now())
+
+
+# --- storing -----------------------------------------------------------------------------------
+def _get(account_id: str) -> dict[str, Any] | None:
+    profile = accounts_repo.get_profile(account_id)
+    return profile if profile and profile.get("domain") else None
+
+
+def find(uri: str) -> dict[str, Any] | None:
+    """The stored remote account with this actor id (or key id), without fetching."""
+    found = uris.find(uri)
+    if found is None or found[0] not in ("account", "key"):
+        return None
+    return _get(found[1])
+
+
+def _profile_fields(parsed: dict[str, Any]) -> dict[str, Any]:
+    fields = {k: v for k, v in parsed.items() if k != "published"}
+    fields["fetched_at"] = clock.iso(clock.now())
+    return fields
+
+
+def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
+    policy = domain_blocks.policy_for(hostname_of(parsed["domain"]))
+    profile = {"id": ids.new_id(), **_profile_fields(parsed),
+               "created_at": _created_at(parsed["published"])}
+    if policy.silenced:
+        # Mastodon silences a silenced domain's new accounts; with the block's own time, so
+        # lifting the block lifts it (services/domain_moderation.apply).
+        block = domain_blocks_repo.block(policy.block_domain or "")
+        profile["silenced_at"] = (block or {}).get("created_at") or clock.iso(clock.now())
+    handle = {**keys.handle(profile["username"], profile["domain"]), "type": "handle",
+              "account_id": profile["id"]}
+    ops = [base.put_new(accounts_repo.profile_item(profile)),
+           base.put_new(handle),
+           base.put_new(uris.item(profile["uri"], "account", profile["id"])),
+           *moderation.index_ops(profile, None),
+           *accounts_repo.remote_index_ops(profile)]
+    if profile.get("key_id") and profile["key_id"] != profile["uri"]:
+        ops.append(uris.put_op(profile["key_id"], "key", profile["id"]))
+    try:
+        base.transact(ops)
+    except base.ConditionFailed:
+        # Another writer stored this actor first (then it is found by its id), or another
+        # actor holds the handle on this domain (then this one is refused).
+        return find(profile["uri"])
+    return profile
+
+
+def _update(current: dict[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
+    changes = _profile_fields(parsed)
+    # The handle stays: a changed preferredUsername would need its own WebFinger check.
+    changes.pop("username")
+    changes.pop("domain")
+    ops = [base.set_op(keys.account_profile(current["id"]), changes)]
+    old_key, new_key = current.get("key_id"), changes.get("key_id")
+    if new_key != old_key:
+        if old_key and old_key != current["uri"]:
+            ops.append(uris.delete_op(old_key))
+        if new_key and new_key != current["uri"]:
+            ops.append(uris.put_op(new_key, "key", current["id"]))
+    base.transact(ops)
+    return {**current, **{k: v for k, v in changes.items() if v is not None},
+            **{k: None for k, v in changes.items() if v is None}}
+
+
+def store(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any] | None:
+    """Create or update the account an actor document describes; None when it is invalid or
+    its domain may not federate."""
+    try:
+        parsed = parse(document, fetched_from=fetched_from)
+    except Invalid:
+        return None
+    current = find(parsed["uri"])
+    if current is not None:
+        return _update(current, parsed)
+    if not may_federate(parsed["domain"]):
+        return None
+    return _create(parsed)
+
+
+def _stale(profile: dict[str, Any]) -> bool:
+    fetched = profile.get("fetched_at")
+    if not fetched:
+        return True
+    return clock.parse_iso(fetched) + STALE_AFTER < clock.now()
+
+
+def _fetch(uri: str, current: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Fetch and store the actor at `uri`; a 410 removes the stored account. The stored
+    profile (if any) when the fetch fails otherwise."""
+    try:
+        document = http.fetch_object(uri)
+    except http.FetchFailed as exc:
+        if exc.status == 410 and current is not None:
+            remove(current["id"])
+            return None
+        return current
+    except outbound.Refused:
+        return current
+    if current is not None:
+        try:
+            parsed = parse(document, fetched_from=uri)
+        except Invalid:
+            return current
+        if parsed["uri"] != current["uri"]:
+            return current  # the URL now serves another actor: keep what we know
+        return _update(current, parsed)
+    return store(document, fetched_from=uri)
+
+
+def resolve(uri: str, *, refresh: bool = False) -> dict[str, Any] | None:
+    """The remote account with actor id `uri`: stored, or fetched when unknown (or, with
+    `refresh`, stale: fetched more than 24 hours ago). None when it cannot be fetched, is not a
+    valid actor, its domain may not federate, or `uri` is one of ours."""
+    if not isinstance(uri, str) or not uri.startswith(("https://", "http://")) or _is_local(uri):
+        return None
+    current = find(uri)
+    if current is not None and not (refresh and _stale(current)):
+        return current
+    if current is None and not may_federate(host_of(uri)):
+        return None
+    if current is not None and not may_federate(current["domain"]):
+        return current  # a suspended domain's accounts are not refreshed
+    return _fetch(uri, current)
+
+
+def refetch_account(account_id: str) -> dict[str, Any] | None:
+    """Fetch a stored remote account's actor again now (after a signature failed to verify
+    with its key, or an Update)."""
+    current = _get(account_id)
+    if current is None or not may_federate(current["domain"]):
+        return current
+    return _fetch(current["uri"], current)
+
+
+def by_key_id(key_id: str, *, refetch: bool = False) -> dict[str, Any] | None:
+    """The remote account whose key is `key_id` (an HTTP signature's keyId). Unknown keys are
+    fetched: the key URL serves the actor (`…#main-key`), or a key object whose `owner` is
+    fetched in turn; either way the actor must name this key. `refetch` refreshes a known
+    account (its key may have been rotated)."""
+    if not isinstance(key_id, str) or _is_local(key_id):
+        return None
+    known = find(key_id)
+    if known is not None:
+        if refetch:
+            known = refetch_account(known["id"])
+        return known if known and known.get("key_id") == key_id else None
+    if not key_id.startswith(("https://", "http://")):
+        return None
+    if not may_federate(host_of(key_id)):
+        return None
+    document_url = key_id.split("#", 1)[0]
+    try:
+        document = http.fetch_object(document_url)
+    except outbound.Refused:
+        return None
+    kinds = as_list(document.get("type"))
+    if any(k in ACTOR_TYPES for k in kinds):
+        profile = find(uri_of(document) or "")
+        if profile is None:
+            profile = store(document, fetched_from=document_url)
+        elif refetch or profile.get("key_id") != key_id:
+            profile = store(document, fetched_from=document_url)
+    else:
+        owner = uri_of(document.get("owner"))
+        if not owner or uri_of(document) != key_id or host_of(owner) != host_of(key_id):
+            return None
+        profile = find(owner)
+        if profile is None or profile.get("key_id") != key_id:
+            profile = resolve(owner) if profile is None else refetch_account(profile["id"])
+    return profile if profile and profile.get("key_id") == key_id else None
+
+
+def update_from(document: dict[str, Any]) -> dict[str, Any] | None:
+    """Apply an actor document delivered in an Update (the inbox verified it is the actor's
+    own): the stored account changes; an unknown actor is stored as if fetched."""
+    actor_id = uri_of(document) if isinstance(document, dict) else None
+    if not actor_id:
+        return None
+    return store(document, fetched_from=actor_id)
+
+
+def remove(account_id: str) -> None:
+    """The actor is gone (Delete of the actor, 410 on refetch): suspend the account and purge
+    what it had, as Mastodon's DeleteAccountService does for a remote account. Its profile,
+    handle and URI entries stay, so replays of its activities find a suspended account."""
+    profile = _get(account_id)
+    if profile is None:
+        return
+    now = clock.iso(clock.now())
+    request = {"account_id": account_id, "requested_by": None,
+               "suspended_at": profile.get("suspended_at") or now, "created_at": now}
+    if profile.get("suspended_at"):
+        try:
+            base.transact([moderation_repo.purge_request_op(request)])
+        except base.ConditionFailed:
+            pass  # a purge is under way
+        return
+    moderation.suspend(account_id, at=now, origin="remote",
+                       also=[moderation_repo.purge_request_op(request)])
+
+
+# --- WebFinger -----------------------------------------------------------------------------------
+def _loopback(host: str) -> bool:
+    name = hostname_of(host).strip("[]")
+    if name.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def webfinger_url(username: str, domain: str) -> str:
+    """https, or http for a loopback host outside production (test peers)."""
+    scheme = "http" if _loopback(domain) and not settings().is_production else "https"
+    resource = quote(f"acct:{username}@{domain}", safe=":@")
+    return f"{scheme}://{domain}/.well-known/webfinger?resource={resource}"
+
+
+def split_acct(acct: str) -> tuple[str, str | None]:
+    """`@user@host`, `user@host`, `acct:user@host` → (user, host or None)."""
+    text = (acct or "").strip().removeprefix("acct:").removeprefix("@")
+    username, _, domain = text.partition("@")
+    return username, (domain.lower() or None)
+
+
+def _actor_link(document: Any) -> str | None:
+    if not isinstance(document, dict):
+        return None
+    for link in as_list(document.get("links")):
+        if (isinstance(link, dict) and link.get("rel") == "self"
+                and isinstance(link.get("href"), str)
+                and str(link.get("type", "")).split(";")[0].strip() in ACTIVITY_TYPES):
+            return link["href"]
+    return None
+
+
+def resolve_acct(acct: str, *, refresh: bool = False) -> dict[str, Any] | None:
+    """The remote account `user@host` names: stored, or found by WebFinger (the `self` link)
+    and fetched. None for a local or invalid address, an unreachable or unknown one, or a
+    domain we may not federate with."""
+    username, domain = split_acct(acct)
+    if not username or not domain or domain == settings().domain.lower():
+        return None
+    account_id = accounts_repo.id_by_handle(username, domain)
+    current = _get(account_id) if account_id else None
+    if current is not None and not (refresh and _stale(current)):
+        return current
+    if not may_federate(domain):
+        return current
+    try:
+        response = outbound.request("GET", webfinger_url(username, domain), accept=JRD_ACCEPT,
+                                    max_bytes=WEBFINGER_BYTES,
+                                    deadline=outbound.Deadline(WEBFINGER_SECONDS),
+                                    follow_redirects=True)
+        document = json.loads(response.body) if response.status == 200 else None
+    except (outbound.Refused, ValueError):
+        return current
+    href = _actor_link(document)
+    if not href:
+        return current
+    if current is not None and current["uri"] == href:
+        return refetch_account(current["id"])
+    profile = resolve(href, refresh=refresh)
+    if profile is None or profile["username"].lower() != username.lower():
+        return current
+    return profile
