@@ -81,12 +81,15 @@ def _check_domain(uri: str | None) -> None:
 
 def _verified_actor(method: str, path: str, query: str, headers: dict[str, str], body: bytes,
                     actor_uri: str) -> dict[str, Any]:
+    from ...config import settings
     from .. import remote_accounts
 
+    signed_by = signatures.signed_key_id(headers)
+    if signed_by is not None and domain(signed_by) is not None:
+        _check_domain(signed_by)
     owners: dict[str, dict[str, Any]] = {}
 
     def key_for(key_id: str, refetch: bool) -> str | None:
-        _check_domain(key_id)
         profile = remote_accounts.by_key_id(key_id, refetch=refetch)
         if profile is None or not profile.get("public_key_pem"):
             return None
@@ -94,9 +97,10 @@ def _verified_actor(method: str, path: str, query: str, headers: dict[str, str],
         return profile["public_key_pem"]
 
     try:
-        verified = signatures.verify(method, path, query, headers, body, key_for=key_for)
+        verified = signatures.verify(method, path, query, headers, body, key_for=key_for,
+                                     scheme=settings().scheme)
     except signatures.SignatureError as exc:
-        raise Unauthorized(str(exc) or "Signature is invalid") from None
+        raise Unauthorized(exc.message or "Signature is invalid") from None
     profile = owners.get(verified.key_id)
     if profile is None or profile.get("uri") != actor_uri:
         raise Unauthorized(KEY_NOT_ACTOR)
