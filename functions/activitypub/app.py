@@ -1,7 +1,9 @@
 """ActivityPub function: what other servers read — WebFinger, host-meta, actors (users and the
 instance actor), outboxes, follower and featured collections, statuses as objects
 (docs/federation.md). Browsers asking for `/users/:name` are sent to the profile page; the
-inboxes are not routed yet (the inbox work adds them)."""
+inboxes are not routed yet (the inbox work adds them). With authorized fetch on, actors,
+collections and statuses need a signed GET (services/authorized_fetch.py); the instance actor,
+WebFinger and host-meta never do."""
 
 from __future__ import annotations
 
@@ -15,15 +17,28 @@ from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import ACTIVITYPUB_1_MIN, ACTIVITYPUB_3_MIN, WEBFINGER
 from stratus.http.negotiation import activity_json, wants_activitypub
 from stratus.observability import http_handler
-from stratus.services import activitypub
+from stratus.services import activitypub, authorized_fetch
 
 router = APIRouter()
 NOT_FOUND_CACHE = "max-age=180, public"
 
 
 def activity(document: dict[str, Any], cache: str = ACTIVITYPUB_3_MIN,
-             vary: str | None = None) -> JSONResponse:
+             vary: str | None = None,
+             access: authorized_fetch.Access | None = None) -> JSONResponse:
+    if access is not None and access.required:  # each signer's own answer (Mastodon's)
+        cache = cache.replace("public", "private")
+        vary = f"{vary}, Signature" if vary else "Signature"
     return activity_json(document, cache=cache, vary=vary)
+
+
+def signed(request: Request) -> authorized_fetch.Access:
+    """The authorized-fetch check of a GET (401/403 when it is on and the request is not
+    signed by a server we federate with); the path and query as the peer signed them."""
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1") if isinstance(raw, bytes) and raw else request.url.path
+    return authorized_fetch.check(request.method, path, request.url.query,
+                                  dict(request.headers))
 
 
 def _params(request: Request) -> dict[str, Any]:
@@ -64,51 +79,61 @@ def actor(username: str, request: Request):
         account = activitypub.local_account(username)
         return RedirectResponse(activitypub.profile_url(account), status_code=301,
                                 headers={"Vary": "Accept"})
-    return activity(activitypub.actor(username), vary="Accept")
+    access = signed(request)
+    return activity(activitypub.actor(username), vary="Accept", access=access)
 
 
 @router.get("/users/{username}/outbox")
 def outbox(username: str, request: Request):
+    access = signed(request)
     params = _params(request)
     return activity(activitypub.outbox(username, params),
-                    ACTIVITYPUB_1_MIN if "page" in params else ACTIVITYPUB_3_MIN)
+                    ACTIVITYPUB_1_MIN if "page" in params else ACTIVITYPUB_3_MIN, access=access)
 
 
 @router.get("/users/{username}/followers")
 def followers(username: str, request: Request):
+    access = signed(request)
     params = _params(request)
     return activity(activitypub.followers(username, params),
-                    "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN)
+                    "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN,
+                    access=access)
 
 
 @router.get("/users/{username}/following")
 def following(username: str, request: Request):
+    access = signed(request)
     params = _params(request)
     return activity(activitypub.following(username, params),
-                    "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN)
+                    "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN,
+                    access=access)
 
 
 @router.get("/users/{username}/collections/featured")
-def featured(username: str):
-    return activity(activitypub.featured(username))
+def featured(username: str, request: Request):
+    access = signed(request)
+    return activity(activitypub.featured(username), access=access)
 
 
 @router.get("/users/{username}/collections/tags")
-def featured_tags(username: str):
-    return activity(activitypub.featured_tags(username))
+def featured_tags(username: str, request: Request):
+    access = signed(request)
+    return activity(activitypub.featured_tags(username), access=access)
 
 
 @router.get("/users/{username}/statuses/{status_id}")
-def status(username: str, status_id: str):
+def status(username: str, status_id: str, request: Request):
+    access = signed(request)
     found = activitypub.status_object(username, status_id)
     if isinstance(found, str):  # a boost: where the boosted status is
         return RedirectResponse(found, status_code=302)
-    return activity(found)
+    return activity(found, access=access)
 
 
 @router.get("/users/{username}/statuses/{status_id}/activity")
-def status_activity(username: str, status_id: str):
-    return activity(activitypub.status_activity(username, status_id))
+def status_activity(username: str, status_id: str, request: Request):
+    access = signed(request)
+    return activity(activitypub.status_activity(username, status_id), access=access)
 
 
 @router.get("/actor")
@@ -117,8 +142,9 @@ def instance_actor():
 
 
 @router.get("/actor/outbox")
-def instance_outbox():
-    return activity(activitypub.instance_outbox())
+def instance_outbox(request: Request):
+    access = signed(request)
+    return activity(activitypub.instance_outbox(), access=access)
 
 
 app = create_app([router], name="activitypub")

@@ -12,7 +12,7 @@ from stratus.http.app import create_app
 from stratus.http.cache import ACTIVITYPUB_3_MIN, PUBLIC_15_S
 from stratus.http.negotiation import activity_json, wants_activitypub
 from stratus.observability import http_handler
-from stratus.services import activitypub, pages
+from stratus.services import activitypub, authorized_fetch, pages
 
 router = APIRouter()
 # Pages show what users wrote: no script runs, whatever gets through (styles are inline in
@@ -34,9 +34,13 @@ def _page(page: pages.Page) -> HTMLResponse:
 def profile_page(username: str, request: Request):
     """The profile page, or for servers (`Accept: application/activity+json`) the actor, as
     Mastodon negotiates `/@:username`. This function only reads: an actor whose key pair is
-    not made yet is sent to `/users/:name`, where it is made."""
+    not made yet is sent to `/users/:name`, where it is made, and so is every server while
+    authorized fetch is on (ActivityPubFunction checks signatures)."""
     if wants_activitypub(request.headers.get("accept")):
-        document = activitypub.actor(username, may_write=False)
+        # With authorized fetch on, the signature is checked where the actor lives (this
+        # function holds no key to fetch the signer's with): a peer re-signs for the redirect.
+        document = None if authorized_fetch.enabled() else \
+            activitypub.actor(username, may_write=False)
         if document is None:
             return RedirectResponse(activitypub.local_account(username).uri, status_code=302,
                                     headers={"Vary": "Accept"})

@@ -79,3 +79,119 @@ def test_fetch_refuses_private_addresses_in_production(runtime, monkeypatch):
         http.fetch_object("http://127.0.0.1:9/users/x")
     with pytest.raises(outbound.Refused):
         http.fetch_object("http://169.254.169.254/latest/meta-data")
+
+
+# --- the double knock ---------------------------------------------------------------------------
+class Inbox:
+    """A loopback inbox that accepts only the signature schemes it is told to (401 for the
+    others, with an Accept-Signature header when given), verifying what it accepts."""
+
+    def __init__(self, accepts: set[str], accept_signature: str | None = None) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+
+        self.accepts, self.accept_signature = accepts, accept_signature
+        self.knocks: list[dict[str, str]] = []
+        inbox = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                self.rfile.read(int(headers.get("content-length", "0")))
+                inbox.knocks.append(headers)
+                scheme = "rfc9421" if "signature-input" in headers else "cavage"
+                status = 202 if scheme in inbox.accepts else 401
+                self.send_response(status)
+                if status == 401 and inbox.accept_signature:
+                    self.send_header("Accept-Signature", inbox.accept_signature)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/inbox"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def schemes(self) -> list[str]:
+        return ["rfc9421" if "signature-input" in k else "cavage" for k in self.knocks]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def inbox():
+    made: list[Inbox] = []
+
+    def make(accepts: set[str], accept_signature: str | None = None) -> Inbox:
+        made.append(Inbox(accepts, accept_signature))
+        return made[-1]
+    yield make
+    for one in made:
+        one.close()
+
+
+BODY = b'{"type":"Create"}'
+
+
+def test_post_knocks_with_rfc9421_after_a_401_and_remembers_the_host(runtime, inbox):
+    from stratus.federation import http, signatures
+    from stratus.services import actor_keys
+
+    peer = inbox({"rfc9421"})
+    response = http.post_activity(peer.url, BODY, username=None, account_id=None)
+    assert response.status == 202
+    assert peer.schemes() == ["cavage", "rfc9421"]
+    second = peer.knocks[1]
+    verified = signatures.verify("POST", "/inbox", "", second, BODY, scheme="http",
+                                 key_for=lambda key_id, refetch: actor_keys.public_key_pem(None))
+    assert verified == signatures.Verified(http.key_id(None), signatures.RFC9421)
+    # the next POST to that host starts with what worked
+    assert http.post_activity(peer.url, BODY, username=None, account_id=None).status == 202
+    assert peer.schemes() == ["cavage", "rfc9421", "rfc9421"]
+
+
+def test_post_goes_back_to_cavage_when_the_remembered_scheme_is_refused(runtime, inbox):
+    from stratus.federation import http
+
+    peer = inbox({"rfc9421"})
+    http.post_activity(peer.url, BODY, username=None, account_id=None)
+    peer.accepts = {"cavage"}
+    assert http.post_activity(peer.url, BODY, username=None, account_id=None).status == 202
+    assert http.post_activity(peer.url, BODY, username=None, account_id=None).status == 202
+    assert peer.schemes() == ["cavage", "rfc9421", "rfc9421", "cavage", "cavage"]
+
+
+def test_post_knocks_once_when_cavage_is_accepted_or_both_are_refused(runtime, inbox):
+    from stratus.federation import http
+
+    peer = inbox({"cavage"})
+    assert http.post_activity(peer.url, BODY, username=None, account_id=None).status == 202
+    assert peer.schemes() == ["cavage"]
+    closed = inbox(set())
+    assert http.post_activity(closed.url, BODY, username=None, account_id=None).status == 401
+    assert closed.schemes() == ["cavage", "rfc9421"]
+    # nothing was learnt: the next POST starts with cavage again
+    http.post_activity(closed.url, BODY, username=None, account_id=None)
+    assert closed.schemes() == ["cavage", "rfc9421", "cavage", "rfc9421"]
+
+
+def test_post_honours_accept_signature(runtime, inbox):
+    from stratus.federation import http, signatures
+    from stratus.services import actor_keys
+
+    peer = inbox({"rfc9421"}, 'wanted=("@method" "@target-uri" "@authority" "content-digest")'
+                              ';alg="rsa-v1_5-sha256"')
+    assert http.post_activity(peer.url, BODY, username=None, account_id=None).status == 202
+    second = peer.knocks[1]
+    assert second["signature-input"].startswith(
+        'wanted=("@method" "@target-uri" "content-digest" "content-type" "@authority")')
+    assert second["signature"].startswith("wanted=:")
+    signatures.verify("POST", "/inbox", "", second, BODY, scheme="http",
+                      key_for=lambda key_id, refetch: actor_keys.public_key_pem(None))

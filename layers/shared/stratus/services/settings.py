@@ -68,6 +68,10 @@ SETTINGS: dict[str, Setting] = {
     "limited_federation_mode": Setting(False, kind="bool",
                                        help="allowlist mode: federate only with the domains "
                                             "staff allow (enforced once federation exists)"),
+    # federation: Mastodon's AUTHORIZED_FETCH ("secure mode"; services/authorized_fetch.py)
+    "authorized_fetch": Setting(False, kind="bool",
+                                help="serve actors, collections and statuses only to signed "
+                                     "requests from servers we federate with"),
     "instant_signups": Setting(False, kind="bool", development_only=True,
                                help="development and test stacks only: API sign-ups are "
                                     "confirmed at once and not rate-limited"),

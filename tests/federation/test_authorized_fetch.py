@@ -1,0 +1,189 @@
+"""Authorized fetch ("secure mode", services/authorized_fetch.py): with the setting on, actors,
+collections and statuses are served only to GETs signed by a server we federate with, as
+Mastodon's `require_account_signature!` does; the instance actor, WebFinger, host-meta and
+NodeInfo stay public. Signers' keys come from a fake key map here, and from a real key
+document on a loopback site in the last tests."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from tests.api.test_statuses import post
+from tests.sites import site  # noqa: F401 - the fixture
+
+AP = "application/activity+json"
+HOST = "localhost:8000"
+KEY_ID = "https://remote.example/users/bob#main-key"
+
+
+def _pem(key) -> str:
+    return key.public_key().public_bytes(serialization.Encoding.PEM,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+
+
+@pytest.fixture(scope="module")
+def keys():
+    return [rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(2)]
+
+
+@pytest.fixture
+def secure(runtime, monkeypatch, keys):
+    """Authorized fetch on; remote.example's key is keys[0] (a fake key map); the calls made."""
+    from stratus.services import authorized_fetch, settings
+
+    settings.set_value("authorized_fetch", "true")
+    calls: list[tuple[str, bool]] = []
+
+    def key_for(key_id: str, refetch: bool) -> str | None:
+        calls.append((key_id, refetch))
+        return _pem(keys[0]) if key_id.startswith("https://remote.example/") else None
+    monkeypatch.setattr(authorized_fetch, "fetched_key", key_for)
+    return calls
+
+
+def signed(path: str, key, key_id: str = KEY_ID, scheme: str = "cavage") -> dict[str, str]:
+    from stratus.federation import signatures
+
+    if scheme == "cavage":
+        headers = signatures.sign_cavage("GET", HOST, path, key_id=key_id, private_key=key,
+                                         accept=AP)
+    else:
+        headers = signatures.sign_rfc9421("GET", f"http://{HOST}{path}", key_id=key_id,
+                                          private_key=key, accept=AP)
+    return {**headers, "Accept": AP}
+
+
+def _status_paths(client, people, drain) -> list[str]:
+    ids_, auth = people
+    drain()
+    status = post(client, auth["alice"], status="hello", visibility="public")
+    return ["/users/alice", "/users/alice/outbox", "/users/alice/outbox?page=true",
+            "/users/alice/followers", "/users/alice/following",
+            "/users/alice/collections/featured", "/users/alice/collections/tags",
+            f"/users/alice/statuses/{status['id']}",
+            f"/users/alice/statuses/{status['id']}/activity", "/actor/outbox"]
+
+
+def test_off_by_default_everything_is_public(client, people, drain):
+    for path in _status_paths(client, people, drain):
+        response = client.get(path, headers={"Accept": AP})
+        assert response.status_code == 200, path
+        assert "public" in response.headers["cache-control"]
+        assert "Signature" not in response.headers.get("vary", "")
+
+
+def test_unsigned_gets_are_refused_when_it_is_on(client, people, drain, secure):
+    for path in _status_paths(client, people, drain):
+        response = client.get(path, headers={"Accept": AP})
+        assert (response.status_code, response.json()) == \
+            (401, {"error": "Request not signed"}), path
+
+
+def test_what_peers_need_first_stays_public(client, people, secure):
+    assert client.get("/actor", headers={"Accept": AP}).status_code == 200
+    assert client.get("/.well-known/webfinger",
+                      params={"resource": f"acct:alice@{HOST}"}).status_code == 200
+    assert client.get("/.well-known/host-meta").status_code == 200
+    assert client.get("/.well-known/nodeinfo").status_code == 200
+    assert client.get("/nodeinfo/2.0").status_code == 200
+    # browsers still get the profile page
+    assert client.get("/users/alice", follow_redirects=False).status_code == 301
+    assert secure == []
+
+
+def test_signed_gets_are_served_privately(client, people, drain, secure, keys):
+    paths = _status_paths(client, people, drain)
+    for scheme in ("cavage", "rfc9421"):
+        for path in paths:
+            response = client.get(path, headers=signed(path, keys[0], scheme=scheme))
+            assert response.status_code == 200, (scheme, path, response.text)
+            assert response.headers["cache-control"].endswith("private")
+            assert "Signature" in response.headers["vary"]
+    assert client.get("/users/alice", headers=signed("/users/alice", keys[0])
+                      ).json()["id"].endswith("/users/alice")
+    assert set(secure) == {(KEY_ID, False)}
+
+
+def test_badly_signed_gets_are_refused_with_the_reason(client, people, secure, keys):
+    forged = client.get("/users/alice", headers=signed("/users/alice", keys[1]))
+    assert (forged.status_code, forged.json()) == \
+        (401, {"error": f"Verification failed for key {KEY_ID}"})
+    # the key was asked for again, fresh, before refusing (a rotation is not a forgery)
+    assert secure == [(KEY_ID, False), (KEY_ID, True)]
+    other_path = client.get("/users/alice", headers=signed("/users/bob", keys[0]))
+    assert other_path.status_code == 401
+    unknown = client.get("/users/alice", headers=signed(
+        "/users/alice", keys[0], key_id="https://nowhere.example/actor#main-key"))
+    assert (unknown.status_code, unknown.json()) == \
+        (401, {"error": "Public key not found for key https://nowhere.example/actor#main-key"})
+
+
+def test_signed_gets_from_a_suspended_domain_are_forbidden(client, people, secure, keys):
+    from stratus.repo import base
+    from stratus.repo import domain_blocks as repo
+
+    base.put(repo.block_item({"id": "1", "domain": "remote.example", "severity": "suspend"}))
+    response = client.get("/users/alice", headers=signed("/users/alice", keys[0]))
+    assert (response.status_code, response.json()) == \
+        (403, {"error": "Requests from remote.example are not accepted"})
+    assert secure == []  # refused before any key is looked up
+    base.put(repo.block_item({"id": "1", "domain": "remote.example", "severity": "silence"}))
+    assert client.get("/users/alice", headers=signed("/users/alice", keys[0])
+                      ).status_code == 200
+
+
+def test_the_profile_url_sends_servers_to_the_actor_when_it_is_on(client, people, drain,
+                                                                  secure):
+    drain()  # the key pair is made: only authorized fetch redirects
+    response = client.get("/@alice", headers={"Accept": AP}, follow_redirects=False)
+    assert response.status_code == 302
+    assert response.headers["location"].endswith("/users/alice")
+
+
+def test_the_profile_url_serves_the_actor_when_it_is_off(client, people, drain):
+    drain()  # the key pair is made
+    response = client.get("/@alice", headers={"Accept": AP}, follow_redirects=False)
+    assert response.status_code == 200
+
+
+# --- the signer's key from its document ---------------------------------------------------------
+def _actor(site, key) -> tuple[str, str]:  # noqa: F811
+    actor = site.url("/users/bob")
+    key_id = actor + "#main-key"
+    site.serve("/users/bob", json.dumps({
+        "id": actor, "type": "Person", "publicKey": {
+            "id": key_id, "owner": actor, "publicKeyPem": _pem(key)}}), AP)
+    return actor, key_id
+
+
+def test_the_key_is_fetched_from_the_signers_actor(client, people, site, keys):  # noqa: F811
+    from stratus.services import authorized_fetch, settings
+
+    authorized_fetch.reset()
+    settings.set_value("authorized_fetch", "true")
+    _actor_url, key_id = _actor(site, keys[0])
+    response = client.get("/users/alice", headers=signed("/users/alice", keys[0], key_id))
+    assert response.status_code == 200, response.text
+    assert site.hits("/users/bob") == 1
+    client.get("/users/alice/outbox", headers=signed("/users/alice/outbox", keys[0], key_id))
+    assert site.hits("/users/bob") == 1  # kept in the process
+    # the peer rotates its key: the kept key fails, the actor is fetched again, it verifies
+    _actor(site, keys[1])
+    response = client.get("/users/alice", headers=signed("/users/alice", keys[1], key_id))
+    assert response.status_code == 200, response.text
+    assert site.hits("/users/bob") == 2
+
+
+def test_a_key_served_by_another_host_is_not_trusted(runtime, site, keys):  # noqa: F811
+    from stratus.services import authorized_fetch
+
+    authorized_fetch.reset()
+    actor_url, key_id = _actor(site, keys[0])
+    assert authorized_fetch.fetched_key(key_id, False) == _pem(keys[0])
+    other_host = key_id.replace("127.0.0.1", "localhost")
+    assert authorized_fetch.fetched_key(other_host, True) is None
+    assert authorized_fetch.fetched_key(site.url("/missing#main-key"), False) is None
