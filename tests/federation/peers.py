@@ -51,3 +51,24 @@ def serve_webfinger(site, username: str = "bob", href: str | None = None) -> Non
                    "href": site.url(f"/@{username}")},
                   {"rel": "self", "type": AP, "href": href or site.url(f"/users/{username}")}]}),
         "application/jrd+json")
+
+
+def note(site, number: int = 1, username: str = "bob", **overrides: Any) -> dict[str, Any]:
+    author = site.url(f"/users/{username}")
+    uri = f"{author}/statuses/{number}"
+    document = {
+        "@context": "https://www.w3.org/ns/activitystreams",
+        "id": uri, "type": "Note", "attributedTo": author,
+        "url": site.url(f"/@{username}/{number}"),
+        "published": "2026-01-02T03:04:05Z",
+        "to": [PUBLIC], "cc": [f"{author}/followers"],
+        "content": f"<p>Note {number}</p>", "sensitive": False, "summary": None,
+    }
+    document.update(overrides)
+    return document
+
+
+def serve_note(site, number: int = 1, username: str = "bob", **overrides: Any) -> dict[str, Any]:
+    document = note(site, number, username, **overrides)
+    site.serve(f"/users/{username}/statuses/{number}", json.dumps(document), AP)
+    return document

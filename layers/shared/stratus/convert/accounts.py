@@ -64,8 +64,13 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
     username = profile["username"]
     domain = profile.get("domain")
     created = clock.parse_iso(profile["created_at"])
-    avatar = _media_url(profile.get("avatar_key"), DEFAULT_AVATAR)
-    header = _media_url(profile.get("header_key"), DEFAULT_HEADER)
+    # A remote account's images are its server's URLs (Mastodon serves its cached copies;
+    # Stratus does not copy remote media), its bio and field values are HTML sanitised when
+    # they were stored (services/remote_accounts.py).
+    avatar = profile.get("avatar_remote_url") or _media_url(profile.get("avatar_key"),
+                                                            DEFAULT_AVATAR)
+    header = profile.get("header_remote_url") or _media_url(profile.get("header_key"),
+                                                            DEFAULT_HEADER)
     last_status = stats.get("last_status_at")
     entity: dict[str, Any] = {
         "id": str(profile["id"]),
@@ -76,10 +81,10 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
         "bot": bool(profile.get("bot", False)),
         "discoverable": profile.get("discoverable"),
         "indexable": bool(profile.get("indexable", False)),
-        "group": False,
+        "group": profile.get("actor_type") == "Group",
         # Mastodon renders the account's creation date at midnight UTC.
         "created_at": created.strftime("%Y-%m-%dT00:00:00.000Z"),
-        "note": note_html(profile.get("note", "")),
+        "note": profile.get("note", "") if domain else note_html(profile.get("note", "")),
         "url": profile.get("url") or profile_url(username),
         "uri": profile.get("uri") or actor_uri(username),
         "avatar": avatar,
@@ -98,7 +103,7 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
         "roles": ([{"id": account_role.id, "name": account_role.name, "color": account_role.color}]
                   if account_role and account_role.highlighted else []),
         "fields": [{"name": html.escape(f.get("name", "")),
-                    "value": _field_value_html(f.get("value", "")),
+                    "value": f.get("value", "") if domain else _field_value_html(f.get("value", "")),
                     "verified_at": f.get("verified_at")} for f in profile.get("fields", [])],
     }
     if profile.get("suspended_at"):

@@ -12,6 +12,16 @@ from ..domain.edges import ViewerEdges
 
 def media_attachment(item: dict[str, Any]) -> dict[str, Any]:
     base = env().media_base_url
+    if item.get("remote_url"):
+        # A remote status's attachment, by reference: Stratus copies no remote media, so the
+        # file is its server's (Mastodon shows its cached copy, and the original as
+        # `remote_url`).
+        remote = item["remote_url"]
+        return {"id": str(item["id"]), "type": item.get("media_type", "unknown"),
+                "url": remote, "preview_url": remote if item.get("media_type") == "image" else None,
+                "remote_url": remote, "preview_remote_url": None, "text_url": None,
+                "meta": item.get("meta") or {}, "description": item.get("description"),
+                "blurhash": item.get("blurhash")}
     return {
         "id": str(item["id"]),
         "type": item.get("media_type", "image"),
@@ -59,6 +69,12 @@ def poll(item: dict[str, Any], vote: dict[str, Any] | None, *, viewer_id: str | 
 def mention(account: dict[str, Any]) -> dict[str, Any]:
     return {"id": str(account["id"]), "username": account["username"],
             "url": account["url"], "acct": account["acct"]}
+
+
+def remote_emoji(emoji: dict[str, Any]) -> dict[str, Any]:
+    """A remote status's custom emoji (its server's image, not in our picker)."""
+    return {"shortcode": emoji["shortcode"], "url": emoji["url"], "static_url": emoji["url"],
+            "visible_in_picker": False, "category": None}
 
 
 def tag(name: str) -> dict[str, Any]:

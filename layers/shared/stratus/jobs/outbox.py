@@ -338,7 +338,7 @@ def not_direct(change: Change) -> bool:
 # What fan-out reads of a status (the rules of services/fanout.py).
 FANNED_OUT = ("id", "account_id", "visibility", "reblog_of_id", "reblog_of_account_id",
               "in_reply_to_id", "in_reply_to_account_id", "mention_ids", "language",
-              "created_at", "tags")
+              "created_at", "tags", "local")
 
 
 def fan_out(change: Change) -> jobs.Job:

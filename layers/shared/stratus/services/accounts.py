@@ -356,9 +356,10 @@ def lookup(acct: str) -> dict[str, Any]:
 
     handle = (acct or "").strip().removeprefix("@")
     username, _, domain = handle.partition("@")
-    if domain and domain.lower() != settings().domain.lower():
-        raise NotFound("Record not found")  # remote accounts arrive with federation
-    account_id = repo.id_by_handle(username) if username else None
+    if domain and domain.lower() == settings().domain.lower():
+        domain = ""
+    # Remote accounts are looked up among those stored, never fetched (Mastodon's lookup).
+    account_id = repo.id_by_handle(username, domain or None) if username else None
     if account_id is None:
         raise NotFound("Record not found")
     return get_account(account_id)

@@ -130,7 +130,8 @@ def fan_out(job: jobs.FanOut) -> int:
     list_jobs: list[jobs.Job] = []
     receivers, cursor = feeds.followers_page(author, job.after, FOLLOWERS_PAGE)
     if job.after is None:
-        receivers = [author, *receivers]
+        # The author's own home feed too — a local author's (a remote account has none).
+        receivers = [author, *receivers] if job.status.get("local", True) else receivers
         targets, exclusive = author_lists(author)
         list_jobs = [jobs.DeliverToLists(event_id=job.event_id, status=job.status,
                                          removal=job.removal, lists=targets[i:i + BATCH])

@@ -29,7 +29,7 @@ from ..repo import base, uris
 from ..repo import domain_blocks as domain_blocks_repo
 from ..repo import keys
 from ..repo import moderation as moderation_repo
-from ..text.sanitize import clean
+from ..text.sanitize import clean_remote as clean
 from . import domain_blocks, moderation
 
 STALE_AFTER = timedelta(hours=24)  # Mastodon's Account#possibly_stale? (1 day)
@@ -269,7 +269,12 @@ def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
         profile["silenced_at"] = (block or {}).get("created_at") or clock.iso(clock.now())
     handle = {**keys.handle(profile["username"], profile["domain"]), "type": "handle",
               "account_id": profile["id"]}
+    # Counters: what this server knows of the account (its statuses stored here, its
+    # followers here); the stream keeps them as for a local account.
+    stats = {**keys.account_stats(profile["id"]), "type": "account_stats",
+             "followers_count": 0, "following_count": 0, "statuses_count": 0}
     ops = [base.put_new(accounts_repo.profile_item(profile)),
+           base.put_new(stats),
            base.put_new(handle),
            base.put_new(uris.item(profile["uri"], "account", profile["id"])),
            *moderation.index_ops(profile, None),

@@ -85,7 +85,8 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
         originals = {o["id"]: o for o in visibility.filter_visible(originals.values(), view)}
     everything = list(items) + list(originals.values())
     account_ids = [s["account_id"] for s in everything] + \
-        [m for s in everything for m in s.get("mention_ids", [])]
+        [m for s in everything for m in (*s.get("mention_ids", []),
+                                         *s.get("remote_mention_ids", []))]
     accounts, sensitized = _once(shared, ("accounts", *account_ids),
                                  lambda: _load_authors(account_ids))
     media_ids = [m for s in everything for m in s.get("media_ids", [])]
@@ -121,9 +122,11 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
             media=[convert.media_attachment(media[m]) for m in item.get("media_ids", [])
                    if m in media],
             poll_entity=poll_entity,
-            mentions=[convert.mention(accounts[m]) for m in item.get("mention_ids", [])
-                      if m in accounts],
-            emojis=[emojis[c] for c in item.get("emojis", []) if c in emojis],
+            mentions=[convert.mention(accounts[m]) for m in dict.fromkeys(
+                [*item.get("mention_ids", []), *item.get("remote_mention_ids", [])])
+                if m in accounts],
+            emojis=[emojis[c] for c in item.get("emojis", []) if c in emojis] +
+            [convert.remote_emoji(e) for e in item.get("remote_emojis", [])],
             reblog=reblog, viewer_id=viewer_id, edges=edges,
             card=cards.get(item["card_url"]) if item.get("card_url") else None)
 

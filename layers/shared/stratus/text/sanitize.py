@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 # Mastodon's Sanitize::Config::MASTODON_STRICT elements, plus block elements used by the
 # extended description (Mastodon renders that from Markdown).
@@ -27,3 +28,30 @@ def plain_to_html(text: str) -> str:
     paragraphs = [p for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
     return "".join("<p>" + html.escape(p.strip()).replace("\n", "<br>") + "</p>"
                    for p in paragraphs)
+
+
+# Mastodon's CLASS_WHITELIST_RE: microformats (`h-card`, `u-url`…) and the classes its own
+# markup uses for mentions, hashtags and shortened links; any other class is dropped.
+_KEPT_CLASS = re.compile(r"^(?:(?:h|p|u|dt|e)-[\w-]+|mention|hashtag|ellipsis|invisible)$")
+
+
+def _remote_attribute(element: str, attribute: str, value: str) -> str | None:
+    if attribute == "class":
+        kept = " ".join(c for c in value.split() if _KEPT_CLASS.match(c))
+        return kept or None
+    if attribute == "target":
+        return "_blank"  # links get Mastodon's own target and rel
+    return value
+
+
+def clean_remote(markup: str) -> str:
+    """HTML from another server (a status's content, a bio) as Mastodon sanitises it
+    (Sanitize::Config::MASTODON_STRICT): the strict elements, links to the allowed schemes
+    with `rel="nofollow noopener"` and `target="_blank"`, only the whitelisted classes, so
+    mention, hashtag and shortened-link spans survive."""
+    import nh3
+
+    return nh3.clean(markup, tags=STRICT_TAGS, attributes=ATTRIBUTES, url_schemes=URL_SCHEMES,
+                     link_rel="nofollow noopener", attribute_filter=_remote_attribute,
+                     clean_content_tags={"script", "style"},
+                     set_tag_attribute_values={"a": {"target": "_blank"}})
