@@ -37,14 +37,16 @@ def test_a_new_status_is_counted_and_has_effects():
                                                 ("effects", "status_created"),
                                                 ("fanout", "fan_out"),
                                                 ("search", "status_search_scope"),
-                                                ("stream", "stream_status")]
+                                                ("stream", "stream_status"),
+                                                ("federation", "federate")]
     assert ("fanout", "fan_out") not in routed(record("INSERT", {**STATUS,
                                                                  "visibility": "direct"}))
 
 
 def test_a_removed_status_is_uncounted_and_cascades():
-    [(_, count), (_, removed), (_, unfan), (_, unsearch), (_, unstream)] = route(
+    [(_, count), (_, removed), (_, unfan), (_, unsearch), (_, unstream), (_, deleted)] = route(
         record("REMOVE", old={**STATUS, "counted": True}))
+    assert isinstance(deleted, jobs.Federate) and deleted.kind == "delete"
     assert isinstance(unsearch, jobs.StatusSearchScope) and unsearch.account_ids is None
     assert isinstance(unstream, jobs.StreamStatus) and unstream.event == "delete"
     assert count.item["counted"] is True and count.event == "REMOVE"
@@ -61,10 +63,12 @@ def test_the_counting_guard_itself_triggers_nothing():
 
 def test_likes_count_notify_and_undo():
     assert routed(record("INSERT", FAV)) == [("counters", "count"), ("effects", "favourited"),
-                                             ("search", "status_search_scope")]
+                                             ("search", "status_search_scope"),
+                                             ("federation", "federate")]
     assert routed(record("REMOVE", old=FAV)) == [("counters", "count"),
                                                   ("effects", "unfavourited"),
-                                                  ("search", "status_search_scope")]
+                                                  ("search", "status_search_scope"),
+                                                  ("federation", "federate")]
 
 
 def test_follows_count_notify_and_take_their_notification_back():
@@ -91,12 +95,15 @@ def test_follow_requests_count_and_notify_until_they_go():
 
 
 def test_a_block_sweeps_the_blocked_accounts_notifications():
-    [(queue, job), *home] = route(record("INSERT", {**FOLLOW, "type": "block"}))
+    [(queue, job), *home, (federation, block)] = route(record("INSERT", {**FOLLOW,
+                                                                          "type": "block"}))
     assert queue == "effects" and (job.account_id, job.target_id) == ("3", "1")
+    assert federation == "federation" and block.kind == "block"
     # Both stop seeing each other at home.
     assert {(q, j.account_id, j.target_id) for q, j in home} == {("fanout", "3", "1"),
                                                                   ("fanout", "1", "3")}
-    assert route(record("REMOVE", old={**FOLLOW, "type": "block"})) == []
+    assert routed(record("REMOVE", old={**FOLLOW, "type": "block"})) == [
+        ("federation", "federate")]
 
 
 def test_confirmation_mail_on_sign_up_and_on_request_only():
@@ -139,7 +146,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
                  "purge_account": {jobs.PurgeAccount}, "domain_block": {jobs.ApplyDomainBlock},
-                 "search": set(search.HANDLERS)}
+                 "search": set(search.HANDLERS), "federation": {jobs.Federate}}
     consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
@@ -168,6 +175,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "report": {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
                           "notify_staff": True, "created_at": "2025-01-01T00:00:00Z"},
                "purge_request": {"type": "purge_request", "account_id": "1"},
+               "actor_key": {"type": "actor_key", "account_id": "1", "public_key_pem": "k"},
                "domain_block": {"type": "domain_block", "domain": "example.net",
                                 "severity": "silence", "created_at": "2026-11-23T00:00:00Z"},
                # actions: a moderation warning that asked for its mail
@@ -246,9 +254,12 @@ def test_a_warning_is_mailed_only_when_asked():  # actions
 # --- search (services/search.py) -----------------------------------------------------------------
 def test_search_indexes_follow_accounts_and_who_may_find_a_status():
     account = {"type": "account", "id": "1", "username": "alice", "display_name": "Alice A"}
-    [(queue, job)] = route(record("MODIFY", {**account, "display_name": "Al"}, account))
+    [(queue, job), (federation, _)] = route(record("MODIFY", {**account, "display_name": "Al"},
+                                                   account))
     assert queue == "search" and job.old_words == ["alice", "a"]
-    assert route(record("MODIFY", {**account, "note": "hi"}, account)) == []  # no name changed
+    assert federation == "federation"  # an Update of the actor
+    assert routed(record("MODIFY", {**account, "note": "hi"}, account)) == [
+        ("federation", "federate")]  # no name changed: nothing to index
     [(_, created)] = [(q, j) for q, j in route(record("INSERT", STATUS))
                       if isinstance(j, jobs.StatusSearchScope)]
     assert created.account_ids == ["1", "2"] and created.tags == ["a"]  # author, mentioned

@@ -631,3 +631,36 @@ class MoveFollowers(Job):
     origin_id: str
     target_id: str
     after: str | None = None
+
+
+# --- federation: outbound activities (services/delivery.py) --------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class Federate(Job):
+    """A local event that peers hear of (the federation queue): `kind` names the activity
+    (create, update, delete, announce, undo_announce, like, undo_like, follow, undo_follow,
+    accept, reject, block, undo_block, update_actor, delete_actor, flag, vote), `item` the
+    stream image it is built from. A long fan-out continues in a copy carrying the activity
+    already built (`activity`, `signer`) and the follower cursor `after`."""
+
+    name: ClassVar[str] = "federate"
+    kind: str
+    account_id: str  # the local actor
+    item: dict[str, Any] = field(default_factory=dict)
+    activity: dict[str, Any] | None = None
+    signer: str | None = None  # the account that signs (None: the instance actor)
+    after: str | None = None
+    part: int = 0  # which continuation this is (its dedupe scope)
+    sent: list[str] = field(default_factory=list)  # digests of the inboxes already sent
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeliverActivity(Job):
+    """One activity to one inbox (the delivery queue): `body` is the exact JSON posted,
+    `attempt` counts from 1, `due` (epoch seconds) is when it may be tried."""
+
+    name: ClassVar[str] = "deliver_activity"
+    inbox: str
+    body: str
+    account_id: str | None = None  # the signer (None: the instance actor)
+    attempt: int = 1
+    due: float = 0.0

@@ -652,6 +652,60 @@ def purge_account(change: Change) -> jobs.Job:
     return jobs.PurgeAccount(event_id=change.event_id, account_id=change.new["account_id"])
 
 
+# --- federation: what peers hear of (services/delivery.py, the federation queue) -----------------
+# The attributes of an item an activity is built from (a status is read again when it still
+# exists: its Note is rendered from what it is now).
+FEDERATED = ("id", "type", "uri", "account_id", "target_id", "status_id", "status_account_id",
+             "visibility", "reblog_of_id", "created_at", "edited_at", "in_reply_to_id",
+             "mention_ids", "local", "comment", "status_ids", "title", "updated_at",
+             "remote_target")
+# What an actor document shows (convert/activitypub.actor): a change is an Update(Person).
+ACTOR_ATTRIBUTES = ("display_name", "note", "fields", "avatar_key", "header_key", "locked", "bot",
+                    "discoverable", "indexable", "memorial", "suspended_at", "hide_collections")
+
+
+def federate(kind: str, actor: str = "account_id") -> Callable[[Change], jobs.Job]:
+    def job(change: Change) -> jobs.Job:
+        image = change.image
+        return jobs.Federate(event_id=change.event_id, kind=kind, account_id=str(image[actor]),
+                             item={k: image[k] for k in FEDERATED if k in image})
+    return job
+
+
+def local_status(change: Change) -> bool:
+    return change.image.get("local", True) is not False
+
+
+def remote_target(change: Change) -> bool:
+    """A follow or request of a remote account by a local one (it carries our Follow's id)."""
+    return bool(change.image.get("remote_target")) and bool(change.image.get("uri"))
+
+
+def remote_follower(change: Change) -> bool:
+    """A follow or request by a remote account (it carries their Follow's id)."""
+    return not change.image.get("remote_target") and bool(change.image.get("uri"))
+
+
+def announced(change: Change) -> bool:
+    """An end we tell the other server of: not one it made itself (`quiet`,
+    services/follows.py)."""
+    return not change.old.get("quiet")
+
+
+def local_profile(change: Change) -> bool:
+    return not change.image.get("domain")
+
+
+def actor_key_changed(change: Change) -> bool:
+    """A local account's key pair was replaced (a rotation): peers must refetch the actor."""
+    return change.event == "MODIFY" and change.image.get("account_id") not in (None, "instance") \
+        and change.new.get("public_key_pem") != change.old.get("public_key_pem")
+
+
+def forwarded_report(change: Change) -> bool:
+    return change.event == "INSERT" and bool(change.new.get("forward"))
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
@@ -757,6 +811,31 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
+    # federation (services/delivery.py): activities peers hear of, one job per local event
+    Rule("status", both(inserted, local_status), "federation", federate("create")),
+    Rule("status", both(changed("edited_at"), was_edited, local_status), "federation",
+         federate("update")),
+    Rule("status", both(removed, local_status), "federation", federate("delete")),
+    Rule("fav", inserted, "federation", federate("like")),
+    Rule("fav", removed, "federation", federate("undo_like")),
+    Rule("follow_request", both(inserted, remote_target), "federation", federate("follow")),
+    Rule("follow_request", both(removed, remote_target, announced), "federation",
+         federate("undo_follow")),
+    Rule("follow", both(removed, remote_target, announced), "federation",
+         federate("undo_follow")),
+    Rule("follow", both(lambda c: inserted(c) or changed("uri")(c), remote_follower),
+         "federation", federate("accept", actor="target_id")),
+    Rule("follow_request", both(removed, remote_follower, announced), "federation",
+         federate("reject", actor="target_id")),
+    Rule("follow", both(removed, remote_follower, announced), "federation",
+         federate("reject", actor="target_id")),
+    Rule("block", inserted, "federation", federate("block")),
+    Rule("block", removed, "federation", federate("undo_block")),
+    Rule("account", both(changed(*ACTOR_ATTRIBUTES), local_profile), "federation",
+         federate("update_actor", actor="id")),
+    Rule("actor_key", actor_key_changed, "federation", federate("update_actor")),
+    Rule("purge_request", inserted, "federation", federate("delete_actor")),
+    Rule("report", forwarded_report, "federation", federate("flag")),
     # long work as Step Functions executions (statemachines/)
     Rule("purge_request", inserted, "purge_account", purge_account),
     Rule("domain_block", severity_acts, "domain_block", apply_domain_block),

@@ -1180,3 +1180,12 @@ def signup(yyyymmdd: str, account_id: str) -> dict[str, str]:
 def account_seen(account_id: str) -> dict[str, str]:
     """The last UTC day an account used the API (Mastodon's users.current_sign_in_at)."""
     return key(account_pk(account_id), "SEEN")
+
+
+# --- delivery (services/delivery.py) --------------------------------------------------------------
+DELIVERY_HOST_PK = "DELIVERYHOST"
+
+
+def delivery_host(host: str) -> dict[str, str]:
+    """A remote host's circuit breaker: its consecutive delivery failures, when it opened."""
+    return key(DELIVERY_HOST_PK, host.lower())

@@ -14,11 +14,19 @@ def url(queue: str) -> str:
     return settings().queue_url(queue)
 
 
-def send(queue_url: str, messages: list[dict[str, Any]]) -> None:
+MAX_DELAY = 900  # SQS's longest DelaySeconds
+
+
+def send(queue_url: str, messages: list[dict[str, Any]], *,
+         delays: list[int] | None = None) -> None:
+    """Send messages, ten per SendMessageBatch; `delays`: each message's DelaySeconds (at most
+    15 minutes)."""
     sqs = client("sqs")
     for start in range(0, len(messages), 10):
         batch = messages[start:start + 10]
-        entries = [{"Id": str(i), "MessageBody": json.dumps(m, separators=(",", ":"))}
+        entries = [{"Id": str(i), "MessageBody": json.dumps(m, separators=(",", ":")),
+                    **({"DelaySeconds": max(0, min(MAX_DELAY, int(delays[start + i])))}
+                       if delays else {})}
                    for i, m in enumerate(batch)]
         response = sqs.send_message_batch(QueueUrl=queue_url, Entries=entries)
         if response.get("Failed"):

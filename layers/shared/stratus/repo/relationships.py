@@ -35,21 +35,30 @@ def _options(options: FollowOptions) -> dict[str, Any]:
             "languages": list(options.languages) if options.languages is not None else None}
 
 
+def _federated(uri: str | None, remote_target: bool) -> dict[str, Any]:
+    """A follow or request across servers carries `uri`, the id of its Follow activity (ours
+    when `remote_target`: we asked a remote account; theirs when a remote account asked)."""
+    return {**({"uri": uri} if uri else {}), **({"remote_target": True} if remote_target else {})}
+
+
 def follow_item(follow_id: str, follower_id: str, target_id: str, options: FollowOptions, *,
-                authorized: bool = False, created_at: str | None = None) -> dict[str, Any]:
+                authorized: bool = False, created_at: str | None = None, uri: str | None = None,
+                remote_target: bool = False) -> dict[str, Any]:
     """`authorized`: made by accepting a follow request (Mastodon notifies nobody then)."""
     return {**keys.follow(follower_id, target_id), "type": FOLLOW, "id": follow_id,
             "account_id": follower_id, "target_id": target_id, **_options(options),
             "created_at": created_at or clock.iso(clock.now()),
-            **({"authorized": True} if authorized else {}),
+            **({"authorized": True} if authorized else {}), **_federated(uri, remote_target),
             **keys.follow_index_keys(follower_id, target_id, follow_id)}
 
 
 def follow_request_item(request_id: str, requester_id: str, target_id: str,
-                        options: FollowOptions) -> dict[str, Any]:
+                        options: FollowOptions, *, uri: str | None = None,
+                        remote_target: bool = False) -> dict[str, Any]:
     return {**keys.follow_request(target_id, requester_id), "type": FOLLOW_REQUEST,
             "id": request_id, "account_id": requester_id, "target_id": target_id,
             **_options(options), "created_at": clock.iso(clock.now()),
+            **_federated(uri, remote_target),
             **keys.follow_request_index_keys(target_id, request_id)}
 
 
@@ -290,3 +299,8 @@ def remove_op(key: dict[str, str], error: Exception | None = None) -> base.Op:
 
 def write(ops: list[base.Op]) -> None:
     base.transact(ops)
+
+
+def follow_options(item: dict[str, Any]) -> FollowOptions:
+    """The options a follow or request item carries."""
+    return _follow_options(item)

@@ -14,12 +14,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import uuid
+
 from .. import ids
+from ..convert import activitypub as ap
 from ..domain.relationships import FollowOptions
 from ..domain.viewer import Viewer
 from ..errors import Forbidden, NotFound, ValidationFailed
 from ..paging import Budget, Page, fill_page
 from ..params import truthy
+from ..repo import accounts as accounts_repo
 from ..repo import base, keys
 from ..repo import relationships as repo
 from . import accounts as accounts_service
@@ -89,8 +93,13 @@ def follow(viewer: Viewer, target_id: str, params: dict[str, Any]
         return target.entity(), headers
     headers = ratelimit.check(ratelimit.FOLLOWS, me)
     options = _options(None, changes)
-    locked = bool(target.profile.get("locked"))
-    item = (repo.follow_request_item(ids.new_id(), me, target.id, options) if locked
+    # A remote account is always asked (Mastodon): the request waits for its server's Accept,
+    # and carries the id of the Follow activity that the outbox delivers (services/delivery.py).
+    remote = bool(target.domain)
+    locked = remote or bool(target.profile.get("locked"))
+    item = (repo.follow_request_item(ids.new_id(), me, target.id, options,
+                                     uri=activity_uri() if remote else None,
+                                     remote_target=remote) if locked
             else repo.follow_item(ids.new_id(), me, target.id, options))
     try:
         repo.write([repo.create_op(item),
@@ -128,6 +137,99 @@ def remove_from_followers(viewer: Viewer, target_id: str) -> dict[str, Any]:
                     repo.remove_op(keys.endorsement(target.id, me))])
     view.followed_by.discard(target.id)
     return target.entity()
+
+
+# --- follows across servers (the inbox calls these; docs/federation.md) -------------------------
+def activity_uri() -> str:
+    """A new activity id under our domain (Mastodon's TagManager#generate_uri_for: a UUID)."""
+    return f"{ap.base()}/{uuid.uuid4()}"
+
+
+def _end_quietly(key: dict[str, str]) -> bool:
+    """Remove an edge the remote side ended: it is marked `quiet` first, so that the outbox
+    announces nothing (no Undo or Reject back to the server that ended it). False: no edge."""
+    try:
+        repo.write([base.set_op(key, {"quiet": True})])
+    except base.ConditionFailed:
+        return False
+    repo.remove(key)
+    return True
+
+
+def remote_follow(remote_id: str, local_id: str, activity_id: str) -> str:
+    """A remote account's Follow of a local one (Mastodon's ActivityPub::Activity::Follow):
+    'followed' (a follow; the outbox delivers the Accept), 'requested' (the local account is
+    locked: a follow request, accepted or rejected later) or 'rejected' (the local account
+    blocks it or its domain, or is unavailable: a Reject is delivered, nothing is stored).
+    A Follow of an account it already follows answers Accept again when its id is new."""
+    from . import delivery
+
+    relations, items = repo.load(local_id, [remote_id], domains=[], consistent=True,
+                                 extra=accounts_repo.bundle_keys(
+                                     [local_id, remote_id], (accounts_repo.PROFILE,)))
+    bundles = accounts_repo.bundles(items)
+    local = bundles.get(local_id, {}).get(accounts_repo.PROFILE)
+    remote = bundles.get(remote_id, {}).get(accounts_repo.PROFILE)
+    if local is None or remote is None or local.get("domain") or not remote.get("domain"):
+        raise NotFound()
+    more, _ = repo.load(local_id, [], domains=[remote["domain"]], consistent=True)
+    relations.merge(more)
+    if local.get("suspended_at") or remote_id in relations.blocking or \
+            remote_id in relations.blocked_by or relations.blocks_domain(remote["domain"]):
+        delivery.reject_follow(local_id, remote_id, activity_id)
+        return "rejected"
+    if remote_id in relations.followed_by:
+        key = keys.follow(remote_id, local_id)
+        current = repo.get(key)
+        if current is not None and current.get("uri") != activity_id:
+            repo.write([repo.options_update(key, {"uri": activity_id})])  # the Accept again
+        return "followed"
+    if remote_id in relations.requested_by:
+        repo.write([repo.options_update(keys.follow_request(local_id, remote_id),
+                                        {"uri": activity_id})])
+        return "requested"
+    locked = bool(local.get("locked")) or bool(remote.get("silenced_at"))
+    item = (repo.follow_request_item(ids.new_id(), remote_id, local_id, FollowOptions(),
+                                     uri=activity_id) if locked
+            else repo.follow_item(ids.new_id(), remote_id, local_id, FollowOptions(),
+                                  uri=activity_id))
+    try:
+        repo.write([repo.create_op(item)])
+    except base.ConditionFailed:  # the same Follow, processed twice at once
+        pass
+    return "requested" if locked else "followed"
+
+
+def remote_accepted(local_id: str, remote_id: str) -> bool:
+    """The remote account accepted our request: it becomes a follow (no notification: the
+    followed account is not ours; its statuses come into the home timeline). False when
+    there was no request (already accepted, or never asked)."""
+    request = repo.get(keys.follow_request(remote_id, local_id))
+    if request is None or not request.get("remote_target"):
+        return False
+    options = repo.follow_options(request)
+    try:
+        repo.write([repo.remove_op(keys.follow_request(remote_id, local_id), NotFound()),
+                    repo.create_op(repo.follow_item(ids.new_id(), local_id, remote_id, options,
+                                                    authorized=True, uri=request.get("uri"),
+                                                    remote_target=True))])
+    except (base.ConditionFailed, NotFound):
+        return False  # accepted concurrently
+    return True
+
+
+def remote_rejected(local_id: str, remote_id: str) -> bool:
+    """The remote account rejected our request, or removed us from its followers (Reject of
+    an accepted Follow): the request or the follow goes, and nothing is sent back."""
+    ended = _end_quietly(keys.follow_request(remote_id, local_id))
+    return _end_quietly(keys.follow(local_id, remote_id)) or ended
+
+
+def remote_unfollowed(remote_id: str, local_id: str) -> bool:
+    """Undo(Follow) from the remote account: its follow of (or request to) the local account
+    goes, and nothing is sent back."""
+    ended = _end_quietly(keys.follow_request(local_id, remote_id))
+    return _end_quietly(keys.follow(remote_id, local_id)) or ended
 
 
 # --- follow requests ------------------------------------------------------------------------------

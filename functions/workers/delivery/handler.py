@@ -1,0 +1,21 @@
+"""SQS worker: the delivery queue. Each message is one activity for one inbox, signed and
+POSTed (services/delivery.py); a failure is sent on again for later on Mastodon's retry curve,
+so a message is reported failed only when something unexpected broke."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.jobs import messages
+from stratus.observability import sqs_batch_handler
+from stratus.services import delivery
+
+
+def _record(record: Any) -> None:
+    job = messages.decode(record.body)
+    if not isinstance(job, messages.DeliverActivity):
+        raise ValueError(f"not a delivery job: {job.name}")
+    delivery.attempt(job)
+
+
+handler = sqs_batch_handler(_record)

@@ -1,0 +1,21 @@
+"""SQS worker: the federation queue. Each local event that peers hear of becomes its activity,
+built once, and one delivery message per inbox (services/delivery.py); a large audience is
+covered a page of followers per job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.jobs import messages
+from stratus.observability import sqs_batch_handler
+from stratus.services import delivery
+
+
+def _record(record: Any) -> None:
+    job = messages.decode(record.body)
+    if not isinstance(job, messages.Federate):
+        raise ValueError(f"not a federation job: {job.name}")
+    delivery.fan_out(job)
+
+
+handler = sqs_batch_handler(_record)
