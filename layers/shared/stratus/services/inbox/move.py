@@ -38,6 +38,8 @@ def handle(ctx: Context) -> None:
 
 def migrate(job: jobs.MoveFollowers) -> None:
     """One batch of the origin's followers (after `job.after`); the rest in a new job."""
+    from .. import follows
+
     low = int(job.after) + 1 if job.after else None
     lo, hi = keys.id_range(low, None)
     entries = []
@@ -53,15 +55,15 @@ def migrate(job: jobs.MoveFollowers) -> None:
         if profile is None or profile.get("domain") or follower_id == job.target_id:
             continue  # only our accounts are moved by us; remote ones by their servers
         follow = repo.get(keys.follow(follower_id, job.origin_id))
-        options = FollowOptions(reblogs=bool((follow or {}).get("show_reblogs", True)),
-                                notify=bool((follow or {}).get("notify")))
+        options = repo.follow_options(follow) if follow else FollowOptions()
         ops = [base.Op("Delete", key=keys.follow(follower_id, job.origin_id))]
         if not repo.get_many([keys.follow(follower_id, job.target_id),
                               keys.follow_request(job.target_id, follower_id),
                               keys.block(job.target_id, follower_id),
                               keys.block(follower_id, job.target_id)]):
-            ops.append(base.put_new(repo.follow_request_item(ids.new_id(), follower_id,
-                                                             job.target_id, options)))
+            ops.append(base.put_new(repo.follow_request_item(
+                ids.new_id(), follower_id, job.target_id, options,
+                uri=follows.activity_uri(), remote_target=True)))
         try:
             base.transact(ops)
         except base.ConditionFailed:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from ... import ids
-from ...domain.relationships import FollowOptions
 from ...repo import base, keys
 from ...repo import relationships as repo
 from . import announce, block, like
@@ -17,25 +16,23 @@ from .common import Context, local_account_id, object_id, object_type
 
 
 def _undo_follow(ctx: Context, follow: dict[str, Any]) -> None:
+    from .. import follows
+
     target_id = local_account_id(object_id(follow.get("object")))
-    if target_id is None:
-        return
-    base.transact([base.Op("Delete", key=keys.follow(ctx.actor_id, target_id)),
-                   base.Op("Delete", key=keys.follow_request(target_id, ctx.actor_id)),
-                   base.Op("Delete", key=keys.endorsement(ctx.actor_id, target_id))])
+    if target_id is not None:
+        follows.remote_unfollowed(ctx.actor_id, target_id)
 
 
 def _undo_accept(ctx: Context, accept: dict[str, Any]) -> None:
-    local_id = follower_of(accept.get("object"))
+    local_id = follower_of(accept.get("object"), ctx.actor_id)
     if local_id is None:
         return
     follow = repo.get(keys.follow(local_id, ctx.actor_id))
     if follow is None:
         return
-    request = repo.follow_request_item(ids.new_id(), local_id, ctx.actor_id, FollowOptions(
-        reblogs=bool(follow.get("show_reblogs", True)), notify=bool(follow.get("notify"))))
-    if follow.get("uri"):
-        request["uri"] = follow["uri"]
+    request = repo.follow_request_item(ids.new_id(), local_id, ctx.actor_id,
+                                       repo.follow_options(follow), uri=follow.get("uri"),
+                                       remote_target=True)
     try:
         base.transact([base.Op("Delete", key=keys.follow(local_id, ctx.actor_id),
                                condition="attribute_exists(PK)"),
