@@ -104,14 +104,13 @@ class Peer:
                 "url": note_id, **extra}
 
     def headers(self, path: str, body: bytes, *, host: str = "localhost:8000",
-                private_key=None, key_id: str | None = None,
-                now: float | None = None) -> dict[str, str]:
+                private_key=None, key_id: str | None = None, now: float | None = None,
+                content_type: str = AP) -> dict[str, str]:
         from stratus.federation import signatures
 
-        signed = signatures.sign_cavage("POST", host, path, key_id=key_id or self.key_id,
-                                        private_key=private_key or self.private_key,
-                                        body=body, now=now)
-        return {**signed, "Content-Type": AP}
+        return signatures.sign_cavage("POST", host, path, key_id=key_id or self.key_id,
+                                      private_key=private_key or self.private_key, body=body,
+                                      content_type=content_type, now=now)
 
     def post(self, client, activity: dict[str, Any], path: str = "/inbox", *,
              body: bytes | None = None, **signing: Any):

@@ -360,3 +360,77 @@ def test_limited_federation_takes_only_allowed_domains(client, drain, peer, alic
     assert response.status_code == 200, response.text
     deliver(client, drain, peer, peer.activity("Follow", ALICE))
     assert relationship(client, headers, remote_id(peer))["followed_by"] is True
+
+
+def test_a_suspended_remote_accounts_activities_are_dropped(client, drain, peer, alice, staff):
+    headers = alice[1]
+    status = post(client, headers, status="not for them")
+    deliver(client, drain, peer, peer.activity("Like", "http://localhost:8000/nothing"))
+    response = client.post(f"/api/v1/admin/accounts/{remote_id(peer)}/action", headers=staff,
+                           data={"type": "suspend"})
+    assert response.status_code == 200, response.text
+    drain()
+    deliver(client, drain, peer, peer.activity("Like", status["uri"]))
+    deliver(client, drain, peer, peer.activity("Follow", ALICE))
+    assert status_of(client, headers, status["id"])["favourites_count"] == 0
+    assert notifications(client, headers) == []
+
+
+def test_media_of_a_reject_media_domain_are_dropped(client, drain, peer, site, alice, staff):
+    headers = alice[1]
+    response = client.post("/api/v1/admin/domain_blocks", headers=staff,
+                           json={"domain": "127.0.0.1", "severity": "noop",
+                                 "reject_media": True})
+    assert response.status_code == 200, response.text
+    drain()
+    note = peer.note("<p>with a picture</p>", attachment=[{
+        "type": "Document", "mediaType": "image/png", "url": site.url("/picture.png"),
+        "name": "a picture"}])
+    deliver(client, drain, peer, peer.activity("Create", note))
+    [found] = client.get(f"/api/v1/accounts/{remote_id(peer)}/statuses",
+                         headers=headers).json()
+    assert found["content"] == "<p>with a picture</p>"
+    assert found["media_attachments"] == []
+
+
+# --- the request itself -----------------------------------------------------------------------------
+def test_a_body_over_a_megabyte_is_413(client, peer):
+    activity = peer.activity("Create", peer.note("x" * (1024 * 1024)))
+    response = peer.post(client, activity)
+    assert response.status_code == 413
+    assert "error" in response.json()
+
+
+def test_an_activity_too_large_for_the_queue_is_413(client, peer):
+    activity = peer.activity("Create", peer.note("x" * (300 * 1024)))
+    response = peer.post(client, activity)
+    assert response.status_code == 413
+
+
+def test_a_base64_encoded_body_is_verified_over_its_bytes(client, drain, peer, alice):
+    """API Gateway base64-encodes bodies it does not take for text (here: an unusual
+    Content-Type); the digest is checked over the decoded bytes."""
+    headers = alice[1]
+    body = json.dumps(peer.activity("Follow", ALICE)).encode()
+    signed = peer.headers("/inbox", body, content_type="application/octet-stream")
+    response = client.post("/inbox", content=body, headers=signed)
+    assert response.status_code == 202, response.text
+    drain()
+    assert relationship(client, headers, remote_id(peer))["followed_by"] is True
+
+
+def test_an_rfc9421_signature_is_accepted_and_a_tampered_one_is_401(client, drain, peer, alice):
+    """Fedify knocks with RFC 9421 first; it must work, and fail with 401 (not 202) when the
+    body does not match, so that the peer can fall back to draft-cavage."""
+    from stratus.federation import signatures
+
+    headers = alice[1]
+    body = json.dumps(peer.activity("Follow", ALICE)).encode()
+    signed = signatures.sign_rfc9421("POST", "http://localhost:8000/inbox", key_id=peer.key_id,
+                                     private_key=peer.private_key, body=body)
+    tampered = client.post("/inbox", content=body.replace(b"Follow", b"Block"), headers=signed)
+    assert tampered.status_code == 401
+    response = client.post("/inbox", content=body, headers=signed)
+    assert response.status_code == 202, response.text
+    drain()
+    assert relationship(client, headers, remote_id(peer))["followed_by"] is True
