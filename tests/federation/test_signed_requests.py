@@ -195,3 +195,13 @@ def test_post_honours_accept_signature(runtime, inbox):
     assert second["signature"].startswith("wanted=:")
     signatures.verify("POST", "/inbox", "", second, BODY, scheme="http",
                       key_for=lambda key_id, refetch: actor_keys.public_key_pem(None))
+
+
+def test_post_falls_back_to_its_own_components_when_accept_signature_asks_the_impossible(
+        runtime, inbox):
+    from stratus.federation import http
+
+    peer = inbox({"rfc9421"}, 'wanted=("@method" "@target-uri" "accept")')
+    assert http.post_activity(peer.url, BODY, username=None, account_id=None).status == 202
+    assert peer.knocks[1]["signature-input"].startswith(
+        'sig1=("@method" "@target-uri" "content-digest" "content-type")')

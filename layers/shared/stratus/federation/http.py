@@ -60,6 +60,10 @@ def _signer(username: str | None, account_id: str | None, *, body: bytes | None 
     return headers_for
 
 
+# What an RFC 9421 signature of a POST can cover (its Accept header is outbound's, not signed).
+POST_SIGNABLE = tuple(name for name in signatures.RFC9421_SIGNABLE if name != "accept")
+
+
 def _accept_signature(header: str | None) -> tuple[str, tuple[str, ...]] | None:
     """(label, components) of the first request in a peer's `Accept-Signature` (RFC 9421
     section 5.1) that we can honour: RSA PKCS#1 v1.5 (or no alg), components we can sign."""
@@ -79,7 +83,7 @@ def _accept_signature(header: str | None) -> tuple[str, tuple[str, ...]] | None:
         if member.params.get("alg", signatures.RFC9421_ALGORITHM) != \
                 signatures.RFC9421_ALGORITHM or any(item.params for item in member):
             continue
-        if all(isinstance(n, str) and n in signatures.RFC9421_SIGNABLE for n in names):
+        if all(isinstance(n, str) and n in POST_SIGNABLE for n in names):
             return label, names
     return None
 
