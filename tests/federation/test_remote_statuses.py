@@ -244,3 +244,78 @@ def test_an_article_keeps_its_name_and_link(client, site, bob):  # noqa: F811
     assert client.get(f"/api/v1/statuses/{status_id}").json()["content"] == (
         '<p>Title &lt;b&gt;</p><p>Body</p><p><a href="https://blog.example/post" '
         'target="_blank" rel="nofollow noopener">https://blog.example/post</a></p>')
+
+
+def test_search_resolves_an_address_by_webfinger(client, people, site):  # noqa: F811
+    ids, headers = people
+    peers.serve_actor(site, "zoe")
+    peers.serve_webfinger(site, "zoe")
+    acct = f"zoe@{peers.host(site)}"
+    anonymous = client.get("/api/v2/search", params={"q": f"@{acct}", "resolve": "true"})
+    assert anonymous.status_code == 401
+    assert site.requests == []
+    found = client.get("/api/v2/search", params={"q": f"@{acct}", "resolve": "true"},
+                       headers=headers["alice"]).json()
+    assert [a["acct"] for a in found["accounts"]] == [acct]
+    assert found["accounts"][0]["uri"] == site.url("/users/zoe")
+    v1 = client.get("/api/v1/accounts/search", params={"q": acct, "resolve": "true"},
+                    headers=headers["alice"]).json()
+    assert [a["acct"] for a in v1] == [acct]
+    # without resolve, only what is stored is searched
+    missing = f"nobody@{peers.host(site)}"
+    unresolved = client.get("/api/v2/search", params={"q": missing},
+                            headers=headers["alice"]).json()
+    assert unresolved["accounts"] == [] and site.hits(
+        f"/.well-known/webfinger?resource=acct:{missing}") == 0
+
+
+def test_search_resolves_a_url_to_an_actor_or_a_status(client, people, site):  # noqa: F811
+    ids, headers = people
+    peers.serve_actor(site, "zoe")
+    note = peers.serve_note(site, 70, "zoe", content="<p>found me</p>")
+    anonymous = client.get("/api/v2/search", params={"q": note["id"], "resolve": "true"})
+    assert anonymous.status_code == 401
+    found = client.get("/api/v2/search", params={"q": note["id"], "resolve": "true"},
+                       headers=headers["alice"]).json()
+    assert [s["uri"] for s in found["statuses"]] == [note["id"]]
+    assert found["statuses"][0]["content"] == "<p>found me</p>"
+    assert found["accounts"] == []
+    actor = client.get("/api/v2/search", params={"q": site.url("/users/zoe"),
+                                                 "resolve": "true", "type": "accounts"},
+                       headers=headers["alice"]).json()
+    assert [a["acct"] for a in actor["accounts"]] == [f"zoe@{peers.host(site)}"]
+    assert site.hits("/users/zoe/statuses/70") == 1  # known now: not fetched again
+    client.get("/api/v2/search", params={"q": note["id"], "resolve": "true"},
+               headers=headers["alice"])
+    assert site.hits("/users/zoe/statuses/70") == 1
+
+
+def test_a_domain_whose_media_are_rejected_gets_none_stored(client, site, bob):  # noqa: F811
+    from stratus import ids
+    from stratus.repo import base
+    from stratus.repo import domain_blocks as blocks_repo
+    from stratus.services import remote_statuses
+
+    base.transact([blocks_repo.put_block_op({
+        "id": ids.new_id(), "domain": "127.0.0.1", "severity": "noop", "reject_media": True,
+        "reject_reports": False, "created_at": "2026-01-01T00:00:00.000Z",
+        "updated_at": "2026-01-01T00:00:00.000Z"})])
+    obj = peers.note(site, 80, attachment=[{"type": "Document", "mediaType": "image/png",
+                                            "url": site.url("/p.png")}])
+    status_id = remote_statuses.ingest(obj, actor=bob)
+    assert client.get(f"/api/v1/statuses/{status_id}").json()["media_attachments"] == []
+
+
+def test_another_actor_cannot_take_over_a_status(client, site, bob):  # noqa: F811
+    from stratus.services import remote_accounts, remote_statuses
+
+    obj = peers.note(site, 90)
+    status_id = remote_statuses.ingest(obj, actor=bob)
+    peers.serve_actor(site, "mallory")
+    mallory = remote_accounts.resolve(site.url("/users/mallory"))
+    forged = {**obj, "attributedTo": mallory["uri"], "content": "<p>mine</p>",
+              "updated": "2026-02-01T00:00:00Z"}
+    assert remote_statuses.ingest(forged, actor=mallory) is None
+    body = client.get(f"/api/v1/statuses/{status_id}").json()
+    assert body["content"] == "<p>Note 90</p>" and body["account"]["id"] == bob["id"]
+    assert remote_statuses.delete(obj["id"], actor_id=mallory["id"]) is True  # same domain

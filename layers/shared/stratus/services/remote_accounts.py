@@ -19,7 +19,7 @@ import json
 import re
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urldefrag, urlsplit
 
 from .. import clock, ids, outbound
 from ..config import settings
@@ -393,7 +393,7 @@ def by_key_id(key_id: str, *, refetch: bool = False) -> dict[str, Any] | None:
         return None
     if not may_federate(host_of(key_id)):
         return None
-    document_url = key_id.split("#", 1)[0]
+    document_url = urldefrag(key_id).url  # the key is usually a fragment of the actor
     try:
         document = http.fetch_object(document_url)
     except outbound.Refused:

@@ -319,8 +319,9 @@ def ingest(obj: dict[str, Any], *, actor: dict[str, Any], activity_id: str | Non
     known = find(uri)
     if known is not None:
         item = repo.get(known)
-        if item is not None and item["account_id"] == actor["id"]:
-            _edit(item, obj, actor, kind)
+        if item is None or item["account_id"] != actor["id"]:
+            return None  # someone else's status (or one of ours): not this actor's to change
+        _edit(item, obj, actor, kind)
         return known
     if not domain_blocks.allowed(remote_accounts.hostname_of(actor["domain"])):
         return None
@@ -522,3 +523,32 @@ def delete(uri: str, *, actor_id: str) -> bool:
         ops.append(base.Op("Delete", key=keys.poll(item["poll_id"])))
     base.transact(ops)
     return True
+
+
+def resolve_url(url: str) -> tuple[str, str] | None:
+    """What a remote URL is (Mastodon's ResolveURLService, for search): ("account", id) or
+    ("status", id), stored or fetched once and stored; None otherwise."""
+    if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+        return None
+    known = uris.find(url)
+    if known is not None:
+        return ("account", known[1]) if known[0] in ("account", "key") else known
+    if not domain_blocks.allowed(remote_accounts.hostname_of(host_of(url))):
+        return None
+    try:
+        obj = http.fetch_object(url)
+    except outbound.Refused:
+        return None
+    object_uri = uri_of(obj)
+    if not object_uri or host_of(object_uri) != host_of(url):
+        return None
+    if any(t in remote_accounts.ACTOR_TYPES for t in _types(obj)):
+        profile = remote_accounts.store(obj, fetched_from=url)
+        return ("account", profile["id"]) if profile else None
+    known_id = find(object_uri)
+    if known_id is not None:
+        return "status", known_id
+    author = _attributed_to(obj)
+    actor = remote_accounts.resolve(author) if author else None
+    status_id = ingest(obj, actor=actor) if actor else None
+    return ("status", status_id) if status_id else None

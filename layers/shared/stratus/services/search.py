@@ -91,11 +91,13 @@ def search(viewer: Viewer | None, params: dict[str, Any]) -> dict[str, list[dict
     if limit == 0:
         return results
     if resolve and re.match(r"https?://", query, re.I):
-        found = _local_url(query, me)
+        found = _local_url(query, me) or _remote_url(query, me)
         if found is not None and offset == 0 and kind in (None, found[0]):
             results[found[0]] = [found[1]]
         return results
     if kind in (None, "accounts") and not query.startswith("#"):
+        if resolve:
+            resolve_handle(query)
         results["accounts"] = accounts(query, me, limit=limit, offset=offset,
                                        following=flag(params.get("following")))
     if kind in (None, "statuses") and me is not None:
@@ -114,7 +116,7 @@ def search(viewer: Viewer | None, params: dict[str, Any]) -> dict[str, list[dict
 # --- GET /api/v1/accounts/search ------------------------------------------------------------------
 def account_search(viewer: Viewer, params: dict[str, Any]) -> list[dict[str, Any]]:
     """Api::V1::Accounts::SearchController: the same account search, `limit` 40 (80 at most);
-    `resolve` looks only at local accounts until federation arrives."""
+    `resolve` finds a remote `user@domain` by WebFinger first."""
     _positive(params)
     query = params.get("q")
     if not isinstance(query, str) or not query.strip():
@@ -122,6 +124,8 @@ def account_search(viewer: Viewer, params: dict[str, Any]) -> list[dict[str, Any
     limit = _limit(params, ACCOUNTS_LIMIT)
     if limit == 0:
         return []
+    if flag(params.get("resolve")):
+        resolve_handle(query.strip())
     return accounts(query.strip(), viewer.account_id, limit=limit,
                     offset=max(to_i(params.get("offset")), 0),
                     following=flag(params.get("following")))
@@ -274,9 +278,41 @@ def index_tags(names: list[str]) -> int:
 
 
 # --- statuses -----------------------------------------------------------------------------------
+def resolve_handle(query: str) -> None:
+    """With `resolve`, a query that is a remote address (`@user@host`, `user@host`) is looked
+    up by WebFinger and the account stored (ResolveAccountService), so the exact match of the
+    search below finds it."""
+    handle = HANDLE.fullmatch(query.removeprefix("@"))
+    if handle is None or not handle.group(2) or \
+            handle.group(2).lower() == settings().domain.lower():
+        return
+    from . import remote_accounts
+
+    remote_accounts.resolve_acct(f"{handle.group(1)}@{handle.group(2)}", refresh=True)
+
+
+def _remote_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
+    """ResolveURLService for another server's URL: the actor or status it serves, fetched
+    and stored (or already known), if the viewer may see it."""
+    from . import remote_statuses
+    from . import statuses as statuses_service
+
+    found = remote_statuses.resolve_url(url)
+    if found is None:
+        return None
+    kind, object_id = found
+    try:
+        if kind == "account":
+            account = accounts_service.get_account(object_id)
+            return None if account.get("suspended") else ("accounts", account)
+        return "statuses", statuses_service.show(me, object_id)
+    except ApiError:
+        return None
+
+
 def _local_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
     """ResolveURLService for this server's URLs: a status page or URI (if the viewer may see
-    it), or a profile. Remote URLs wait for federation."""
+    it), or a profile. Other servers' URLs: `_remote_url`."""
     parts = urlsplit(url)
     home = urlsplit(settings().base_url)
     if (parts.scheme.lower(), parts.netloc.lower()) != (home.scheme.lower(),
