@@ -1,5 +1,7 @@
-"""A web site on loopback for the preview-card tests: pages, images, oEmbed answers, redirects
-and robots.txt, served by a real HTTP server, with a record of every request it got."""
+"""A web site on loopback for the preview-card and federation tests: pages, images, oEmbed
+answers, redirects and robots.txt, served by a real HTTP server, with a record of every request
+it got; POSTs (an inbox) are recorded with their bodies and answered with the statuses queued
+for their path (202 when none is)."""
 
 from __future__ import annotations
 
@@ -19,10 +21,26 @@ class Page:
     chunked: bool = False  # no Content-Length: the body's size shows only as it is read
 
 
+@dataclass
+class Post:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    status: int  # what the site answered
+
+    def json(self) -> object:
+        import json
+
+        return json.loads(self.body)
+
+
 class Site:
     def __init__(self) -> None:
         self.pages: dict[str, Page] = {}
         self.requests: list[tuple[str, dict[str, str]]] = []
+        self.posts: list[Post] = []
+        self.answers: dict[str, list[int]] = {}  # path -> statuses for its next POSTs
+        self.lock = threading.Lock()
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -53,6 +71,17 @@ class Site:
                     self.wfile.write(page.body)
                 except OSError:
                     pass
+
+            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with site.lock:
+                    queued = site.answers.get(self.path) or []
+                    status = queued.pop(0) if queued else 202
+                    site.posts.append(Post(self.path, {k.lower(): v for k, v in
+                                                       self.headers.items()}, body, status))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def log_message(self, *args: object) -> None:
                 pass

@@ -176,6 +176,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                           "notify_staff": True, "created_at": "2025-01-01T00:00:00Z"},
                "purge_request": {"type": "purge_request", "account_id": "1"},
                "actor_key": {"type": "actor_key", "account_id": "1", "public_key_pem": "k"},
+               "poll_vote": {"type": "poll_vote", "poll_id": "7", "account_id": "1",
+                             "choices": [0]},
                "domain_block": {"type": "domain_block", "domain": "example.net",
                                 "severity": "silence", "created_at": "2026-11-23T00:00:00Z"},
                # actions: a moderation warning that asked for its mail
@@ -288,3 +290,23 @@ def test_a_domain_block_starts_its_state_machine_when_severity_acts_on_accounts(
     assert route(record("INSERT", {**block, "severity": "noop"})) == []
     [(_, lifted)] = route(record("REMOVE", old=suspended))
     assert (lifted.severity, lifted.previous) == (None, "suspend")
+
+
+# --- federation (services/delivery.py) ------------------------------------------------------------
+def test_follows_across_servers_are_announced_not_notified():
+    asked = {**FOLLOW, "type": "follow_request", "uri": "https://here/1", "remote_target": True}
+    assert routed(record("INSERT", asked)) == [("counters", "count"), ("federation", "federate")]
+    [(_, undo)] = [(q, j) for q, j in route(record("REMOVE", old=asked)) if q == "federation"]
+    assert undo.kind == "undo_follow" and undo.item["uri"] == "https://here/1"
+    # An end the other server made (Reject, Undo) is not answered.
+    assert not [q for q, _ in route(record("REMOVE", old={**asked, "quiet": True}))
+                if q == "federation"]
+    theirs = {**FOLLOW, "uri": "https://there/f"}
+    [(_, accept)] = [(q, j) for q, j in route(record("INSERT", theirs)) if q == "federation"]
+    assert (accept.kind, accept.account_id) == ("accept", "1")  # by the followed account
+    [(_, again)] = [(q, j) for q, j in route(record("MODIFY", {**theirs, "uri": "https://there/g"},
+                                                    theirs)) if q == "federation"]
+    assert again.kind == "accept"
+    [(_, reject)] = [(q, j) for q, j in route(record("REMOVE", old=theirs)) if q == "federation"]
+    assert reject.kind == "reject"
+    assert not [q for q, _ in route(record("INSERT", FOLLOW)) if q == "federation"]  # local

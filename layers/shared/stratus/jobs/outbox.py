@@ -657,8 +657,8 @@ def purge_account(change: Change) -> jobs.Job:
 # exists: its Note is rendered from what it is now).
 FEDERATED = ("id", "type", "uri", "account_id", "target_id", "status_id", "status_account_id",
              "visibility", "reblog_of_id", "created_at", "edited_at", "in_reply_to_id",
-             "mention_ids", "local", "comment", "status_ids", "title", "updated_at",
-             "remote_target")
+             "mention_ids", "local", "comment", "status_ids", "updated_at", "remote_target",
+             "poll_id", "choices")
 # What an actor document shows (convert/activitypub.actor): a change is an Update(Person).
 ACTOR_ATTRIBUTES = ("display_name", "note", "fields", "avatar_key", "header_key", "locked", "bot",
                     "discoverable", "indexable", "memorial", "suspended_at", "hide_collections")
@@ -679,6 +679,10 @@ def local_status(change: Change) -> bool:
 def remote_target(change: Change) -> bool:
     """A follow or request of a remote account by a local one (it carries our Follow's id)."""
     return bool(change.image.get("remote_target")) and bool(change.image.get("uri"))
+
+
+def local_target(change: Change) -> bool:
+    return not change.image.get("remote_target")
 
 
 def remote_follower(change: Change) -> bool:
@@ -768,8 +772,9 @@ RULES: tuple[Rule, ...] = (
     Rule("follow", inserted, "fanout", merge_followed),
     Rule("follow", removed, "fanout", unmerge_target),
     Rule("follow_request", inserted_or_removed, "counters", count),
-    Rule("follow_request", inserted, "effects", follow_requested),
-    Rule("follow_request", removed, "effects", follow_request_removed),
+    # (a request to a remote account notifies no one here: its server is told, federation)
+    Rule("follow_request", both(inserted, local_target), "effects", follow_requested),
+    Rule("follow_request", both(removed, local_target), "effects", follow_request_removed),
     Rule("block", inserted, "effects", blocked),
     Rule("block", inserted, "fanout", clear_target),
     Rule("block", inserted, "fanout", clear_blocker),
@@ -836,6 +841,7 @@ RULES: tuple[Rule, ...] = (
     Rule("actor_key", actor_key_changed, "federation", federate("update_actor")),
     Rule("purge_request", inserted, "federation", federate("delete_actor")),
     Rule("report", forwarded_report, "federation", federate("flag")),
+    Rule("poll_vote", inserted, "federation", federate("vote")),
     # long work as Step Functions executions (statemachines/)
     Rule("purge_request", inserted, "purge_account", purge_account),
     Rule("domain_block", severity_acts, "domain_block", apply_domain_block),

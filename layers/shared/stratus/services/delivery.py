@@ -63,6 +63,7 @@ class Plan:
     followers: bool = False
     accounts: list[str] = field(default_factory=list)
     shared: bool = True
+    more: list[dict[str, Any]] = field(default_factory=list)  # further activities, same audience
 
 
 def _profiles(account_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -231,15 +232,22 @@ def plan(job: jobs.Federate) -> Plan | None:
                                                         _uri(target), uris)),
                     None, accounts=[target["id"]])
     if kind == "vote":
-        status = statuses_repo.get(item["status_id"])
+        # One Create per choice, as Mastodon's VoteService delivers each vote record.
+        poll = statuses_repo.get_poll(item["poll_id"])
+        status = statuses_repo.get(poll["status_id"]) if poll and poll.get("status_id") else None
         people = _profiles([item["account_id"], (status or {}).get("account_id", "")])
         actor = people.get(item["account_id"])
         author = people.get((status or {}).get("account_id", ""))
-        if status is None or not _local(actor) or not _remote(author):
+        if poll is None or status is None or not _local(actor) or not _remote(author):
             return None
-        return Plan(activities.document(activities.vote(
-            item["id"], _uri(actor), item["title"], status["uri"], _uri(author))),
-            actor["id"], accounts=[author["id"]], shared=False)
+        votes = [activities.document(activities.vote(
+            f"{poll['id']}-{choice}", _uri(actor), str(poll["options"][int(choice)]),
+            status["uri"], _uri(author))) for choice in item.get("choices") or []
+            if 0 <= int(choice) < len(poll["options"])]
+        if not votes:
+            return None
+        return Plan(votes[0], actor["id"], accounts=[author["id"]], shared=False,
+                    more=votes[1:])
     raise ValueError(f"unknown activity kind {kind!r}")
 
 
@@ -248,16 +256,16 @@ def _inbox(profile: dict[str, Any], shared: bool) -> str | None:
     return (profile.get("shared_inbox") if shared else None) or profile.get("inbox")
 
 
-def _deliverable(inboxes: list[str]) -> list[str]:
-    """Inboxes on hosts we federate with: never a suspended domain, only allowed domains in
-    limited federation mode (one batched read of the domains' blocks)."""
-    hosts = {i: (urlsplit(i).hostname or "").lower() for i in inboxes}
+def _deliverable(inboxes: dict[str, str]) -> list[str]:
+    """The inboxes (inbox -> its account's domain) of domains we federate with: never a
+    suspended domain, in limited federation mode only allowed ones (one batched read of the
+    domains' blocks)."""
+    domains = sorted(set(inboxes.values()))
     if domain_blocks.limited_federation():
-        allowed = {h for h in set(hosts.values()) if domain_blocks.allowed(h)}
+        allowed = {d for d in domains if domain_blocks.allowed(d)}
     else:
-        policies = domain_blocks.policies_for(sorted(set(hosts.values())))
-        allowed = {h for h, p in policies.items() if not p.suspended}
-    return [i for i in inboxes if hosts[i] in allowed]
+        allowed = {d for d, p in domain_blocks.policies_for(domains).items() if not p.suspended}
+    return [i for i, d in inboxes.items() if d in allowed]
 
 
 def _digest(inbox: str) -> str:
@@ -285,19 +293,24 @@ def _fan_out(job: jobs.Federate) -> int:
         if planned is None:
             return 0
         activity, signer, followers = planned.activity, planned.signer, planned.followers
-        direct = [_inbox(p, planned.shared) for p in _profiles(planned.accounts).values()
-                  if _remote(p)]
+        recipients = [(p, planned.shared) for p in _profiles(planned.accounts).values()]
+        more = planned.more
     else:
-        activity, signer, followers, direct = job.activity, job.signer, True, []
-    inboxes = [i for i in direct if i]
+        activity, signer, followers, recipients = job.activity, job.signer, True, []
+        more = []
     cursor = None
     if followers:
         page, cursor = feeds.followers_page(job.account_id, job.after, FOLLOWERS_PAGE)
-        inboxes += [_inbox(p, True) or "" for p in _profiles(page).values() if _remote(p)]
+        recipients += [(p, True) for p in _profiles(page).values()]
     sent = set(job.sent)
-    fresh = [i for i in dict.fromkeys(inboxes) if i and _digest(i) not in sent]
-    fresh = _deliverable(fresh)
-    send(activity, signer, fresh)
+    inboxes: dict[str, str] = {}
+    for profile, shared in recipients:
+        inbox = _inbox(profile, shared) if _remote(profile) else None
+        if inbox and _digest(inbox) not in sent:
+            inboxes.setdefault(inbox, profile["domain"].lower())
+    fresh = _deliverable(inboxes)
+    for each in (activity, *more):
+        send(each, signer, fresh)
     if cursor:
         remembered = [*job.sent, *(_digest(i) for i in fresh)]
         queues.send(queues.url(FEDERATION), [jobs.Federate(
@@ -340,6 +353,11 @@ def unsalvageable(status: int) -> bool:
     return (400 <= status < 500 and status not in RETRYABLE_4XX) or status == 501
 
 
+def clock_now() -> float:
+    """Epoch seconds (the time SQS delays are measured in)."""
+    return time.time()
+
+
 def _later(job: jobs.DeliverActivity, due: float, now: float, *, attempt: int) -> None:
     queues.send(queues.url(DELIVERY),
                 [jobs.DeliverActivity(inbox=job.inbox, body=job.body, account_id=job.account_id,
@@ -360,7 +378,7 @@ def attempt(job: jobs.DeliverActivity, *, now: float | None = None) -> str:
     """Try one delivery. What happened: 'waiting' (not due yet, or the host's breaker is open:
     sent on again without a request), 'delivered', 'dropped' (unsalvageable), 'retry' (failed,
     sent again for later) or 'abandoned' (the last attempt failed)."""
-    now = time.time() if now is None else now
+    now = clock_now() if now is None else now
     if job.due > now + 1:
         _later(job, job.due, now, attempt=job.attempt)
         return "waiting"

@@ -248,8 +248,9 @@ def authorize(viewer: Viewer, requester_id: str) -> dict[str, Any]:
                             else None)
     ops = [repo.remove_op(keys.follow_request(me, requester.id), NotFound())]
     if requester.id not in requester.relations.followed_by:
+        # A remote requester's follow keeps its Follow's id: the outbox Accepts it.
         ops.append(repo.create_op(repo.follow_item(ids.new_id(), requester.id, me, options,
-                                                   authorized=True)))
+                                                   authorized=True, uri=request.get("uri"))))
     try:
         repo.write(ops)
     except base.ConditionFailed:
