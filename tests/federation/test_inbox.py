@@ -434,3 +434,27 @@ def test_an_rfc9421_signature_is_accepted_and_a_tampered_one_is_401(client, drai
     assert response.status_code == 202, response.text
     drain()
     assert relationship(client, headers, remote_id(peer))["followed_by"] is True
+
+
+def test_a_post_from_a_known_actor_costs_a_few_reads(client, drain, peer, alice):
+    """The shared inbox, an actor already stored: the domain policy, the key's account, and the
+    message — nothing grows with the activity or the instance."""
+    from tests.api.test_admin_roles import _count_dynamodb_calls
+
+    deliver(client, drain, peer, peer.activity("Like", "http://localhost:8000/nothing"))
+    calls, stop = _count_dynamodb_calls()
+    try:
+        response = peer.post(client, peer.activity("Like", "http://localhost:8000/nothing"))
+    finally:
+        stop()
+    assert response.status_code == 202
+    # settings (limited federation?), the domain's blocks, the key's URI entry, the account
+    assert calls == ["GetItem", "BatchGetItem", "GetItem", "GetItem"], calls
+    calls, stop = _count_dynamodb_calls()
+    try:
+        response = peer.post(client, peer.activity("Like", "http://localhost:8000/nothing"),
+                             "/users/alice/inbox")
+    finally:
+        stop()
+    assert response.status_code == 202
+    assert calls[:2] == ["GetItem", "BatchGetItem"] and len(calls) == 6, calls  # + the owner

@@ -85,8 +85,8 @@ def _verified_actor(method: str, path: str, query: str, headers: dict[str, str],
     from .. import remote_accounts
 
     signed_by = signatures.signed_key_id(headers)
-    if signed_by is not None and domain(signed_by) is not None:
-        _check_domain(signed_by)
+    if signed_by is not None and domain(signed_by) not in (None, domain(actor_uri)):
+        _check_domain(signed_by)  # the actor's domain is checked already
     owners: dict[str, dict[str, Any]] = {}
 
     def key_for(key_id: str, refetch: bool) -> str | None:
