@@ -187,3 +187,14 @@ def test_move_to_an_account_that_does_not_name_the_origin_is_dropped(
     Peer(site, "stranger")
     deliver(client, drain, peer, peer.activity("Move", peer.uri, target=site.url("/users/stranger")))
     assert relationship(client, headers, bob)["following"] is True
+
+
+def test_undo_of_an_accept_ends_our_follow_quietly(client, drain, peer, site, alice):  # noqa: F811
+    headers = alice[1]
+    bob = follow_remote(client, drain, peer, headers)
+    accept = peer.activity("Accept", sent_follow(site))
+    deliver(client, drain, peer, accept)
+    deliver(client, drain, peer, peer.activity("Undo", accept))
+    seen = relationship(client, headers, bob)
+    assert (seen["following"], seen["requested"]) == (False, False)
+    assert site.received("Undo") == []  # nothing sent back

@@ -22,8 +22,7 @@ def handle(ctx: Context) -> None:
         return
     status_id = local_status_id(object_id(ctx.object))
     status = statuses_repo.get(status_id) if status_id else None
-    if status is None or status.get("reblog_of_id") or \
-            status.get("visibility") == "direct" or blocks(status["account_id"], ctx.actor_id):
+    if status is None or status.get("reblog_of_id") or blocks(status["account_id"], ctx.actor_id):
         return
     base.put(edge_item("FAV", keys.favourite(ctx.actor_id, status["id"]), ctx.actor_id, status,
                        uri=ctx.activity["id"]), condition="attribute_not_exists(PK)")

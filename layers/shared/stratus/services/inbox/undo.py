@@ -1,15 +1,12 @@
 """Undo (Mastodon's ActivityPub::Activity::Undo): of a Follow (the follow or the pending
-request ends), a Like, an Announce, a Block, or an Accept (a follow the remote account had
-accepted becomes a pending request again, as Mastodon's `revoke_request!`). An Undo naming
+request ends), a Like, an Announce, a Block, or an Accept (our follow that the remote account
+had accepted ends). An Undo naming
 its object only by id is matched where an id is recorded (boosts, by the URI index)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ... import ids
-from ...repo import base, keys
-from ...repo import relationships as repo
 from . import announce, block, like
 from .accept import follower_of
 from .common import Context, local_account_id, object_id, object_type
@@ -24,21 +21,14 @@ def _undo_follow(ctx: Context, follow: dict[str, Any]) -> None:
 
 
 def _undo_accept(ctx: Context, accept: dict[str, Any]) -> None:
+    """The remote account takes back its Accept of our follow: the follow ends, quietly
+    (follows.remote_rejected). Mastodon turns it back into a pending request; here a new
+    request would make the outbox send a new Follow, which Mastodon does not."""
+    from .. import follows
+
     local_id = follower_of(accept.get("object"), ctx.actor_id)
-    if local_id is None:
-        return
-    follow = repo.get(keys.follow(local_id, ctx.actor_id))
-    if follow is None:
-        return
-    request = repo.follow_request_item(ids.new_id(), local_id, ctx.actor_id,
-                                       repo.follow_options(follow), uri=follow.get("uri"),
-                                       remote_target=True)
-    try:
-        base.transact([base.Op("Delete", key=keys.follow(local_id, ctx.actor_id),
-                               condition="attribute_exists(PK)"),
-                       base.put_new(request)])
-    except base.ConditionFailed:
-        pass  # undone meanwhile
+    if local_id is not None:
+        follows.remote_rejected(local_id, ctx.actor_id)
 
 
 def handle(ctx: Context) -> None:
