@@ -198,3 +198,22 @@ def test_undo_of_an_accept_ends_our_follow_quietly(client, drain, peer, site, al
     seen = relationship(client, headers, bob)
     assert (seen["following"], seen["requested"]) == (False, False)
     assert site.received("Undo") == []  # nothing sent back
+
+
+def test_update_of_a_question_changes_the_poll_counts(client, drain, peer, site, alice):  # noqa: F811
+    headers = alice[1]
+    _following(client, drain, peer, site, headers)
+
+    def question(yes: int, no: int) -> dict:
+        return {"type": "Question", "endTime": "2099-01-01T00:00:00Z", "votersCount": yes + no,
+                "oneOf": [{"type": "Note", "name": "yes", "replies": {"totalItems": yes}},
+                          {"type": "Note", "name": "no", "replies": {"totalItems": no}}]}
+
+    poll = {**peer.note("<p>yes or no?</p>"), **question(1, 0)}
+    deliver(client, drain, peer, peer.activity("Create", poll))
+    deliver(client, drain, peer, peer.activity("Update", {**poll, **question(3, 2)}))
+    [status] = home(client, headers)
+    assert [(o["title"], o["votes_count"]) for o in status["poll"]["options"]] == [
+        ("yes", 3), ("no", 2)]
+    assert status["poll"]["voters_count"] == 5
+    assert status["edited_at"] is None  # counts only: not an edit
