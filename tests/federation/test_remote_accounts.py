@@ -303,3 +303,18 @@ def test_usernames_are_unique_per_domain_only(runtime, site):  # noqa: F811
     assert remote["id"] != local
     assert accounts_repo.id_by_handle("bob") == local
     assert accounts_repo.id_by_handle("bob", peers.host(site)) == remote["id"]
+
+
+def test_oversized_documents_are_cut_to_fit_an_item(runtime, site):  # noqa: F811
+    from stratus.services import remote_accounts
+
+    huge = "x" * 20_000  # the whole document stays under the 1 MB a fetch reads
+    peers.serve_actor(site, summary=f"<p>{huge}</p>", name=huge,
+                      attachment=[{"type": "PropertyValue", "name": f"f{i}", "value": huge}
+                                  for i in range(40)],
+                      alsoKnownAs=[f"https://a.example/{huge}", "https://b.example/u"])
+    profile = remote_accounts.resolve(site.url("/users/bob"))
+    assert len(profile["note"]) < 20_100 and len(profile["display_name"]) == 2048
+    assert len(profile["fields"]) == 16
+    assert all(len(f["value"]) == 2047 for f in profile["fields"])
+    assert profile["also_known_as"] == ["https://b.example/u"]

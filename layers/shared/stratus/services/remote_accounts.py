@@ -36,9 +36,13 @@ STALE_AFTER = timedelta(hours=24)  # Mastodon's Account#possibly_stale? (1 day)
 ACTOR_TYPES = ("Person", "Service", "Application", "Group", "Organization")
 BOT_TYPES = ("Service", "Application")  # Mastodon's Account#bot?
 USERNAME = re.compile(r"^[a-z0-9_]+([a-z0-9_.-]+[a-z0-9_]+)?$", re.IGNORECASE)
+# What is kept of a profile (characters): the item stays far below DynamoDB's 400 KB.
 MAX_DISPLAY_NAME = 2048
-MAX_NOTE = 100_000
-MAX_FIELDS = 50
+MAX_NOTE = 20_000
+MAX_FIELDS = 16
+MAX_FIELD_VALUE = 2047
+MAX_URI = 2048  # longer ids and URLs are not used
+MAX_PEM = 16_384
 MAX_ALIASES = 20
 WEBFINGER_BYTES = 64 * 1024
 WEBFINGER_SECONDS = 10.0
@@ -106,7 +110,8 @@ def first_string(value: Any) -> str | None:
             found = first_string(each.get("href") if "href" in each else each.get("url"))
             if found:
                 return found
-        elif isinstance(each, str) and each.startswith(("https://", "http://")):
+        elif (isinstance(each, str) and each.startswith(("https://", "http://"))
+              and len(each) <= MAX_URI):
             return each
     return None
 
@@ -115,7 +120,7 @@ def uri_of(value: Any) -> str | None:
     """An object's id whether the value is the id or the object (JSON-LD's two forms)."""
     if isinstance(value, dict):
         value = value.get("id")
-    return value if isinstance(value, str) and value else None
+    return value if isinstance(value, str) and value and len(value) <= MAX_URI else None
 
 
 def _text(value: Any, limit: int) -> str:
@@ -145,7 +150,7 @@ def _fields(attachments: Any) -> list[dict[str, Any]]:
         name, value = each.get("name"), each.get("value")
         if not isinstance(name, str) or not isinstance(value, str):
             continue
-        fields.append({"name": name.strip()[:255], "value": clean(value[:2047]),
+        fields.append({"name": name.strip()[:255], "value": clean(value[:MAX_FIELD_VALUE]),
                        "verified_at": None})
     return fields[:MAX_FIELDS]
 
@@ -156,7 +161,8 @@ def _public_key(document: dict[str, Any], actor_id: str) -> tuple[str | None, st
         if not isinstance(key, dict):
             continue
         key_id, pem, owner = key.get("id"), key.get("publicKeyPem"), uri_of(key.get("owner"))
-        if isinstance(key_id, str) and isinstance(pem, str) and owner in (None, actor_id):
+        if (isinstance(key_id, str) and len(key_id) <= MAX_URI and isinstance(pem, str)
+                and len(pem) <= MAX_PEM and owner in (None, actor_id)):
             return key_id, pem.strip()
     return None, None
 
@@ -171,8 +177,8 @@ def parse(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any]:
     kind = next((k for k in kinds if k in ACTOR_TYPES), None)
     if kind is None:
         raise Invalid(f"not an actor: {kinds}")
-    actor_id = document.get("id")
-    if not isinstance(actor_id, str) or not actor_id.startswith(("https://", "http://")):
+    actor_id = uri_of(document)
+    if not actor_id or not actor_id.startswith(("https://", "http://")):
         raise Invalid("no id")
     domain = host_of(actor_id)
     if not domain or domain != host_of(fetched_from):
@@ -180,7 +186,7 @@ def parse(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any]:
     if _is_local(actor_id):
         raise Invalid("one of our own actors")
     username = document.get("preferredUsername")
-    if not isinstance(username, str) or not USERNAME.match(username) or len(username) > 2048:
+    if not isinstance(username, str) or not USERNAME.match(username) or len(username) > 255:
         raise Invalid("no usable preferredUsername")
     inbox = uri_of(document.get("inbox"))
     if not inbox:

@@ -36,11 +36,13 @@ PUBLIC_ALIASES = (PUBLIC, "as:Public", "Public")
 SUPPORTED = ("Note", "Question")
 CONVERTED = ("Article", "Page", "Image", "Video", "Audio", "Event")
 MAX_REPLY_DEPTH = 3  # parents fetched for one status (Mastodon fetches the chain lazily)
-MAX_CONTENT = 100_000
+MAX_CONTENT = 40_000  # characters kept: a status item stays far below DynamoDB's 400 KB
 MAX_SPOILER = 10_000
 MAX_ATTACHMENTS = 16  # Mastodon keeps at most 16 remote attachments
 MAX_TAGS = 100
 MAX_OPTIONS = 100
+MAX_OPTION = 500  # characters of a poll option's title
+MAX_NAME = 100  # characters of a hashtag or emoji shortcode
 MEDIA_TYPES = {"image": "image", "video": "video", "audio": "audio"}
 
 
@@ -153,7 +155,7 @@ def _hashtags(obj: dict[str, Any]) -> list[str]:
     for tag in _tags(obj):
         if "Hashtag" in _types(tag) and isinstance(tag.get("name"), str):
             name = formatter.normalize_tag(tag["name"].strip().lstrip("#"))
-            if name and formatter.HASHTAG.fullmatch("#" + name):
+            if name and len(name) <= MAX_NAME and formatter.HASHTAG.fullmatch("#" + name):
                 names.append(name)
     return list(dict.fromkeys(names))
 
@@ -166,7 +168,8 @@ def _emojis(obj: dict[str, Any]) -> list[dict[str, str]]:
         shortcode = tag["name"].strip(":")
         url = first_string(tag.get("icon", {}).get("url") if isinstance(tag.get("icon"), dict)
                            else None)
-        if shortcode and url and formatter.SHORTCODE.fullmatch(f":{shortcode}:"):
+        if (shortcode and url and len(shortcode) <= MAX_NAME
+                and formatter.SHORTCODE.fullmatch(f":{shortcode}:")):
             found.append({"shortcode": shortcode, "url": url})
     return found
 
@@ -236,7 +239,7 @@ def _poll(obj: dict[str, Any]) -> dict[str, Any] | None:
     for choice in choices[:MAX_OPTIONS]:
         if not isinstance(choice, dict) or not isinstance(choice.get("name"), str):
             continue
-        options.append(choice["name"])
+        options.append(choice["name"][:MAX_OPTION])
         replies = choice.get("replies") if isinstance(choice.get("replies"), dict) else {}
         count = replies.get("totalItems")
         votes.append(count if isinstance(count, int) and count >= 0 else 0)
@@ -331,7 +334,7 @@ def ingest(obj: dict[str, Any], *, actor: dict[str, Any], activity_id: str | Non
 def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -> str | None:
     uri = uri_of(obj)
     published = _published(obj)
-    status_id = ids.new_id(int(published.timestamp() * 1000))
+    status_id = ids.new_id(max(int(published.timestamp() * 1000), 0))
     visibility = visibility_of(obj, actor)
     parent, parent_uri = _parent(obj, depth)
     content, language = _text(obj, kind)
