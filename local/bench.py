@@ -133,6 +133,15 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
+    if args and args[0] == "delivery":  # `python -m local.bench delivery [FOLLOWERS] [HOSTS]`
+        from .bench_delivery import run as delivery
+
+        emulator, runtime = start_stack()
+        try:
+            delivery(runtime, *(int(a) for a in args[1:3]))
+        finally:
+            emulator.stop()
+        return 0
     if args == ["search"]:  # `python -m local.bench search`: round trips per search type
         from .bench_search import run as search
 
@@ -153,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
-              "streaming [CLIENTS] | trends [POSTS] | search | memory [WRITES]]",
+              "streaming [CLIENTS] | trends [POSTS] | search | delivery [FOLLOWERS] [HOSTS] | "
+              "memory [WRITES]]",
               file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
@@ -226,6 +236,9 @@ def timings(runtime) -> None:
     from .bench_trends import run as trends
 
     trends(runtime)  # the trends job after a day of 10,000 posts
+    from .bench_delivery import run as delivery
+
+    delivery(runtime)  # one post to 1,000 remote followers on 100 servers
 
 
 def statuses_bench(gateway, calls) -> None:

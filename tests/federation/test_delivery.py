@@ -317,3 +317,17 @@ def test_likes_boosts_and_votes_on_a_remote_status_reach_its_author(client, drai
     assert boost.path == "/a.example/inbox" and boost.json()["type"] == "Announce"
     assert boost.json()["object"] == uri
     assert "https://a.example/users/bob" in boost.json()["cc"]
+
+
+def test_an_account_peers_cannot_see_sends_no_update(client, drain, site):  # noqa: F811
+    from stratus.jobs import messages as jobs
+    from stratus.services import delivery
+
+    pending = rig.make_user("pending", confirmed=False)
+    rig.follow_edge(remote(site, "a.example", "bob"), pending)
+    drain()
+    job = jobs.Federate(event_id="u-1", kind="update_actor", account_id=pending,
+                        item={"id": pending})
+    assert delivery.fan_out(job) == 0  # no actor document to send: done, not failed
+    drain()
+    assert site.posts == []

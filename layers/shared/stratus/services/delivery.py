@@ -20,6 +20,7 @@ Two queues, as Mastodon's ActivityPub::DistributionWorker and DeliveryWorker:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -212,9 +213,13 @@ def plan(job: jobs.Federate) -> Plan | None:
         if kind == "delete_actor":
             return Plan(activities.document(activities.delete_actor(_uri(actor))), actor["id"],
                         followers=True)
+        from ..errors import NotFound
         from . import activitypub
 
-        document = activitypub.actor(actor["username"])
+        try:
+            document = activitypub.actor(actor["username"])
+        except NotFound:  # not shown to peers (unconfirmed, unapproved): nothing to update
+            return None
         if document is None:
             return None
         updated = item.get("updated_at") or item.get("created_at") or clock.iso(clock.now())
@@ -365,7 +370,10 @@ def _later(job: jobs.DeliverActivity, due: float, now: float, *, attempt: int) -
                 delays=[int(max(0.0, due - now))])
 
 
+@functools.lru_cache(maxsize=4096)
 def _username(account_id: str | None) -> str | None:
+    """The signer's username (its key id names it). A local username never changes, so a warm
+    worker remembers it; the key itself is read on every attempt (a rotation applies at once)."""
     if account_id is None:
         return None
     profile = _profiles([account_id]).get(account_id)

@@ -7,14 +7,18 @@ popular account's new followers never touch one item. The counts on both account
 `follow` / `follow_request` notifications and their removal when the follow or request goes
 away all follow from the stream (jobs/outbox.py). A follow is written in one transaction with
 checks that neither account blocks the other, so a concurrent block cannot leave one behind.
+
+Follows across servers (docs/federation.md, "Follows across servers"): a follow of a remote
+account is always a request until its server accepts; the inbox calls `remote_follow`,
+`remote_accepted`, `remote_rejected` and `remote_unfollowed`. Edges across servers carry `uri`,
+the id of their Follow activity; what peers are told follows from the stream as well.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
-
 import uuid
+from typing import Any
 
 from .. import ids
 from ..convert import activitypub as ap
