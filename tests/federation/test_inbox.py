@@ -458,3 +458,19 @@ def test_a_post_from_a_known_actor_costs_a_few_reads(client, drain, peer, alice)
         stop()
     assert response.status_code == 202
     assert calls[:2] == ["GetItem", "BatchGetItem"] and len(calls) == 6, calls  # + the owner
+
+
+def test_the_worker_takes_its_sample_event(runtime, client):
+    """events/InboxWorkerFunction.json as Lambda delivers it: a Like by an account that is not
+    stored here is dropped, not failed (and a job of another kind is a failure)."""
+    from local.lambda_runtime import invoke
+    from tests.workers.test_sample_events import sample
+
+    event = sample("InboxWorkerFunction")
+    assert invoke(runtime.stack, "InboxWorkerFunction", event) == {"batchItemFailures": []}
+    event["Records"][0]["body"] = json.dumps({"job": "count", "event": "INSERT",
+                                              "item_type": "status"})
+    from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+    with pytest.raises(BatchProcessingError):
+        invoke(runtime.stack, "InboxWorkerFunction", event)
