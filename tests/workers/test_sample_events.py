@@ -132,3 +132,18 @@ def test_search_index_worker(runtime):
     assert invoke(runtime.stack, "SearchIndexFunction", event) == {"batchItemFailures": []}
     assert search_repo.unindexed_tags(["clouds"]) == []
     assert invoke(runtime.stack, "SearchIndexFunction", event) == {"batchItemFailures": []}
+
+
+def test_federation_worker_drops_an_event_of_an_unknown_author(runtime):
+    assert invoke(runtime.stack, "FederationFunction", sample("FederationFunction")) == \
+        {"batchItemFailures": []}
+
+
+def test_delivery_worker_retries_an_unreachable_inbox_later(runtime):
+    """The sample's inbox refuses connections: the attempt fails and is sent on for later
+    (not reported failed: the retry is a new, delayed message)."""
+    from stratus.repo import delivery as delivery_repo
+
+    assert invoke(runtime.stack, "DeliveryFunction", sample("DeliveryFunction")) == \
+        {"batchItemFailures": []}
+    assert delivery_repo.host_state("127.0.0.1")["failures"] == 1
