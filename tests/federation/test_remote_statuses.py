@@ -319,3 +319,15 @@ def test_another_actor_cannot_take_over_a_status(client, site, bob):  # noqa: F8
     body = client.get(f"/api/v1/statuses/{status_id}").json()
     assert body["content"] == "<p>Note 90</p>" and body["account"]["id"] == bob["id"]
     assert remote_statuses.delete(obj["id"], actor_id=mallory["id"]) is True  # same domain
+
+
+def test_our_own_urls_are_never_fetched(runtime, monkeypatch):
+    from stratus.federation import http
+    from stratus.services import remote_statuses
+
+    def refuse(url, **_):
+        raise AssertionError(f"fetched {url}")
+
+    monkeypatch.setattr(http, "fetch_object", refuse)
+    assert remote_statuses.resolve_url(f"{LOCAL}/@alice/123") is None
+    assert remote_statuses.resolve(f"{LOCAL}/users/alice/statuses/123") is None

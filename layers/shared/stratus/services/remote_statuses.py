@@ -471,8 +471,8 @@ def _resolve(uri: str, depth: int) -> str | None:
     known = find(uri)
     if known is not None:
         return known
-    if not uri.startswith(("https://", "http://")):
-        return None
+    if not uri.startswith(("https://", "http://")) or host_of(uri) == settings().domain.lower():
+        return None  # ours and not found: there is nothing to fetch
     if not domain_blocks.allowed(remote_accounts.hostname_of(host_of(uri))):
         return None
     try:
@@ -533,6 +533,8 @@ def resolve_url(url: str) -> tuple[str, str] | None:
     ("status", id), stored or fetched once and stored; None otherwise."""
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         return None
+    if host_of(url) == settings().domain.lower():
+        return None  # ours: never fetched (search reads its own URLs itself)
     known = uris.find(url)
     if known is not None:
         return ("account", known[1]) if known[0] in ("account", "key") else known
