@@ -609,6 +609,30 @@ class ApplyDomainBlock(Job):
     previous: str | None = None
 
 
+# --- federation: the inbox (services/inbox) --------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class InboxActivity(Job):
+    """An activity a remote server POSTed to one of our inboxes, its signature verified:
+    `actor_id` is the (remote) account the signing key belongs to, which is the activity's
+    actor; `owner_id` the local account whose inbox it came to (None: the shared inbox)."""
+
+    name: ClassVar[str] = "inbox_activity"
+    activity: dict[str, Any]
+    actor_id: str
+    owner_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MoveFollowers(Job):
+    """The rest of a Move: local followers of `origin_id` (after `after`, a follow's sort key)
+    follow `target_id` instead, one bounded batch per job (services/inbox/move.py)."""
+
+    name: ClassVar[str] = "inbox_move_followers"
+    origin_id: str
+    target_id: str
+    after: str | None = None
+
+
 # --- federation: outbound activities (services/delivery.py) --------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Federate(Job):

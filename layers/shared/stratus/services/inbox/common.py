@@ -1,0 +1,157 @@
+"""What every inbox use case works with: the activity, its (verified) actor's profile, the
+inbox it came to; and the small readings of ActivityStreams JSON they share (a property may be
+a URI or an embedded object, a single value or a list: Mastodon's `value_or_id`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+
+@dataclass(frozen=True)
+class Context:
+    activity: dict[str, Any]
+    actor: dict[str, Any]  # the remote account's profile (its `uri` is the activity's actor)
+    owner_id: str | None = None  # the local account whose inbox it came to; None: shared
+
+    @property
+    def actor_id(self) -> str:
+        return self.actor["id"]
+
+    @property
+    def object(self) -> Any:
+        return self.activity.get("object")
+
+
+def object_id(value: Any) -> str | None:
+    """The id of a property that is a URI, an embedded object or a one-element list."""
+    if isinstance(value, list):
+        value = value[0] if len(value) == 1 else None
+    if isinstance(value, dict):
+        value = value.get("id")
+    return value if isinstance(value, str) and value else None
+
+
+def object_type(value: Any) -> str | None:
+    """The `type` of an embedded object (the first of a list of types)."""
+    if isinstance(value, list):
+        value = value[0] if len(value) == 1 else None
+    kind = value.get("type") if isinstance(value, dict) else None
+    if isinstance(kind, list):
+        kind = next((k for k in kind if isinstance(k, str)), None)
+    return kind if isinstance(kind, str) else None
+
+
+def host(uri: str | None) -> str | None:
+    """The host (with any port) of a URI, lowercased; None if it has none."""
+    if not uri:
+        return None
+    try:
+        found = urlsplit(uri).netloc.rpartition("@")[2].lower()
+    except ValueError:
+        return None
+    return found or None
+
+
+def domain(uri: str | None) -> str | None:
+    """The domain of a URI as domain blocks name it (no port)."""
+    found = host(uri)
+    if found is None:
+        return None
+    return found.rsplit(":", 1)[0] if not found.endswith("]") else found
+
+
+def same_origin(a: str | None, b: str | None) -> bool:
+    return a is not None and host(a) is not None and host(a) == host(b)
+
+
+# --- our own objects, named by their URLs ------------------------------------------------------------
+def _local_path(uri: str | None) -> list[str] | None:
+    from ...config import settings
+
+    base = settings().base_url + "/"
+    if not isinstance(uri, str) or not uri.startswith(base):
+        return None
+    return urlsplit(uri).path.removeprefix(urlsplit(base).path).split("/")
+
+
+def local_account_id(uri: str | None) -> str | None:
+    """The local account an actor URL of ours names (`/users/<name>`), if it exists."""
+    from ...repo import accounts as accounts_repo
+
+    parts = _local_path(uri)
+    if not parts or len(parts) != 2 or parts[0] != "users" or not parts[1]:
+        return None
+    return accounts_repo.id_by_handle(parts[1])
+
+
+def local_status_id(uri: str | None) -> str | None:
+    """The local status a status URL of ours names (`/users/<name>/statuses/<id>`), if it
+    exists and is that account's."""
+    from ... import ids
+    from ...repo import accounts as accounts_repo
+    from ...repo import statuses as statuses_repo
+
+    parts = _local_path(uri)
+    if not parts or len(parts) != 4 or parts[0] != "users" or parts[2] != "statuses" or \
+            not ids.is_id(parts[3]):
+        return None
+    item = statuses_repo.get(parts[3])
+    if item is None or item.get("account_id") != accounts_repo.id_by_handle(parts[1]):
+        return None
+    return item["id"]
+
+
+def known_status_id(uri: str | None, *, fetch: bool = False) -> str | None:
+    """The status (local or remote) a URI names: ours by its URL, a remote one by the URI
+    index; with `fetch`, an unknown remote one is fetched and stored (remote_statuses)."""
+    if not uri:
+        return None
+    found = local_status_id(uri)
+    if found is not None:
+        return found
+    from ...repo import uris
+
+    known = uris.find(uri)
+    if known is not None and known[0] == "status":
+        return known[1]
+    if fetch and host(uri) is not None:
+        from .. import remote_statuses
+
+        return remote_statuses.resolve(uri)
+    return None
+
+
+def known_account_id(uri: str | None) -> str | None:
+    """The account (local or already known remote) an actor URI names."""
+    if not uri:
+        return None
+    found = local_account_id(uri)
+    if found is not None:
+        return found
+    from ...repo import uris
+
+    known = uris.find(uri)
+    return known[1] if known is not None and known[0] == "account" else None
+
+
+def edge_item(kind: str, key: dict[str, str], account_id: str, status: dict[str, Any],
+              **extra: Any) -> dict[str, Any]:
+    """A like or boost edge of a remote account, laid out as services/interactions writes a
+    local account's (the counters and notifications read them from the stream)."""
+    from ... import clock, ids
+    from ...repo import keys
+
+    edge_id = ids.new_id()
+    return {**key, "type": kind.lower(), "id": edge_id, "account_id": account_id,
+            "status_id": status["id"], "status_account_id": status["account_id"],
+            "created_at": clock.iso(clock.now()),
+            **keys.edge_index_keys(kind, account_id, status["id"], edge_id), **extra}
+
+
+def blocks(blocker_id: str, blocked_id: str) -> bool:
+    from ...repo import keys
+    from ...repo import relationships as relationships_repo
+
+    return relationships_repo.get(keys.block(blocker_id, blocked_id)) is not None
