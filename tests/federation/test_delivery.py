@@ -94,27 +94,42 @@ def test_a_post_reaches_each_server_once_signed_as_its_author(client, drain, ali
 
 
 def test_a_direct_status_goes_only_to_those_mentioned(client, drain, alice, site):  # noqa: F811
-    from stratus.jobs import messages as jobs
-    from stratus.repo import base, keys
-    from stratus.services import delivery
-
     alice_id, headers = alice
-    bob = remote(site, "a.example", "bob")
+    remote(site, "a.example", "bob")
     rig.follow_edge(remote(site, "c.example", "eve"), alice_id)
     drain()
-    status = _post(client, headers, "a secret", "direct")
+    status = _post(client, headers, "@bob@a.example a secret", "direct")
+    assert [m["acct"] for m in status["mentions"]] == ["bob@a.example"]
+    assert 'href="https://a.example/@bob"' in status["content"]
     drain()
-    assert site.posts == []  # no one to tell: followers never get a direct status
-    # The text's remote mentions are resolved by the remote-accounts work; here the mention
-    # is written onto the status, and its Create fanned out as the outbox would.
-    base.update(keys.status(status["id"]), "SET mention_ids = :m", vals={":m": [bob]})
-    delivery.fan_out(jobs.Federate(event_id="direct-1", kind="create", account_id=alice_id,
-                                   item={"id": status["id"], "account_id": alice_id}))
-    drain()
-    assert [p.path for p in site.posts] == ["/a.example/inbox"]
+    assert [p.path for p in site.posts] == ["/a.example/inbox"]  # followers hear nothing
     note = site.posts[0].json()["object"]
     assert note["to"] == ["https://a.example/users/bob"] and note["cc"] == []
-    assert note["tag"][0]["type"] == "Mention"
+    assert note["tag"] == [{"type": "Mention", "href": "https://a.example/users/bob",
+                            "name": "@bob@a.example"}]
+
+
+def test_an_unknown_remote_address_in_a_post_is_resolved_by_webfinger(
+        client, drain, alice, site):  # noqa: F811
+    """Mastodon's ProcessMentionsService: `@user@host` not known yet is looked up (WebFinger,
+    then the actor), stored, mentioned and delivered to; an address that does not resolve
+    stays text."""
+    from tests.federation import peers
+
+    alice_id, headers = alice
+    actor = peers.serve_actor(site, "zed")
+    peers.serve_webfinger(site, "zed")
+    host = peers.host(site)
+    status = _post(client, headers, f"hi @zed@{host} and @ghost@{host}", "public")
+    assert [m["acct"] for m in status["mentions"]] == [f"zed@{host}"]
+    assert status["mentions"][0]["url"] == actor["url"]
+    assert f"@ghost@{host}" in status["content"] and "ghost</a>" not in status["content"]
+    drain()
+    inboxes = [p.path for p in site.posts]
+    assert inboxes == ["/inbox"]  # zed's server's shared inbox, once
+    note = site.posts[0].json()["object"]
+    assert actor["id"] in note["cc"]
+    assert {"type": "Mention", "href": actor["id"], "name": f"@zed@{host}"} in note["tag"]
 
 
 def test_a_deleted_status_is_a_tombstone_for_the_same_servers(client, drain, alice, site):  # noqa: F811

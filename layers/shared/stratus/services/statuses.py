@@ -207,15 +207,31 @@ def _poll_options(item: dict[str, Any]) -> list[str] | None:
 
 
 # --- writing -----------------------------------------------------------------------------------
+MAX_RESOLVED_MENTIONS = 5  # unknown remote addresses looked up by WebFinger in one post
+
+
 def _mentioned_accounts(parsed: formatter.Parsed) -> dict[tuple[str, str | None], dict[str, Any]]:
-    """Known local accounts among the text's mentions, keyed as written (lower-cased)."""
+    """The accounts among the text's mentions, keyed as written (lower-cased): local ones by
+    username, remote ones (`@user@host`) stored or, as Mastodon's ProcessMentionsService does,
+    resolved by WebFinger now (at most MAX_RESOLVED_MENTIONS per post; an unreachable address
+    stays plain text)."""
     local = settings().domain.lower()
     wanted = {}
+    lookups = 0
     for username, domain in parsed.mentions:
+        key = (username.lower(), domain.lower() if domain else None)
         if domain is None or domain.lower() == local:
             account_id = accounts_repo.id_by_handle(username)
-            if account_id:
-                wanted[(username.lower(), domain.lower() if domain else None)] = account_id
+        else:
+            account_id = accounts_repo.id_by_handle(username, domain)
+            if account_id is None and lookups < MAX_RESOLVED_MENTIONS:
+                from . import remote_accounts
+
+                lookups += 1
+                found = remote_accounts.resolve_acct(f"{username}@{domain}")
+                account_id = found["id"] if found else None
+        if account_id:
+            wanted[key] = account_id
     rendered = status_views.load_accounts(list(wanted.values()))
     return {key: rendered[aid] for key, aid in wanted.items() if aid in rendered}
 
