@@ -101,6 +101,20 @@ def _run(stack: Any, logical_id: str, event: dict[str, Any], context: LambdaCont
         return stack.handler(logical_id)(event, context)
 
 
+def isolated(handler: Any) -> Any:
+    """A handler called directly (a test driving one function's steps) with its log keys kept
+    to each call, as `invoke` keeps them: Powertools' `inject_lambda_context` would otherwise
+    leave the function's name on every later line of the process."""
+    _invocation_local_log_keys()
+
+    def run(event: Any, context: Any) -> Any:
+        def call() -> Any:
+            _invocation_log_keys.set({})
+            return handler(event, context)
+        return contextvars.copy_context().run(call)
+    return run
+
+
 def invoke(stack: Any, logical_id: str, event: dict[str, Any],
            request_id: str | None = None) -> Any:
     """Run the function's handler as Lambda would: with its context, and every AWS call it makes

@@ -15,6 +15,7 @@ import pytest
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit
 from stratus.repo import moderation as moderation_repo
+from local.lambda_runtime import isolated
 from tests.rig import auth, follow_edge, make_app, make_user, user_token
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +27,7 @@ def _handler():
     spec = importlib.util.spec_from_file_location("moderation_worker_under_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.handler
+    return isolated(module.handler)  # its log keys stay in each call (tests/local/test_logging.py)
 
 
 def _context():
