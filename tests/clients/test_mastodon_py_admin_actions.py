@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 from mastodon import Mastodon
 
+from local.lambda_runtime import isolated
 from tests.rig import make_user
 
 SCOPES = ["read", "write", "follow", "admin:read", "admin:write"]
@@ -38,8 +39,9 @@ def _purge_steps(account_id: str) -> None:
                               memory_limit_in_mb=512, aws_request_id=str(uuid.uuid4()),
                               get_remaining_time_in_millis=lambda: 60_000)
     state = {"account_id": account_id}
+    handler = isolated(module.handler)  # its log keys stay in each call
     for _ in range(100):
-        state = module.handler(json.loads(json.dumps(state)), context)
+        state = handler(json.loads(json.dumps(state)), context)
         if state["done"]:
             return
     raise AssertionError("the purge did not finish")

@@ -11,10 +11,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit
 from stratus.repo import moderation as moderation_repo
+
 from local.lambda_runtime import isolated
 from tests.rig import auth, follow_edge, make_app, make_user, user_token
 
