@@ -9,25 +9,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tests.api.test_statuses import post
+from tests.federation.test_signatures import _pem
 from tests.sites import site  # noqa: F401 - the fixture
 
 AP = "application/activity+json"
 HOST = "localhost:8000"
 KEY_ID = "https://remote.example/users/bob#main-key"
-
-
-def _pem(key) -> str:
-    return key.public_key().public_bytes(serialization.Encoding.PEM,
-                                         serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-
-
-@pytest.fixture(scope="module")
-def keys():
-    return [rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(2)]
 
 
 @pytest.fixture

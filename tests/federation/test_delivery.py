@@ -53,14 +53,6 @@ def sqs_clock(monkeypatch):
     return waits
 
 
-@pytest.fixture
-def alice(client):
-    app = rig.make_app(client)
-    account_id = rig.make_user("alice")
-    return account_id, rig.auth(rig.user_token(app, account_id,
-                                               scopes=("read", "write", "follow")))
-
-
 def _post(client, headers, text: str, visibility: str = "public") -> dict:
     response = client.post("/api/v1/statuses", headers=headers,
                            data={"status": text, "visibility": visibility})

@@ -8,19 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests import rig
 from tests.federation.test_delivery import remote
 from tests.sites import site  # noqa: F401 - the fixture
 
 PUBLIC_FOLLOW = "https://a.example/3f1c6f0e-follow"
 
-
-@pytest.fixture
-def alice(client):
-    app = rig.make_app(client)
-    account_id = rig.make_user("alice")
-    return account_id, rig.auth(rig.user_token(app, account_id,
-                                               scopes=("read", "write", "follow")))
 
 
 def _relationship(client, headers, account_id) -> dict:

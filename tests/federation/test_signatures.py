@@ -13,7 +13,7 @@ from email.utils import formatdate
 
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import padding
 
 from stratus.federation import signatures
 from stratus.federation.signatures import SignatureError
@@ -26,11 +26,6 @@ NOW = 1_795_000_000.0  # a fixed moment (2026-11-18); every check gets it as `no
 def _pem(key) -> str:
     return key.public_key().public_bytes(serialization.Encoding.PEM,
                                          serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-
-
-@pytest.fixture(scope="module")
-def keys():
-    return [rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in range(2)]
 
 
 @pytest.fixture(scope="module")
