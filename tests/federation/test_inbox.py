@@ -145,15 +145,19 @@ def test_like_counts_and_notifies_and_undo_takes_it_back(client, drain, peer, al
     assert status_of(client, headers, status["id"])["favourites_count"] == 0
 
 
-def test_emoji_reactions_are_accepted_and_dropped(client, drain, peer, alice):
+def test_a_like_with_an_emoji_counts_and_emoji_react_is_dropped(client, drain, peer, alice):
+    """Mastodon's Like handler ignores `content` and `_misskey_reaction` (Misskey sends its
+    reactions as Likes): the Like is a favourite; an EmojiReact is accepted and dropped."""
     headers = alice[1]
     status = post(client, headers, status="react")
     drain()
-    deliver(client, drain, peer, peer.activity("Like", status["uri"], content="🔥",
-                                               _misskey_reaction="🔥"))
     deliver(client, drain, peer, peer.activity("EmojiReact", status["uri"], content="🔥"))
     assert status_of(client, headers, status["id"])["favourites_count"] == 0
     assert notifications(client, headers) == []
+    deliver(client, drain, peer, peer.activity("Like", status["uri"], content="🔥",
+                                               _misskey_reaction="🔥"))
+    assert status_of(client, headers, status["id"])["favourites_count"] == 1
+    assert [n["type"] for n in notifications(client, headers)] == ["favourite"]
 
 
 def test_announce_is_a_boost_and_undo_removes_it(client, drain, peer, alice):

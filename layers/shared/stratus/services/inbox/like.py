@@ -2,9 +2,10 @@
 
 The favourite is the same edge a local favourite is, owned by the remote account, so the
 status's `favourites_count` and the author's `favourite` notification follow from the stream.
-Likes of statuses that are not ours, of statuses whose author blocks the actor, and emoji
-reactions (a Like carrying `content` or Misskey's `_misskey_reaction`; EmojiReact itself is
-dropped by the worker) change nothing."""
+Likes of statuses that are not ours, or of statuses whose author blocks the actor, change
+nothing. A Like carrying an emoji (`content`, Misskey's `_misskey_reaction`: how Misskey sends
+reactions) is a favourite all the same, its emoji ignored, as Mastodon's handler does;
+EmojiReact itself is dropped by the worker."""
 
 from __future__ import annotations
 
@@ -13,13 +14,7 @@ from ...repo import statuses as statuses_repo
 from .common import Context, blocks, edge_item, local_status_id, object_id
 
 
-def is_reaction(activity: dict) -> bool:
-    return bool(activity.get("content") or activity.get("_misskey_reaction"))
-
-
 def handle(ctx: Context) -> None:
-    if is_reaction(ctx.activity):
-        return
     status_id = local_status_id(object_id(ctx.object))
     status = statuses_repo.get(status_id) if status_id else None
     if status is None or status.get("reblog_of_id") or blocks(status["account_id"], ctx.actor_id):
