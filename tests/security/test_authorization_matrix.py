@@ -46,6 +46,7 @@ PUBLIC = {
     ("GET", "/headers/original/missing.png"): "static image",
     ("GET", "/@{username}"): "public profile page",
     ("GET", "/@{username}/tagged/{hashtag}"): "public profile page",
+    ("GET", "/@{username}/{status_id}"): "public status (its Note, for servers)",
     # Federation reads (docs/federation.md): public data for any server; private statuses are
     # 404 until authorized fetch exists.
     ("GET", "/.well-known/webfinger"): "discovery",
