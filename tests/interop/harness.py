@@ -40,13 +40,6 @@ def peer_missing() -> str | None:
         return (f"the Fedify peer is not installed ({npm}): `make test` or "
                 f"`npm ci --prefix tests/interop/fedify-peer` installs it")
     return None
-
-
-def federation_missing() -> str | None:
-    """Why this Stratus cannot federate yet, or None: the interop tests need the inbox routes
-    (POST /inbox, fed-inbox) in template.yaml. STRATUS_INTEROP=1 runs them regardless."""
-    if os.environ.get("STRATUS_INTEROP") == "1":
-        return None
     template = (ROOT / "template.yaml").read_text()
     if not re.search(r"Path:\s*/inbox\b", template):
         return ("template.yaml has no POST /inbox route yet (the fed-inbox and fed-deliver "

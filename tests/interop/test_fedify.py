@@ -8,14 +8,11 @@ Every wait is bounded (harness.WAIT) and fails with what it saw."""
 
 from __future__ import annotations
 
-import pytest
 from mastodon import MastodonNotFoundError
 
-from tests.interop.harness import federation_missing, wait_for
+from tests.interop.harness import wait_for
 from tests.rig import mastodon_py_users
 
-pytestmark = pytest.mark.skipif(federation_missing() is not None,
-                                reason=federation_missing() or "")
 
 
 def actor_of(stack, username: str) -> str:

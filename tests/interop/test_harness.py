@@ -73,20 +73,3 @@ def test_stratus_live_delivers_without_drain(stratus_live):
     status = poster.status_post("pumped through the pipeline")
     wait_for(lambda: any(s.id == status.id for s in reader.timeline_home()),
              "the post in the follower's home timeline")
-
-
-def test_two_stacks_are_two_instances(two_stacks):
-    a, b = two_stacks
-    assert a.domain != b.domain
-    alice = a.sign_up("alice")
-    assert alice.me().username == "alice"
-    for stack in (a, b):
-        assert httpx.get(f"{stack.base_url}/api/v2/instance").json()["domain"] == stack.domain
-    finger = httpx.get(f"{a.base_url}/.well-known/webfinger",
-                       params={"resource": f"acct:alice@{a.domain}"})
-    assert finger.status_code == 200
-    assert {"rel": "self", "type": "application/activity+json",
-            "href": f"{a.base_url}/users/alice"} in finger.json()["links"]
-    # Separate state: b has never heard of alice.
-    assert httpx.get(f"{b.base_url}/api/v1/accounts/lookup",
-                     params={"acct": "alice"}).status_code == 404
