@@ -77,13 +77,11 @@ def _local_path(uri: str | None) -> list[str] | None:
 
 
 def local_account_id(uri: str | None) -> str | None:
-    """The local account an actor URL of ours names (`/users/<name>`), if it exists."""
-    from ...repo import accounts as accounts_repo
+    """The local account an actor URL of ours names (`/users/<name>`), if it exists: the one
+    parser of our actor URLs (services/remote_accounts.py)."""
+    from .. import remote_accounts
 
-    parts = _local_path(uri)
-    if not parts or len(parts) != 2 or parts[0] != "users" or not parts[1]:
-        return None
-    return accounts_repo.id_by_handle(parts[1])
+    return remote_accounts.local_account_id(uri) if isinstance(uri, str) else None
 
 
 def local_status_id(uri: str | None) -> str | None:
