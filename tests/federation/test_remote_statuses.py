@@ -331,3 +331,22 @@ def test_our_own_urls_are_never_fetched(runtime, monkeypatch):
     monkeypatch.setattr(http, "fetch_object", refuse)
     assert remote_statuses.resolve_url(f"{LOCAL}/@alice/123") is None
     assert remote_statuses.resolve(f"{LOCAL}/users/alice/statuses/123") is None
+
+
+def test_our_status_urls_name_a_status_only_with_its_own_author(client, people):
+    """One parser of our status URLs (remote_statuses.local_status_id, which the inbox and
+    search use): `/users/<name>/statuses/<id>` and `/@<name>/<id>` name the status only when
+    <name> wrote it."""
+    from stratus.config import settings
+    from stratus.services import remote_statuses
+
+    _ids, tokens = people
+    status = client.post("/api/v1/statuses", data={"status": "mine"},
+                         headers=tokens["alice"]).json()
+    base = settings().base_url
+    assert remote_statuses.local_status_id(status["uri"]) == status["id"]
+    assert remote_statuses.local_status_id(status["url"]) == status["id"]
+    assert remote_statuses.local_status_id(f"{base}/users/bob/statuses/{status['id']}") is None
+    assert remote_statuses.local_status_id(f"{base}/@bob/{status['id']}") is None
+    assert remote_statuses.local_status_id(f"https://elsewhere.example/@alice/{status['id']}") \
+        is None

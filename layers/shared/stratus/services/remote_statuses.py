@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from .. import clock, ids, outbound
 from ..config import settings
 from ..federation import http
+from ..repo import accounts as accounts_repo
 from ..repo import base, keys, uris
 from ..repo import statuses as repo
 from ..text import formatter
@@ -49,7 +50,7 @@ MEDIA_TYPES = {"image": "image", "video": "video", "audio": "audio"}
 # --- our own URLs ------------------------------------------------------------------------------
 def local_status_id(uri: str) -> str | None:
     """The id of the local status one of our status URLs names (`/users/<name>/statuses/<id>`
-    or `/@<name>/<id>`), if that status exists; else None."""
+    or `/@<name>/<id>`), if that status exists and is <name>'s; else None."""
     try:
         parts = urlsplit(uri)
     except (ValueError, TypeError):
@@ -58,15 +59,18 @@ def local_status_id(uri: str) -> str | None:
         return None
     segments = parts.path.strip("/").split("/")
     if len(segments) >= 4 and segments[0] == "users" and segments[2] == "statuses":
-        candidate = segments[3]
+        username, candidate = segments[1], segments[3]
     elif len(segments) == 2 and segments[0].startswith("@"):
-        candidate = segments[1]
+        username, candidate = segments[0][1:], segments[1]
     else:
         return None
-    if not ids.is_id(candidate):
+    if not username or not ids.is_id(candidate):
         return None
     item = repo.get(candidate)
-    return candidate if item is not None and item.get("local", True) else None
+    if item is None or item.get("local", True) is False:
+        return None
+    # the URL must name the status's own author (another account's path is not its URL)
+    return candidate if item.get("account_id") == accounts_repo.id_by_handle(username) else None
 
 
 def find(uri: str) -> str | None:
@@ -511,7 +515,6 @@ def delete(uri: str, *, actor_id: str) -> bool:
         uris.delete(uri)
         return False
     if item["account_id"] != actor_id:
-        from ..repo import accounts as accounts_repo
 
         profiles = accounts_repo.get_many([item["account_id"], actor_id],
                                           (accounts_repo.PROFILE,))

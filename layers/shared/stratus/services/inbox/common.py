@@ -85,20 +85,11 @@ def local_account_id(uri: str | None) -> str | None:
 
 
 def local_status_id(uri: str | None) -> str | None:
-    """The local status a status URL of ours names (`/users/<name>/statuses/<id>`), if it
-    exists and is that account's."""
-    from ... import ids
-    from ...repo import accounts as accounts_repo
-    from ...repo import statuses as statuses_repo
+    """The local status a status URL of ours names, if it exists and is that account's: the
+    one parser of our status URLs (services/remote_statuses.py)."""
+    from .. import remote_statuses
 
-    parts = _local_path(uri)
-    if not parts or len(parts) != 4 or parts[0] != "users" or parts[2] != "statuses" or \
-            not ids.is_id(parts[3]):
-        return None
-    item = statuses_repo.get(parts[3])
-    if item is None or item.get("account_id") != accounts_repo.id_by_handle(parts[1]):
-        return None
-    return item["id"]
+    return remote_statuses.local_status_id(uri) if isinstance(uri, str) else None
 
 
 def known_status_id(uri: str | None, *, fetch: bool = False) -> str | None:
