@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -45,13 +44,9 @@ def object_type(value: Any) -> str | None:
 
 def host(uri: str | None) -> str | None:
     """The host (with any port) of a URI, lowercased; None if it has none."""
-    if not uri:
-        return None
-    try:
-        found = urlsplit(uri).netloc.rpartition("@")[2].lower()
-    except ValueError:
-        return None
-    return found or None
+    from ..remote_accounts import host_of
+
+    return host_of(uri) or None if uri else None
 
 
 def domain(uri: str | None) -> str | None:
@@ -67,15 +62,6 @@ def same_origin(a: str | None, b: str | None) -> bool:
 
 
 # --- our own objects, named by their URLs ------------------------------------------------------------
-def _local_path(uri: str | None) -> list[str] | None:
-    from ...config import settings
-
-    base = settings().base_url + "/"
-    if not isinstance(uri, str) or not uri.startswith(base):
-        return None
-    return urlsplit(uri).path.removeprefix(urlsplit(base).path).split("/")
-
-
 def local_account_id(uri: str | None) -> str | None:
     """The local account an actor URL of ours names (`/users/<name>`), if it exists: the one
     parser of our actor URLs (services/remote_accounts.py)."""
