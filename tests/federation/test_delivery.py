@@ -122,6 +122,12 @@ def test_an_unknown_remote_address_in_a_post_is_resolved_by_webfinger(
     note = site.posts[0].json()["object"]
     assert actor["id"] in note["cc"]
     assert {"type": "Mention", "href": actor["id"], "name": f"@zed@{host}"} in note["tag"]
+    # zed's server was told; no notification is kept here for an account with no user here
+    from stratus.repo import accounts as accounts_repo
+    from stratus.repo import notifications as notifications_repo
+
+    zed_id = accounts_repo.id_by_handle("zed", host)
+    assert notifications_repo.newest_first(zed_id, 10) == []
 
 
 def test_a_deleted_status_is_a_tombstone_for_the_same_servers(client, drain, alice, site):  # noqa: F811

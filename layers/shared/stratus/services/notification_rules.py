@@ -137,6 +137,10 @@ def decide(recipient_id: str, kind: str, sender_id: str, status_id: str | None) 
     if not filterable and not (status_id and kind in WITH_STATUS):
         return Decision(group_key=group_key_for(recipient_id, kind, status_id))
     inputs = repo.policy_inputs(recipient_id, sender_id, status_id)
+    if inputs["recipient_user"] is None:
+        # no one here to tell: a remote account (its server hears of it by federation, e.g.
+        # mentioned in a local post, the author of a status favourited here) or a gone one
+        return Decision(drop=True)
     status = inputs.get("status")
     message = kind == "mention"
     from_staff = message and _from_staff(inputs["sender_user"], inputs["recipient_user"])
