@@ -53,6 +53,9 @@ def normalize(raw: Any) -> str | None:
     text = text.removesuffix("/").strip()
     if not text:
         return None
+    name, colon, port = text.rpartition(":")
+    if colon and name and port.isdigit():
+        text = name  # a port never matters: domain blocks name hosts (Addressable's host)
     if len(text) > 1 and text.endswith(".") and not text.endswith(".."):
         text = text[:-1]
     try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import hosts
 from ..repo import accounts as repo
 from . import moderation
 
@@ -21,7 +22,7 @@ ACCOUNTS_PER_STEP = 100
 
 
 def covers(block_domain: str, host: str) -> bool:
-    return host == block_domain or host.endswith("." + block_domain)
+    return hosts.covers(block_domain, host)
 
 
 def step(state: dict[str, Any]) -> dict[str, Any]:

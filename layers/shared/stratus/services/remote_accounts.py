@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urldefrag, urlsplit
 
-from .. import clock, ids, outbound
+from .. import clock, hosts, ids, outbound
 from ..config import settings
 from ..federation import http
 from ..repo import accounts as accounts_repo
@@ -82,18 +82,14 @@ def local_account_id(uri: str) -> str | None:
 
 # --- reading documents -------------------------------------------------------------------------
 def host_of(url: str) -> str:
-    """The host of a URL as a domain: lower case, with the port when there is one."""
-    try:
-        return (urlsplit(url).netloc or "").rsplit("@", 1)[-1].lower()
-    except ValueError:
-        return ""
+    """The host of a URL as a domain (stratus.hosts: lower case, IDNA, the port only when it
+    is not the scheme's default)."""
+    return hosts.of_url(url)
 
 
 def hostname_of(domain: str) -> str:
     """A domain without its port (domain blocks and allows name hosts, not ports)."""
-    if domain.startswith("["):
-        return domain.split("]", 1)[0] + "]"
-    return domain.rsplit(":", 1)[0] if domain.count(":") == 1 else domain
+    return hosts.hostname(domain)
 
 
 def as_list(value: Any) -> list[Any]:

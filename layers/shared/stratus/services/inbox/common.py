@@ -43,18 +43,19 @@ def object_type(value: Any) -> str | None:
 
 
 def host(uri: str | None) -> str | None:
-    """The host (with any port) of a URI, lowercased; None if it has none."""
-    from ..remote_accounts import host_of
+    """The normalised host (with a port that is not the default) of a URI; None if it has
+    none (stratus.hosts)."""
+    from ... import hosts
 
-    return host_of(uri) or None if uri else None
+    return hosts.of_url(uri) or None if uri else None
 
 
 def domain(uri: str | None) -> str | None:
     """The domain of a URI as domain blocks name it (no port)."""
+    from ... import hosts
+
     found = host(uri)
-    if found is None:
-        return None
-    return found.rsplit(":", 1)[0] if not found.endswith("]") else found
+    return hosts.hostname(found) or None if found else None
 
 
 def same_origin(a: str | None, b: str | None) -> bool:
