@@ -1,12 +1,12 @@
 """Authorized fetch ("secure mode", services/authorized_fetch.py): with the setting on, actors,
 collections and statuses are served only to GETs signed by a server we federate with, as
 Mastodon's `require_account_signature!` does; the instance actor, WebFinger, host-meta and
-NodeInfo stay public. Signers' keys come from a fake key map here, and from a real key
-document on a loopback site in the last tests."""
+NodeInfo stay public. Signers are fake accounts here (remote.example's bob, keys[0]), and real
+actors on a loopback site in the last tests, found and stored by remote_accounts.by_key_id.
+What a signer may read by its account (blocks, followers-only and direct statuses):
+test_hostile_authorized_fetch.py."""
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
@@ -21,16 +21,21 @@ KEY_ID = "https://remote.example/users/bob#main-key"
 
 @pytest.fixture
 def secure(runtime, monkeypatch, keys):
-    """Authorized fetch on; remote.example's key is keys[0] (a fake key map); the calls made."""
+    """Authorized fetch on; every key of remote.example is its account bob's, keys[0] (a fake
+    signer lookup); the lookups made."""
+    from stratus import ids
     from stratus.services import authorized_fetch, settings
 
     settings.set_value("authorized_fetch", "true")
     calls: list[tuple[str, bool]] = []
+    bob = {"id": ids.new_id(), "username": "bob", "domain": "remote.example",
+           "uri": "https://remote.example/users/bob", "key_id": KEY_ID,
+           "public_key_pem": _pem(keys[0])}
 
-    def key_for(key_id: str, refetch: bool) -> str | None:
+    def signer_account(key_id: str, refetch: bool) -> dict | None:
         calls.append((key_id, refetch))
-        return _pem(keys[0]) if key_id.startswith("https://remote.example/") else None
-    monkeypatch.setattr(authorized_fetch, "fetched_key", key_for)
+        return bob if key_id.startswith("https://remote.example/") else None
+    monkeypatch.setattr(authorized_fetch, "signer_account", signer_account)
     return calls
 
 
@@ -147,52 +152,56 @@ def test_the_profile_url_serves_the_actor_when_it_is_off(client, people, drain):
     assert response.status_code == 200
 
 
-# --- the signer's key from its document ---------------------------------------------------------
+# --- the signer from its actor document ---------------------------------------------------------
 def _actor(site, key) -> tuple[str, str]:  # noqa: F811
+    from tests.federation import peers
+
     actor = site.url("/users/bob")
     key_id = actor + "#main-key"
-    site.serve("/users/bob", json.dumps({
-        "id": actor, "type": "Person", "publicKey": {
-            "id": key_id, "owner": actor, "publicKeyPem": _pem(key)}}), AP)
+    peers.serve_actor(site, publicKey={"id": key_id, "owner": actor,
+                                       "publicKeyPem": _pem(key)})
     return actor, key_id
 
 
-def test_the_key_is_fetched_from_the_signers_actor(client, people, site, keys):  # noqa: F811
-    from stratus.services import authorized_fetch, settings
+def test_the_signer_is_fetched_from_its_actor_and_stored(client, people, site, keys):  # noqa: F811
+    """An unknown signer's actor is fetched once and stored as a remote account (Mastodon's
+    FetchRemoteKeyService); later GETs read it here; a rotated key fetches it again."""
+    from stratus.services import remote_accounts, settings
 
-    authorized_fetch.reset()
     settings.set_value("authorized_fetch", "true")
-    _actor_url, key_id = _actor(site, keys[0])
+    actor_url, key_id = _actor(site, keys[0])
     response = client.get("/users/alice", headers=signed("/users/alice", keys[0], key_id))
     assert response.status_code == 200, response.text
     assert site.hits("/users/bob") == 1
+    assert remote_accounts.find(actor_url)["key_id"] == key_id
     client.get("/users/alice/outbox", headers=signed("/users/alice/outbox", keys[0], key_id))
-    assert site.hits("/users/bob") == 1  # kept in the process
-    # the peer rotates its key: the kept key fails, the actor is fetched again, it verifies
+    assert site.hits("/users/bob") == 1  # the stored account's key
+    # the peer rotates its key: the stored key fails, the actor is fetched again, it verifies
     _actor(site, keys[1])
     response = client.get("/users/alice", headers=signed("/users/alice", keys[1], key_id))
     assert response.status_code == 200, response.text
     assert site.hits("/users/bob") == 2
 
 
-def test_a_key_served_by_another_host_is_not_trusted(runtime, site, keys):  # noqa: F811
-    from stratus.services import authorized_fetch
+def test_a_key_served_by_another_host_is_not_trusted(client, people, site, keys):  # noqa: F811
+    """A keyId whose document names itself on another host is no signer's; nor is a keyId
+    whose document is missing."""
+    from stratus.services import settings
 
-    authorized_fetch.reset()
-    actor_url, key_id = _actor(site, keys[0])
-    assert authorized_fetch.fetched_key(key_id, False) == _pem(keys[0])
-    other_host = key_id.replace("127.0.0.1", "localhost")
-    assert authorized_fetch.fetched_key(other_host, True) is None
-    assert authorized_fetch.fetched_key(site.url("/missing#main-key"), False) is None
+    settings.set_value("authorized_fetch", "true")
+    _actor_url, key_id = _actor(site, keys[0])
+    for other in (key_id.replace("127.0.0.1", "localhost"), site.url("/missing#main-key")):
+        response = client.get("/users/alice", headers=signed("/users/alice", keys[0], other))
+        assert (response.status_code, response.json()) == \
+            (401, {"error": f"Public key not found for key {other}"}), other
 
 
 def test_a_stored_signer_needs_no_fetch(client, people, site, keys):  # noqa: F811
     """A server we already federate with (its actor stored by federation) is verified with the
     stored key: nothing is fetched, until a failed verification asks for a refetch."""
-    from stratus.services import authorized_fetch, remote_accounts, settings
+    from stratus.services import remote_accounts, settings
     from tests.federation import peers
 
-    authorized_fetch.reset()
     settings.set_value("authorized_fetch", "true")
     def serve(key) -> dict:
         return peers.serve_actor(site, publicKey={

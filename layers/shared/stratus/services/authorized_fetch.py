@@ -6,86 +6,50 @@ limited federation mode, not allowed) domain. The instance actor, WebFinger, hos
 NodeInfo stay public, as at Mastodon: a peer needs them to fetch our instance actor's key
 before it can verify anything we sign.
 
-The signer's key is found by `key_for(key_id, refetch)`: by default the stored remote account
-that owns the key, else the key document fetched (signed as our instance actor) and its PEM kept
-in this process for an hour; a failed verification asks again with refetch=True, which fetches
-afresh (key rotation). This function only reads: it does not store the signers it fetches.
+The answer is the signing ACCOUNT (Mastodon's `signed_request_account`): the remote account
+that owns the keyId, found by `remote_accounts.by_key_id` — stored, or fetched and stored when
+unknown, and fetched again when its stored key fails (a rotation). What that account may read
+of an author (blocks, followers-only and direct statuses) is decided where the documents are
+made (services/activitypub.py). No key is kept in this process: like Mastodon, which reads the
+signer's account from its database on every request (`uri_to_actor`), the stored account is
+the cache, shared by every function instance and updated when the key rotates.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urldefrag, urlsplit
 
-from .. import outbound
+from .. import hosts
 from ..config import settings as config
 from ..errors import Forbidden, Unauthorized
 from ..federation import signatures
-from . import domain_blocks
+from . import domain_blocks, remote_accounts
 from . import settings as settings_service
-
-KEY_CACHE_SECONDS = 3600
-_keys: dict[str, tuple[float, str]] = {}  # key id -> (fetched at, PEM)
 
 
 @dataclass(frozen=True)
 class Access:
     """What a GET of an ActivityPub representation was allowed as: `required` when authorized
-    fetch is on (the answer is then private to its signer and varies by Signature)."""
+    fetch is on (the answer is then private to its signer and varies by Signature), and then
+    the signing remote account (`account`, its profile)."""
 
     required: bool
     signer: signatures.Verified | None = None
+    account: dict[str, Any] | None = None
 
 
 def enabled() -> bool:
     return bool(settings_service.current()["authorized_fetch"])
 
 
-def _pem_of(document: dict[str, Any], key_id: str) -> str | None:
-    """The PEM of key `key_id` in an actor (its `publicKey`, one or a list) or a key document."""
-    candidates: list[Any] = [document]
-    found = document.get("publicKey")
-    candidates += found if isinstance(found, list) else [found]
-    for candidate in candidates:
-        if isinstance(candidate, dict) and candidate.get("id") == key_id and \
-                isinstance(candidate.get("publicKeyPem"), str):
-            return candidate["publicKeyPem"]
-    return None
+def signer_account(key_id: str, refetch: bool) -> dict[str, Any] | None:
+    """The remote account that owns `key_id` (Mastodon's `actor_from_key_id`, then
+    `actor_refresh_key!` when `refetch`), None when there is none to be had."""
+    return remote_accounts.by_key_id(key_id, refetch=refetch)
 
 
-def fetched_key(key_id: str, refetch: bool) -> str | None:
-    """The public key PEM behind a keyId, from the key's document (the actor for a `#main-key`
-    id); None when it cannot be fetched, is one of ours, or is served from another host."""
-    from ..federation import http
-
-    now = time.monotonic()
-    cached = _keys.get(key_id)
-    if cached and not refetch and now - cached[0] < KEY_CACHE_SECONDS:
-        return cached[1]
-    if key_id.startswith(config().base_url + "/"):
-        return None
-    if not refetch:  # a signer we already know (an account stored by federation) is not asked
-        from . import remote_accounts
-
-        known = remote_accounts.find(key_id)
-        if known is not None and known.get("key_id") == key_id and known.get("public_key_pem"):
-            return known["public_key_pem"]
-    try:
-        document = http.fetch_object(urldefrag(key_id).url)
-    except outbound.Refused:  # unreachable, refused, not an object: the key is not found
-        return None
-    if urlsplit(str(document.get("id", ""))).hostname != urlsplit(key_id).hostname:
-        return None
-    pem = _pem_of(document, key_id)
-    if pem is not None:
-        _keys[key_id] = (now, pem)
-    return pem
-
-
-def check(method: str, path: str, query: str, headers: dict[str, str], *,
-          key_for: signatures.KeyFor | None = None) -> Access:
+def check(method: str, path: str, query: str, headers: dict[str, str]) -> Access:
     """Let a GET of an actor, collection or status through, or refuse it: 401 unsigned or
     badly signed (the reason as the error), 403 signed from a domain we do not federate with.
     Nothing is checked while authorized fetch is off."""
@@ -94,17 +58,24 @@ def check(method: str, path: str, query: str, headers: dict[str, str], *,
     if not headers.get("signature") and not headers.get("signature-input"):
         raise Unauthorized("Request not signed")
     key_id = signatures.signed_key_id(headers)
-    domain = urlsplit(key_id).hostname if key_id else None
+    domain = hosts.hostname(hosts.of_url(key_id)) if key_id else None
     if domain and not domain_blocks.allowed(domain):
         raise Forbidden(f"Requests from {domain} are not accepted")
+    owners: dict[str, dict[str, Any]] = {}
+
+    def key_for(wanted: str, refetch: bool) -> str | None:
+        account = signer_account(wanted, refetch)
+        if account is None or not account.get("public_key_pem"):
+            return None
+        owners[wanted] = account
+        return account["public_key_pem"]
+
     try:
-        signer = signatures.verify(method, path, query, headers, None,
-                                   key_for=key_for or fetched_key, scheme=config().scheme)
+        signer = signatures.verify(method, path, query, headers, None, key_for=key_for,
+                                   scheme=config().scheme)
     except signatures.SignatureError as refused:
         raise Unauthorized(refused.message) from None
-    return Access(True, signer)
-
-
-def reset() -> None:
-    """Forget the keys kept in this process (tests)."""
-    _keys.clear()
+    account = owners.get(signer.key_id)
+    if account is None:  # verified with a key no account owns: not a signer we can name
+        raise Unauthorized(f"Public key not found for key {signer.key_id}")
+    return Access(True, signer, account)
