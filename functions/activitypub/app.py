@@ -1,9 +1,10 @@
 """ActivityPub function: what other servers read — WebFinger, host-meta, actors (users and the
 instance actor), outboxes, follower and featured collections, statuses as objects
 (docs/federation.md). Browsers asking for `/users/:name` are sent to the profile page; the
-inboxes are not routed yet (the inbox work adds them). With authorized fetch on, actors,
-collections and statuses need a signed GET (services/authorized_fetch.py); the instance actor,
-WebFinger and host-meta never do."""
+inboxes are InboxFunction's. With authorized fetch on, actors, collections and statuses need a
+signed GET (services/authorized_fetch.py) and are answered as the signing account may see them
+(services/activitypub.py: blocks, followers-only and direct statuses); the instance actor,
+WebFinger and host-meta never need one."""
 
 from __future__ import annotations
 
@@ -80,14 +81,15 @@ def actor(username: str, request: Request):
         return RedirectResponse(activitypub.profile_url(account), status_code=301,
                                 headers={"Vary": "Accept"})
     access = signed(request)
-    return activity(activitypub.actor(username), vary="Accept", access=access)
+    return activity(activitypub.actor(username, reader=access.account), vary="Accept",
+                    access=access)
 
 
 @router.get("/users/{username}/outbox")
 def outbox(username: str, request: Request):
     access = signed(request)
     params = _params(request)
-    return activity(activitypub.outbox(username, params),
+    return activity(activitypub.outbox(username, params, access.account),
                     ACTIVITYPUB_1_MIN if "page" in params else ACTIVITYPUB_3_MIN, access=access)
 
 
@@ -95,7 +97,7 @@ def outbox(username: str, request: Request):
 def followers(username: str, request: Request):
     access = signed(request)
     params = _params(request)
-    return activity(activitypub.followers(username, params),
+    return activity(activitypub.followers(username, params, access.account),
                     "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN,
                     access=access)
 
@@ -104,7 +106,7 @@ def followers(username: str, request: Request):
 def following(username: str, request: Request):
     access = signed(request)
     params = _params(request)
-    return activity(activitypub.following(username, params),
+    return activity(activitypub.following(username, params, access.account),
                     "max-age=0, public" if "page" in params else ACTIVITYPUB_3_MIN,
                     access=access)
 
@@ -112,19 +114,19 @@ def following(username: str, request: Request):
 @router.get("/users/{username}/collections/featured")
 def featured(username: str, request: Request):
     access = signed(request)
-    return activity(activitypub.featured(username), access=access)
+    return activity(activitypub.featured(username, access.account), access=access)
 
 
 @router.get("/users/{username}/collections/tags")
 def featured_tags(username: str, request: Request):
     access = signed(request)
-    return activity(activitypub.featured_tags(username), access=access)
+    return activity(activitypub.featured_tags(username, access.account), access=access)
 
 
 @router.get("/users/{username}/statuses/{status_id}")
 def status(username: str, status_id: str, request: Request):
     access = signed(request)
-    found = activitypub.status_object(username, status_id)
+    found = activitypub.status_object(username, status_id, access.account)
     if isinstance(found, str):  # a boost: where the boosted status is
         return RedirectResponse(found, status_code=302)
     return activity(found, access=access)
@@ -133,7 +135,8 @@ def status(username: str, status_id: str, request: Request):
 @router.get("/users/{username}/statuses/{status_id}/activity")
 def status_activity(username: str, status_id: str, request: Request):
     access = signed(request)
-    return activity(activitypub.status_activity(username, status_id), access=access)
+    return activity(activitypub.status_activity(username, status_id, access.account),
+                    access=access)
 
 
 @router.get("/actor")

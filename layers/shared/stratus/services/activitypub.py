@@ -2,10 +2,22 @@
 documents, the outbox and the other collections of a local account, and its statuses as
 ActivityPub objects — in Mastodon's shapes (convert/activitypub.py; docs/federation.md).
 
-Only what anyone may read is served here: public and unlisted statuses, to an unsigned request
-(authorized fetch comes with the inbox). Unknown, unconfirmed and unapproved accounts are 404;
-a suspended account's actor is served with `suspended: true` and its collections and statuses
-are 403, as Mastodon does for a temporary suspension."""
+Who reads: anyone (`reader=None`: an unsigned GET, or any GET while authorized fetch is off),
+or, with authorized fetch on, the signing remote account (services/authorized_fetch.py,
+Mastodon's `signed_request_account`). Anyone reads public and unlisted statuses. A signing
+account reads what Mastodon's StatusPolicy#show? lets it (policy/visibility.can_see): also the
+followers-only statuses of an author it follows, and direct ones that mention it. An account the
+author blocks, or of a domain the author blocks (a user's domain block), reads nothing of the
+author: its actor, collections and statuses are 404, as for an unknown account. Mastodon 404s
+the statuses (StatusPolicy#show?) and empties the outbox, `featured` and `tags` for it, but
+still serves the actor and the follow collections; GoToSocial refuses the actor and
+collections too (403). Peers fetch keys signed as their instance actor, which an account
+block does not refuse, so a blocked account's server can still verify the author's Block; a
+domain-blocked server verifies the Reject of its follows with the key it stored then.
+
+Unknown, unconfirmed and unapproved accounts are 404; a suspended account's actor is served
+with `suspended: true` and its collections and statuses are 403, as Mastodon does for a
+temporary suspension."""
 
 from __future__ import annotations
 
@@ -13,11 +25,12 @@ import re
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .. import ids
+from .. import hosts, ids
 from ..config import settings
 from ..convert import activitypub as convert
 from ..errors import BadRequest, Forbidden, NotFound
 from ..paging import Budget, Page, fill_page
+from ..policy import visibility
 from ..repo import accounts as accounts_repo
 from ..repo import actor_keys as keys_repo
 from ..repo import featured_tags as featured_tags_repo
@@ -26,21 +39,24 @@ from ..repo import keys
 from ..repo import relationships as graph_repo
 from ..repo import statuses as statuses_repo
 from . import accounts as accounts_service
-from . import actor_keys, status_views
+from . import actor_keys, relationships, status_views
 
 OUTBOX_LIMIT = 20  # ActivityPub::OutboxesController::LIMIT
 FOLLOW_PER_PAGE = 12  # Mastodon's FOLLOW_PER_PAGE
-SERVED = ("public", "unlisted")
+Reader = dict[str, Any] | None  # the signing remote account's profile, None for anyone
 
 
 class Local:
-    """A local account as federation sees it: its items, read in one batch."""
+    """A local account as federation sees it: its items, read in one batch, and what the
+    reader has to do with it (`relations`, the reader's relationship loader)."""
 
-    def __init__(self, account_id: str, bundle: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, account_id: str, bundle: dict[str, dict[str, Any]],
+                 relations: relationships.Loader) -> None:
         self.id = account_id
         self.profile = bundle[accounts_repo.PROFILE]
         self.stats = bundle.get(accounts_repo.STATS) or {}
         self.key = bundle.get(keys_repo.SK)
+        self.relations = relations
 
     @property
     def username(self) -> str:
@@ -55,9 +71,9 @@ class Local:
         return bool(self.profile.get("suspended_at"))
 
 
-def local_account(username: str) -> Local:
-    """The local account named `username` (any case), or 404 (unknown, unconfirmed,
-    unapproved)."""
+def local_account(username: str, reader: Reader = None) -> Local:
+    """The local account named `username` (any case) as `reader` may see it, or 404 (unknown,
+    unconfirmed, unapproved, or refusing the reader)."""
     account_id = accounts_repo.id_by_handle(username) if username else None
     if account_id is None:
         raise NotFound()
@@ -65,7 +81,27 @@ def local_account(username: str) -> Local:
                                                    accounts_repo.USER, keys_repo.SK))
     if not accounts_service.is_visible(bundle) or bundle[accounts_repo.PROFILE].get("domain"):
         raise NotFound()
-    return Local(account_id, bundle)
+    return Local(account_id, bundle, _relations(account_id, reader))
+
+
+def _relations(author_id: str, reader: Reader) -> relationships.Loader:
+    """The reader's relationships with the author (follows, blocks both ways), from one
+    batched read that also reads the author's block of the reader's domain; 404 when the
+    author blocks the reader (Account#blocking?) or its domain (Account#domain_blocking?: a
+    user's domain block names a host without a port, a remote account's domain may carry
+    one, so both are read)."""
+    loader = relationships.loader(reader["id"] if reader else None)
+    if reader is None:
+        return loader
+    domain = reader.get("domain") or ""
+    domain_blocks = [keys.user_domain_block(author_id, d)
+                     for d in dict.fromkeys((domain, hosts.hostname(domain))) if d]
+    view, blocking_domain = graph_repo.load(reader["id"], [author_id], full=False,
+                                            extra=domain_blocks)
+    if author_id in view.blocked_by or blocking_domain:
+        raise NotFound()
+    loader.view.merge(view)
+    return loader
 
 
 def profile_url(account: Local) -> str:
@@ -127,10 +163,11 @@ def host_meta_json() -> dict[str, Any]:
 
 
 # --- actors ----------------------------------------------------------------------------------
-def actor(username: str, *, may_write: bool = True) -> dict[str, Any] | None:
+def actor(username: str, *, may_write: bool = True, reader: Reader = None
+          ) -> dict[str, Any] | None:
     """The actor document of a local account. Its key pair is made here if the outbox has not
     made it yet — unless the caller may not write (`may_write=False`: None then)."""
-    account = local_account(username)
+    account = local_account(username, reader)
     key = account.key
     if key is None:
         if not may_write:
@@ -151,12 +188,21 @@ def instance_outbox() -> dict[str, Any]:
 
 
 # --- statuses --------------------------------------------------------------------------------
-def _served(item: dict[str, Any], original: dict[str, Any] | None) -> bool:
-    """Public and unlisted statuses, and boosts of ones, are served to anyone."""
-    if item.get("visibility") not in SERVED:
+def _served(account: Local, item: dict[str, Any], original: dict[str, Any] | None) -> bool:
+    """Whether the reader may see the status (and, for a boost, what it boosted): the one
+    visibility policy, with the relationships `account.relations` has loaded for the authors
+    (`_load_authors` first)."""
+    view = account.relations.view
+    if not visibility.can_see(item, view):
         return False
     return not item.get("reblog_of_id") or (original is not None and
-                                            original.get("visibility") in SERVED)
+                                            visibility.can_see(original, view))
+
+
+def _load_authors(account: Local, statuses: list[dict[str, Any] | None]) -> None:
+    """The reader's relationships with the authors of `statuses` and what they boost (one
+    batched read for those not known yet; none for anyone)."""
+    account.relations.statuses(statuses)
 
 
 def _render(account: Local, items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[str]]]:
@@ -198,19 +244,23 @@ def _render(account: Local, items: list[dict[str, Any]]) -> list[tuple[dict[str,
 
 
 def _own_status(account: Local, status_id: str) -> dict[str, Any]:
+    """The account's status if the reader may see it, else 404 (StatusesController: a status
+    StatusPolicy#show? refuses is not found)."""
     item = statuses_repo.get(status_id) if ids.is_id(status_id) else None
     if item is None or item["account_id"] != account.id:
         raise NotFound()
     original = statuses_repo.get(item["reblog_of_id"]) if item.get("reblog_of_id") else None
-    if not _served(item, original):
+    _load_authors(account, [item, original])
+    if not _served(account, item, original):
         raise NotFound()
     return item
 
 
-def status_object(username: str, status_id: str) -> dict[str, Any] | str:
+def status_object(username: str, status_id: str, reader: Reader = None
+                  ) -> dict[str, Any] | str:
     """The Note (or Question) at a status's `uri`; for a boost, the URL of what it boosted (a
     redirect, as Mastodon's StatusesController)."""
-    account = _available(local_account(username))
+    account = _available(local_account(username, reader))
     item = _own_status(account, status_id)
     if item.get("reblog_of_id"):
         original = statuses_repo.get(item["reblog_of_id"])
@@ -222,9 +272,9 @@ def status_object(username: str, status_id: str) -> dict[str, Any] | str:
     return convert.with_context(activity["object"], (), extensions)
 
 
-def status_activity(username: str, status_id: str) -> dict[str, Any]:
+def status_activity(username: str, status_id: str, reader: Reader = None) -> dict[str, Any]:
     """`<uri>/activity`: the Create of a status, or the Announce that is a boost."""
-    account = _available(local_account(username))
+    account = _available(local_account(username, reader))
     rendered = _render(account, [_own_status(account, status_id)])
     if not rendered:
         raise NotFound()
@@ -238,9 +288,11 @@ def _page_url(uri: str, **params: str) -> str:
     return uri + "?" + "&".join(f"{k}={v}" for k, v in sorted(params.items()))
 
 
-def outbox(username: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The account's public and unlisted statuses and boosts, newest first, 20 a page."""
-    account = _available(local_account(username))
+def outbox(username: str, params: dict[str, Any], reader: Reader = None) -> dict[str, Any]:
+    """The account's statuses and boosts the reader may see, newest first, 20 a page: public
+    and unlisted ones for anyone; for a signing follower the followers-only ones too, and the
+    direct ones that mention the signer (Mastodon's AccountStatusesFilter)."""
+    account = _available(local_account(username, reader))
     uri = f"{account.uri}/outbox"
     if str(params.get("page", "")).lower() not in ("true", "1", "on", "t"):
         return convert.with_context(convert.ordered_collection(
@@ -261,8 +313,9 @@ def outbox(username: str, params: dict[str, Any]) -> dict[str, Any]:
         found = statuses_repo.get_many([e["id"] for e in batch])
         originals = statuses_repo.get_many([s["reblog_of_id"] for s in found.values()
                                             if s.get("reblog_of_id")])
-        return [found[e["id"]] for e in batch if e["id"] in found and
-                _served(found[e["id"]], originals.get(found[e["id"]].get("reblog_of_id") or ""))]
+        _load_authors(account, [*found.values(), *originals.values()])
+        return [found[e["id"]] for e in batch if e["id"] in found and _served(
+            account, found[e["id"]], originals.get(found[e["id"]].get("reblog_of_id") or ""))]
 
     filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
                        result_id=lambda s: s["id"])
@@ -278,12 +331,12 @@ def outbox(username: str, params: dict[str, Any]) -> dict[str, Any]:
         (), extensions)
 
 
-def _follow_collection(username: str, params: dict[str, Any], followers: bool
-                       ) -> dict[str, Any]:
+def _follow_collection(username: str, params: dict[str, Any], followers: bool,
+                       reader: Reader) -> dict[str, Any]:
     """Followers or following: the total, and pages of actor URIs, newest follow first.
     Mastodon's rules: hidden collections (`hide_collections`) show only their total, and
     their pages are 403. Pages continue from a follow id (`max_id`), not an offset."""
-    account = _available(local_account(username))
+    account = _available(local_account(username, reader))
     name = "followers" if followers else "following"
     uri = f"{account.uri}/{name}"
     total = max(int(account.stats.get(f"{name}_count", 0)), 0)
@@ -319,32 +372,34 @@ def _follow_collection(username: str, params: dict[str, Any], followers: bool
                if len(entries) == FOLLOW_PER_PAGE else None)))
 
 
-def followers(username: str, params: dict[str, Any]) -> dict[str, Any]:
-    return _follow_collection(username, params, True)
+def followers(username: str, params: dict[str, Any], reader: Reader = None) -> dict[str, Any]:
+    return _follow_collection(username, params, True, reader)
 
 
-def following(username: str, params: dict[str, Any]) -> dict[str, Any]:
-    return _follow_collection(username, params, False)
+def following(username: str, params: dict[str, Any], reader: Reader = None) -> dict[str, Any]:
+    return _follow_collection(username, params, False, reader)
 
 
-def featured(username: str) -> dict[str, Any]:
-    """Pinned statuses (public and unlisted) as Notes, newest pin first."""
-    account = _available(local_account(username))
+def featured(username: str, reader: Reader = None) -> dict[str, Any]:
+    """Pinned statuses the reader may see (public and unlisted ones for anyone) as Notes,
+    newest pin first."""
+    account = _available(local_account(username, reader))
     pins = statuses_repo.edge_entries("GSI2", keys.edges_of("PIN", account.id),
                                       *keys.id_range(None, None), descending=True)
     pinned_ids = [e["status_id"] for e in pins]
     found = statuses_repo.get_many(pinned_ids)
-    items = [found[s] for s in pinned_ids if s in found and _served(found[s], None)]
+    _load_authors(account, list(found.values()))
+    items = [found[s] for s in pinned_ids if s in found and _served(account, found[s], None)]
     rendered = _render(account, items)
     return convert.with_context(convert.ordered_collection(
         f"{account.uri}/collections/featured", len(rendered),
         items=[a["object"] for a, _ in rendered]), (), [x for _, used in rendered for x in used])
 
 
-def featured_tags(username: str) -> dict[str, Any]:
+def featured_tags(username: str, reader: Reader = None) -> dict[str, Any]:
     """Featured hashtags (Mastodon's `tags` collection): an unordered Collection of Hashtags,
     in the order they were featured."""
-    account = _available(local_account(username))
+    account = _available(local_account(username, reader))
     featured = sorted(featured_tags_repo.featured_of(account.id), key=lambda i: int(i["id"]))
     return convert.with_context(convert.collection(
         f"{account.uri}/collections/tags",
