@@ -151,6 +151,17 @@ def cmd_keys(args: argparse.Namespace) -> None:
     print(f"rotated the key pair of @{account.username} (docs/federation.md, \"Key rotation\")")
 
 
+def cmd_media(args: argparse.Namespace) -> None:
+    """Our copies of remote media (tootctl media remove): those fetched more than `--days`
+    days ago are removed, and fetched again when next shown."""
+    from stratus.services import remote_media
+
+    if args.days < 0:
+        raise CliError("--days must not be negative")
+    removed = remote_media.remove_older_than(args.days)
+    print(f"removed {removed} cached copies of remote media older than {args.days} days")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="stratusctl", description=__doc__.split("\n\n")[0])
     root.add_argument("--stack", default=os.environ.get("STRATUS_STACK"),
@@ -223,6 +234,13 @@ def parser() -> argparse.ArgumentParser:
     rotate.add_argument("--instance-actor", action="store_true",
                         help="the instance actor's key instead of an account's")
     k.set_defaults(run=cmd_keys)
+    m = groups.add_parser("media", help="our copies of remote media")
+    m_actions = m.add_subparsers(dest="action", required=True)
+    remove = m_actions.add_parser("remove", help="remove copies of remote media older than "
+                                                 "--days (fetched again on next use)")
+    remove.add_argument("--days", type=int, default=7,
+                        help="how old a copy must be to go (default 7, as tootctl's)")
+    m.set_defaults(run=cmd_media)
     return root
 
 

@@ -10,6 +10,8 @@ import pytest
 from tests.federation import peers
 from tests.sites import site  # noqa: F401 - the fixture
 
+LOCAL = "http://localhost:8000"
+
 
 def test_resolve_stores_the_actor_once(runtime, site):  # noqa: F811
     from stratus.repo import accounts as accounts_repo
@@ -51,6 +53,7 @@ def _block(domain: str, severity: str, reject_media: bool = False) -> None:
 
 
 def test_the_api_renders_a_remote_account_as_mastodon(client, site):  # noqa: F811
+    from stratus.convert.remote_media import digest
     from stratus.services import remote_accounts
 
     document = peers.serve_actor(site, type="Service", manuallyApprovesFollowers=True)
@@ -67,8 +70,13 @@ def test_the_api_renders_a_remote_account_as_mastodon(client, site):  # noqa: F8
         "note": '<p>Hello <a href="https://x.example/" target="_blank" '
                 'rel="nofollow noopener">there</a></p>',
         "url": site.url("/@bob"), "uri": document["id"],
-        "avatar": site.url("/avatar.png"), "avatar_static": site.url("/avatar.png"),
-        "header": site.url("/header.png"), "header_static": site.url("/header.png"),
+        # Ours to serve (services/remote_media.py): the proxy until we hold a copy.
+        "avatar": f"{LOCAL}/media_proxy/avatar/{profile['id']}/{digest(site.url('/avatar.png'))}",
+        "avatar_static": f"{LOCAL}/media_proxy/avatar/{profile['id']}/"
+                         f"{digest(site.url('/avatar.png'))}/static",
+        "header": f"{LOCAL}/media_proxy/header/{profile['id']}/{digest(site.url('/header.png'))}",
+        "header_static": f"{LOCAL}/media_proxy/header/{profile['id']}/"
+                         f"{digest(site.url('/header.png'))}/static",
         "fields": [{"name": "Site", "value": '<a href="https://bob.example" target="_blank" '
                                              'rel="nofollow noopener">bob.example</a>',
                     "verified_at": None}],

@@ -56,11 +56,17 @@ def test_a_note_renders_as_mastodon_renders_a_remote_status(client, people, site
         'rel="nofollow noopener">#<span>Cats</span></a> :blob:</p>')
     assert [m["id"] for m in body["mentions"]] == [ids["alice"]]
     assert body["tags"] == [{"name": "cats", "url": "http://localhost:8000/tags/cats"}]
-    assert body["emojis"] == [{"shortcode": "blob", "url": site.url("/blob.png"),
-                               "static_url": site.url("/blob.png"),
-                               "visible_in_picker": False, "category": None}]
+    # Remote images are ours to serve (services/remote_media.py): our proxy until we hold a
+    # copy, never the remote server's URL; `remote_url` keeps the original, as Mastodon's does.
+    [emoji] = body["emojis"]
+    assert {k: emoji[k] for k in ("shortcode", "visible_in_picker", "category")} == {
+        "shortcode": "blob", "visible_in_picker": False, "category": None}
+    assert emoji["url"].startswith(f"{LOCAL}/media_proxy/emoji/{status_id}/")
+    assert emoji["static_url"].startswith(f"{LOCAL}/media_proxy/emoji/{status_id}/")
     [media] = body["media_attachments"]
-    assert media["type"] == "image" and media["url"] == site.url("/p.png")
+    assert media["type"] == "image"
+    assert media["url"].startswith(f"{LOCAL}/media_proxy/attachment/{media['id']}/")
+    assert media["preview_url"].startswith(f"{LOCAL}/media_proxy/attachment/{media['id']}/")
     assert media["remote_url"] == site.url("/p.png")
     assert media["description"] == "a cat" and media["blurhash"] == "UABC"
     assert media["meta"]["focus"] == {"x": 0.5, "y": -0.25}
@@ -238,12 +244,13 @@ def test_a_question_is_a_poll(client, people, site, bob):  # noqa: F811
 def test_an_article_keeps_its_name_and_link(client, site, bob):  # noqa: F811
     from stratus.services import remote_statuses
 
+    page = site.url("/2026/01/post")  # its page on its own host (another host's is refused)
     obj = peers.note(site, 60, type="Article", name="Title <b>", content="<p>Body</p>",
-                     url="https://blog.example/post")
+                     url=page)
     status_id = remote_statuses.ingest(obj, actor=bob)
     assert client.get(f"/api/v1/statuses/{status_id}").json()["content"] == (
-        '<p>Title &lt;b&gt;</p><p>Body</p><p><a href="https://blog.example/post" '
-        'target="_blank" rel="nofollow noopener">https://blog.example/post</a></p>')
+        f'<p>Title &lt;b&gt;</p><p>Body</p><p><a href="{page}" '
+        f'target="_blank" rel="nofollow noopener">{page}</a></p>')
 
 
 def test_search_resolves_an_address_by_webfinger(client, people, site):  # noqa: F811

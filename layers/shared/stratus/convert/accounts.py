@@ -9,6 +9,7 @@ from .. import clock
 from ..config import settings as env
 from ..domain import roles
 from ..domain.relationships import Relationships
+from . import remote_media
 
 DEFAULT_AVATAR = "/avatars/original/missing.png"
 DEFAULT_HEADER = "/headers/original/missing.png"
@@ -64,13 +65,19 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
     username = profile["username"]
     domain = profile.get("domain")
     created = clock.parse_iso(profile["created_at"])
-    # A remote account's images are its server's URLs (Mastodon serves its cached copies;
-    # Stratus does not copy remote media), its bio and field values are HTML sanitised when
-    # they were stored (services/remote_accounts.py).
-    avatar = profile.get("avatar_remote_url") or _media_url(profile.get("avatar_key"),
-                                                            DEFAULT_AVATAR)
-    header = profile.get("header_remote_url") or _media_url(profile.get("header_key"),
-                                                            DEFAULT_HEADER)
+    # A remote account's images are ours, as Mastodon's are: our copy, or until there is one
+    # our proxy that makes it (convert/remote_media.py), never its server's URL. Its bio and
+    # field values were HTML sanitised when they were stored (services/remote_accounts.py).
+    if domain:
+        avatar, avatar_static = (remote_media.account_image(profile, "avatar") or
+                                 (env().base_url + DEFAULT_AVATAR,) * 2)
+        header, header_static = (remote_media.account_image(profile, "header") or
+                                 (env().base_url + DEFAULT_HEADER,) * 2)
+    else:
+        avatar = _media_url(profile.get("avatar_key"), DEFAULT_AVATAR)
+        header = _media_url(profile.get("header_key"), DEFAULT_HEADER)
+        avatar_static = _static_url(profile, "avatar", avatar)
+        header_static = _static_url(profile, "header", header)
     last_status = stats.get("last_status_at")
     entity: dict[str, Any] = {
         "id": str(profile["id"]),
@@ -88,10 +95,10 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
         "url": profile.get("url") or profile_url(username),
         "uri": profile.get("uri") or actor_uri(username),
         "avatar": avatar,
-        "avatar_static": _static_url(profile, "avatar", avatar),
+        "avatar_static": avatar_static,
         "avatar_description": profile.get("avatar_description", ""),
         "header": header,
-        "header_static": _static_url(profile, "header", header),
+        "header_static": header_static,
         "header_description": profile.get("header_description", ""),
         "followers_count": max(int(stats.get("followers_count", 0)), 0),
         "following_count": max(int(stats.get("following_count", 0)), 0),

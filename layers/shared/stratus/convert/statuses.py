@@ -8,18 +8,20 @@ from typing import Any
 from .. import clock
 from ..config import settings as env
 from ..domain.edges import ViewerEdges
+from . import remote_media
 
 
 def media_attachment(item: dict[str, Any]) -> dict[str, Any]:
     base = env().media_base_url
     if item.get("remote_url"):
-        # A remote status's attachment, by reference: Stratus copies no remote media, so the
-        # file is its server's (Mastodon shows its cached copy, and the original as
-        # `remote_url`).
-        remote = item["remote_url"]
-        return {"id": str(item["id"]), "type": item.get("media_type", "unknown"),
-                "url": remote, "preview_url": remote if item.get("media_type") == "image" else None,
-                "remote_url": remote, "preview_remote_url": None, "text_url": None,
+        # A remote status's attachment: our copy, or our proxy until there is one
+        # (convert/remote_media.py); `remote_url` keeps the original, as Mastodon's does.
+        # Only images are copied (what our pipeline re-encodes): anything else is `unknown`,
+        # Mastodon's type for media it has no file of, which clients show as a link.
+        url, preview = remote_media.attachment_urls(item)
+        kind = "image" if item.get("media_type") == "image" else "unknown"
+        return {"id": str(item["id"]), "type": kind, "url": url, "preview_url": preview,
+                "remote_url": item["remote_url"], "preview_remote_url": None, "text_url": None,
                 "meta": item.get("meta") or {}, "description": item.get("description"),
                 "blurhash": item.get("blurhash")}
     return {
@@ -71,9 +73,12 @@ def mention(account: dict[str, Any]) -> dict[str, Any]:
             "url": account["url"], "acct": account["acct"]}
 
 
-def remote_emoji(emoji: dict[str, Any]) -> dict[str, Any]:
-    """A remote status's custom emoji (its server's image, not in our picker)."""
-    return {"shortcode": emoji["shortcode"], "url": emoji["url"], "static_url": emoji["url"],
+def remote_emoji(emoji: dict[str, Any], status_id: str, copy: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """A remote status's custom emoji (not in our picker): our copy of its image, or our proxy
+    until there is one (`copy`: its copy item, convert/remote_media.py)."""
+    url, static = remote_media.emoji_urls(emoji, str(status_id), copy)
+    return {"shortcode": emoji["shortcode"], "url": url, "static_url": static,
             "visible_in_picker": False, "category": None}
 
 

@@ -1189,3 +1189,18 @@ DELIVERY_HOST_PK = "DELIVERYHOST"
 def delivery_host(host: str) -> dict[str, str]:
     """A remote host's circuit breaker: its consecutive delivery failures, when it opened."""
     return key(DELIVERY_HOST_PK, host.lower())
+
+
+# --- remote media (services/remote_media.py) --------------------------------------------------
+# One item per remote image we keep a copy of (or tried to): an account's avatar or header, a
+# media attachment, a custom emoji (by its URL's digest: statuses share them). GSI1 lists the
+# stored copies by when they were fetched, oldest first, for expiry.
+REMOTE_MEDIA_BY_AGE = "RMEDIA"
+
+
+def remote_media(kind: str, ref: str) -> dict[str, str]:
+    return key(f"RMEDIA#{kind}#{ref}", "RMEDIA")
+
+
+def remote_media_age(fetched_at: str, kind: str, ref: str) -> dict[str, str]:
+    return {"GSI1PK": REMOTE_MEDIA_BY_AGE, "GSI1SK": f"{fetched_at}#{kind}#{ref}"}

@@ -1,8 +1,8 @@
 """Turning status items into Status entities for a viewer, with a constant number of batched
 reads per page: statuses, boosted originals, accounts, media, polls + votes, viewer edges,
-custom emoji, preview cards. Never one read per status. Every status embedded in another (a
-boost's original today) passes the visibility policy here, so no route can render one the
-viewer may not see.
+custom emoji (and our copies of remote ones), preview cards. Never one read per status. Every
+status embedded in another (a boost's original today) passes the visibility policy here, so no
+route can render one the viewer may not see.
 
 The viewer's filters are applied here too (services/filters.py): each status gets its `filtered`
 list, and a status a `hide` filter removes in the request's context is not rendered. A caller
@@ -24,7 +24,7 @@ from ..repo import instance as instance_repo
 from ..repo import statuses as repo
 from . import accounts as accounts_service
 from . import cards as cards_service
-from . import filters, relationships
+from . import filters, relationships, remote_media
 
 
 def load_accounts(account_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -100,6 +100,10 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
             edges.expect(status_id, counter, delta)
     emojis = _once(shared, ("emojis", *(s["id"] for s in everything)),
                    lambda: _emoji_map(everything))
+    # Our copies of remote custom emoji: one batched read, none without remote emoji.
+    emoji_copies = _once(shared, ("emoji_copies", *(s["id"] for s in everything)),
+                         lambda: remote_media.emoji_copies(everything)) \
+        if any(s.get("remote_emojis") for s in everything) else {}
     # Preview cards: one batched read for the page's cards, none without (cards area)
     card_urls = [s["card_url"] for s in everything if s.get("card_url")]
     cards = _once(shared, ("cards", *card_urls), lambda: cards_service.entities(everything)) \
@@ -126,7 +130,8 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
                 [*item.get("mention_ids", []), *item.get("remote_mention_ids", [])])
                 if m in accounts],
             emojis=[emojis[c] for c in item.get("emojis", []) if c in emojis] +
-            [convert.remote_emoji(e) for e in item.get("remote_emojis", [])],
+            [convert.remote_emoji(e, item["id"], emoji_copies.get(remote_media.digest_of(e)))
+             for e in item.get("remote_emojis", [])],
             reblog=reblog, viewer_id=viewer_id, edges=edges,
             card=cards.get(item["card_url"]) if item.get("card_url") else None)
 
