@@ -173,6 +173,31 @@ def test_remote_media_fetched_once_and_served_from_bucket(client, hostile, mallo
     assert hostile.hits("/blob.png") == 1
 
 
+def test_concurrent_first_uses_fetch_once(client, hostile, mallory):  # noqa: F811
+    """Two viewers ask for the same avatar while it is being fetched (slowly): one fetch, and
+    both are sent to the same copy."""
+    import threading
+
+    from stratus.services import remote_media
+
+    hostile.drip("/avatar.png", images.png(8, 8), every=0.01, content_type="image/png")
+    proxied = _account(client, mallory["id"])["avatar"]
+    _kind, owner_id, digest = _path(proxied).split("/")[2:5]
+    found: list[str] = []
+
+    def use() -> None:
+        found.append(remote_media.proxy("avatar", owner_id, digest))
+
+    viewers = [threading.Thread(target=use) for _ in range(2)]
+    for viewer in viewers:
+        viewer.start()
+    for viewer in viewers:
+        viewer.join(30)
+    assert len(found) == 2 and found[0] == found[1]
+    assert found[0].startswith(f"{BASE}/system/cache/accounts/avatars/")
+    assert hostile.hits("/avatar.png") == 1
+
+
 def test_a_proxy_url_that_was_never_given_out_is_not_found(client, hostile, mallory):  # noqa: F811
     """The digest of the remote URL is part of the proxy URL: walking ids finds nothing."""
     proxied = _account(client, mallory["id"])["avatar"]
