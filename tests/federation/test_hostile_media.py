@@ -222,6 +222,23 @@ def test_reject_media_domain_never_fetched(client, hostile, mallory):  # noqa: F
     assert _image_hits(hostile) == 0 and _stored_keys() == []
 
 
+def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile, mallory):  # noqa: F811
+    """remote_media.remove_for_domain (for the domain block's application to call): the
+    copies go, the account renders our proxy again, and the proxy fetches nothing."""
+    from stratus.services import remote_media
+
+    proxied = _account(client, mallory["id"])["avatar"]
+    location = client.get(_path(proxied), follow_redirects=False).headers["location"]
+    assert _account(client, mallory["id"])["avatar"] == location
+    _block_media()
+    assert remote_media.remove_for_domain("127.0.0.1") == 1
+    assert _stored_keys() == [] and client.get(_path(location)).status_code == 404
+    assert _account(client, mallory["id"])["avatar"] == proxied
+    again = client.get(_path(proxied), follow_redirects=False)
+    assert again.headers["location"] == f"{BASE}/avatars/original/missing.png"
+    assert hostile.hits("/avatar.png") == 1
+
+
 def test_oversized_remote_image_refused(client, hostile, mallory):  # noqa: F811
     """More bytes than a local avatar may have (2 MB), or more pixels than the image pipeline
     decodes (a decompression bomb), and nothing is stored; the failure is remembered."""

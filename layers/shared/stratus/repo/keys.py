@@ -1204,3 +1204,12 @@ def remote_media(kind: str, ref: str) -> dict[str, str]:
 
 def remote_media_age(fetched_at: str, kind: str, ref: str) -> dict[str, str]:
     return {"GSI1PK": REMOTE_MEDIA_BY_AGE, "GSI1SK": f"{fetched_at}#{kind}#{ref}"}
+
+
+def remote_media_of_domain(domain: str) -> str:
+    """GSI2: the stored copies of one domain's accounts (a block that rejects its media)."""
+    return "RMEDIADOM#" + domain.lower()
+
+
+def remote_media_domain(domain: str, kind: str, ref: str) -> dict[str, str]:
+    return {"GSI2PK": remote_media_of_domain(domain), "GSI2SK": f"{kind}#{ref}"}

@@ -53,10 +53,12 @@ def release(kind: str, ref: str) -> None:
 
 
 def stored_op(kind: str, ref: str, *, owner_id: str, source: str, object_keys: dict[str, str],
-              fetched_at: str, content_type: str) -> base.Op:
-    """The item of a copy just stored (replacing what was there: lease, failure, older copy)."""
+              fetched_at: str, content_type: str, domain: str) -> base.Op:
+    """The item of a copy just stored (replacing what was there: lease, failure, older copy);
+    listed by age and by the domain of the account it belongs to."""
     return base.Op("Put", item={**keys.remote_media(kind, ref),
                                 **keys.remote_media_age(fetched_at, kind, ref),
+                                **keys.remote_media_domain(domain, kind, ref),
                                 "type": ITEM_TYPE, "kind": kind, "ref": ref,
                                 "owner_id": owner_id, "source": source,
                                 "object_keys": object_keys, "fetched_at": fetched_at,
@@ -100,6 +102,14 @@ def stored_before(fetched_before: str) -> Iterator[dict[str, Any]]:
     """Copies fetched before the ISO time `fetched_before`, oldest first."""
     for entry in base.query(keys.REMOTE_MEDIA_BY_AGE, index="GSI1",
                             sk_between=("0", fetched_before)):
+        item = base.get({"PK": entry["PK"], "SK": entry["SK"]}, consistent=True)
+        if item is not None and item.get("fetched_at"):
+            yield item
+
+
+def stored_for_domain(domain: str) -> Iterator[dict[str, Any]]:
+    """The copies of the accounts of `domain` (its exact host name)."""
+    for entry in base.query(keys.remote_media_of_domain(domain), index="GSI2"):
         item = base.get({"PK": entry["PK"], "SK": entry["SK"]}, consistent=True)
         if item is not None and item.get("fetched_at"):
             yield item

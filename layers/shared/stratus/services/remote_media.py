@@ -222,7 +222,8 @@ def _fetch(target: Target) -> dict[str, Any]:
                  "content_type": objects["original"][1], "mirror_extra": extra}
         ops = [repo.stored_op(target.kind, target.ref, owner_id=target.owner_id,
                               source=target.source, object_keys=written, fetched_at=now,
-                              content_type=objects["original"][1])]
+                              content_type=objects["original"][1],
+                              domain=hosts.hostname(target.domain))]
         if target.kind in MIRRORED:
             ops.append(repo.mirror_op(target.kind, target.owner_id, target.source,
                                       _mirror_fields(target, state)))
@@ -341,6 +342,13 @@ def remove_older_than(days: int, *, seconds: float | None = None) -> int:
             break
         removed += _forget(item)
     return removed
+
+
+def remove_for_domain(domain: str) -> int:
+    """Remove the copies of the accounts of `domain` (its host name, as blocks name hosts):
+    what a domain block that rejects media, or suspends, does to media already fetched
+    (Mastodon's BlockDomainService clears their files). Returns how many."""
+    return sum(_forget(item) for item in repo.stored_for_domain(hosts.hostname(domain)))
 
 
 # --- rendering ----------------------------------------------------------------------------------
