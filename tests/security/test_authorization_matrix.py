@@ -43,6 +43,10 @@ PUBLIC = {
     ("GET", "/.well-known/oauth-authorization-server"): "discovery",
     ("GET", "/packs/media/images/preview.png"): "static image",
     ("GET", "/avatars/original/missing.png"): "static image",
+    # Remote media (services/remote_media.py): images load without a token; the digest of the
+    # remote URL in the path is what keeps the URL to those shown the item.
+    ("GET", "/media_proxy/{kind}/{owner_id}/{digest}"): "remote media proxy",
+    ("GET", "/media_proxy/{kind}/{owner_id}/{digest}/{style}"): "remote media proxy",
     ("GET", "/headers/original/missing.png"): "static image",
     ("GET", "/@{username}"): "public profile page",
     ("GET", "/@{username}/tagged/{hashtag}"): "public profile page",
@@ -159,6 +163,8 @@ PUBLIC_OBJECTS |= {"domain_block_id", "domain_allow_id", "report_id", "tag_id", 
 # announce area: an announcement is the instance's, seen by every user (a reaction's name is
 # one's own reaction to it)
 PUBLIC_OBJECTS |= {"announcement_id", "name"}
+# remote media: the proxy's path names a remote object's copy by the digest of its URL
+PUBLIC_OBJECTS |= {"kind", "owner_id", "digest", "style"}
 # Routes only the owner may use even on an object the viewer can see (Mastodon looks these
 # up among the viewer's own records: 404 otherwise).
 # Someone else's notification group key names nothing of yours: Mastodon lists no accounts
