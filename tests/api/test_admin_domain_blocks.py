@@ -345,3 +345,20 @@ def test_stratusctl_turns_limited_federation_on_and_off(runtime, monkeypatch, ca
     assert cli.main(["settings", "set", "limited_federation_mode", "maybe"]) == 1
     assert cli.main(["settings", "set", "limited_federation_mode", "off"]) == 0
     assert not domain_blocks.limited_federation()
+
+
+def test_refused_compares_hosts_as_the_host_normaliser_does(client, staff):
+    """What federation asks before delivering (services/delivery.py): a port, upper case, a
+    trailing dot or an IDN form of a suspended domain (or a subdomain) is refused; a silenced
+    one is not; in limited federation mode only allowed hosts (exactly) pass."""
+    block(client, staff, "evil.example", severity="suspend")
+    block(client, staff, "bücher.example", severity="suspend")
+    block(client, staff, "loud.example", severity="silence")
+    asked = ["EVIL.example:443", "a.evil.example", "evil.example.", "XN--BCHER-KVA.example:8443",
+             "loud.example", "fine.example", "127.0.0.1:3000", ""]
+    assert domain_blocks.refused(asked) == {"EVIL.example:443", "a.evil.example",
+                                            "evil.example.", "XN--BCHER-KVA.example:8443", ""}
+    settings.set_value("limited_federation_mode", "true")
+    client.post(ALLOWS, headers=staff, json={"domain": "fine.example"})
+    assert domain_blocks.refused(["fine.example:8443", "FINE.example", "sub.fine.example"]) == \
+        {"sub.fine.example"}

@@ -700,6 +700,10 @@ def local_profile(change: Change) -> bool:
     return not change.image.get("domain")
 
 
+def remote_profile(change: Change) -> bool:
+    return bool(change.image.get("domain"))
+
+
 def actor_key_changed(change: Change) -> bool:
     """A local account's key pair was replaced (a rotation): peers must refetch the actor."""
     return change.event == "MODIFY" and change.image.get("account_id") not in (None, "instance") \
@@ -838,6 +842,10 @@ RULES: tuple[Rule, ...] = (
     Rule("block", removed, "federation", federate("undo_block")),
     Rule("account", both(changed(*ACTOR_ATTRIBUTES), local_profile), "federation",
          federate("update_actor", actor="id")),
+    # a remote account suspended (by staff or a domain block): its follows of local accounts
+    # and its pending requests end, each with a Reject(Follow) (SuspendAccountService)
+    Rule("account", both(became_true("suspended_at"), remote_profile), "federation",
+         federate("reject_follows", actor="id")),
     Rule("actor_key", actor_key_changed, "federation", federate("update_actor")),
     Rule("purge_request", inserted, "federation", federate("delete_actor")),
     Rule("report", forwarded_report, "federation", federate("flag")),

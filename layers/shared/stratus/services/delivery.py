@@ -9,9 +9,16 @@ Two queues, as Mastodon's ActivityPub::DistributionWorker and DeliveryWorker:
   inbox once per activity, however many of its accounts follow. A page that does not reach
   the end continues in a copy of the job carrying the activity and the inboxes already sent.
   A redelivered job (or part) sends nothing again (a once-marker per event and part).
+  Nobody we do not federate with is an audience: a suspended account, an account of a
+  suspended domain, or (limited federation mode) of a domain not allowed — nor an inbox on
+  such a host, whatever domain its account is stored under. The one exception is a
+  Reject(Follow): it is how a suspended account hears that its follows ended (Mastodon's
+  SuspendAccountService#reject_remote_follows! delivers it to the account's own inbox).
 - **delivery**: `attempt` signs (each attempt: a rotated key is used at once) and POSTs one
   activity to one inbox. 2xx is done; an unsalvageable answer (4xx but 401, 408 and 429; 501)
-  drops it; anything else is retried on Mastodon's curve (after attempt n: n⁴ + 15 s + jitter,
+  drops it, as does an inbox on a host we no longer federate with (a domain suspended while
+  the message was queued: checked again before each attempt, a Reject(Follow) excepted);
+  anything else is retried on Mastodon's curve (after attempt n: n⁴ + 15 s + jitter,
   16 attempts, about two and a half days). SQS delays a message at most 15 minutes, so a
   longer wait is a message that comes back early and is sent on again with what remains.
   A per-host circuit breaker (10 consecutive failures open it for 60 s) keeps a dead server
@@ -30,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import clock, ids, outbound
+from .. import clock, hosts, ids, outbound
 from ..convert import activitypub as ap
 from ..federation import activities
 from ..federation import http as fed_http
@@ -39,7 +46,7 @@ from ..repo import accounts as accounts_repo
 from ..repo import dedupe, feeds, keys, queues, statuses as statuses_repo
 from ..repo import delivery as repo
 from ..repo import relationships as relationships_repo
-from . import domain_blocks, status_views
+from . import domain_blocks, follows, status_views
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +64,8 @@ RETRYABLE_4XX = (401, 408, 429)
 class Plan:
     """An activity and its audience: `followers` (the actor's followers' servers),
     `accounts` (remote accounts whose own inbox gets it), `shared` (those accounts may be
-    reached through their server's shared inbox, as for statuses)."""
+    reached through their server's shared inbox, as for statuses). `to_suspended`: a
+    Reject(Follow), the one activity an account we no longer federate with still gets."""
 
     activity: dict[str, Any]
     signer: str | None
@@ -65,6 +73,7 @@ class Plan:
     accounts: list[str] = field(default_factory=list)
     shared: bool = True
     more: list[dict[str, Any]] = field(default_factory=list)  # further activities, same audience
+    to_suspended: bool = False
 
 
 def _profiles(account_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -195,9 +204,13 @@ def plan(job: jobs.Federate) -> Plan | None:
                 relationships_repo.get(keys.follow(follower["id"], actor["id"])):
             return None  # the request was authorized: its follow sends the Accept
         build = activities.accept_follow if kind == "accept" else activities.reject_follow
+        # A Reject reaches a suspended follower (or one of a suspended domain): it ends the
+        # follow on its side, so its server stops showing it our followers-only posts
+        # (Mastodon's SuspendAccountService#reject_remote_follows!). It carries nothing else.
         return Plan(activities.document(build(item["id"], item["uri"], _uri(follower),
                                               _uri(actor))),
-                    actor["id"], accounts=[follower["id"]], shared=False)
+                    actor["id"], accounts=[follower["id"]], shared=False,
+                    to_suspended=kind == "reject")
     if kind in ("block", "undo_block"):
         people = _profiles([item["account_id"], item["target_id"]])
         actor, target = people.get(item["account_id"]), people.get(item["target_id"])
@@ -262,15 +275,12 @@ def _inbox(profile: dict[str, Any], shared: bool) -> str | None:
 
 
 def _deliverable(inboxes: dict[str, str]) -> list[str]:
-    """The inboxes (inbox -> its account's domain) of domains we federate with: never a
-    suspended domain, in limited federation mode only allowed ones (one batched read of the
-    domains' blocks)."""
-    domains = sorted(set(inboxes.values()))
-    if domain_blocks.limited_federation():
-        allowed = {d for d in domains if domain_blocks.allowed(d)}
-    else:
-        allowed = {d for d, p in domain_blocks.policies_for(domains).items() if not p.suspended}
-    return [i for i, d in inboxes.items() if d in allowed]
+    """The inboxes (inbox -> its account's domain) we federate with: both the account's domain
+    and the inbox's own host (an actor may name an inbox on another host) neither suspended
+    nor, in limited federation mode, outside the allowlist (services/domain_blocks.refused)."""
+    checked = {i: (d, hosts.of_url(i)) for i, d in inboxes.items()}
+    refused = domain_blocks.refused([h for pair in checked.values() for h in pair])
+    return [i for i, pair in checked.items() if not refused.intersection(pair)]
 
 
 def _digest(inbox: str) -> str:
@@ -293,13 +303,16 @@ def fan_out(job: jobs.Federate) -> int:
 
 
 def _fan_out(job: jobs.Federate) -> int:
+    if job.kind == REJECT_FOLLOWS:
+        return _reject_follows(job)
+    to_suspended = False
     if job.activity is None:
         planned = plan(job)
         if planned is None:
             return 0
         activity, signer, followers = planned.activity, planned.signer, planned.followers
         recipients = [(p, planned.shared) for p in _profiles(planned.accounts).values()]
-        more = planned.more
+        more, to_suspended = planned.more, planned.to_suspended
     else:
         activity, signer, followers, recipients = job.activity, job.signer, True, []
         more = []
@@ -310,10 +323,12 @@ def _fan_out(job: jobs.Federate) -> int:
     sent = set(job.sent)
     inboxes: dict[str, str] = {}
     for profile, shared in recipients:
-        inbox = _inbox(profile, shared) if _remote(profile) else None
+        if not _remote(profile) or (profile.get("suspended_at") and not to_suspended):
+            continue  # a suspended follower or mention hears nothing (its follows end)
+        inbox = _inbox(profile, shared)
         if inbox and _digest(inbox) not in sent:
-            inboxes.setdefault(inbox, profile["domain"].lower())
-    fresh = _deliverable(inboxes)
+            inboxes.setdefault(inbox, profile["domain"])
+    fresh = list(inboxes) if to_suspended else _deliverable(inboxes)
     for each in (activity, *more):
         send(each, signer, fresh)
     if cursor:
@@ -323,6 +338,21 @@ def _fan_out(job: jobs.Federate) -> int:
             signer=signer, after=cursor, part=job.part + 1,
             sent=remembered if len(remembered) <= MAX_SENT else []).to_dict()])
     return len(fresh)
+
+
+REJECT_FOLLOWS = "reject_follows"
+
+
+def _reject_follows(job: jobs.Federate) -> int:
+    """A remote account was suspended (the outbox's rule on its profile): one bounded step of
+    ending its follows of local accounts and its pending requests (services/follows.py), each
+    removal then delivering its Reject(Follow); the next step as a copy of the job."""
+    cursor = follows.reject_follows_of_suspended(job.account_id, job.after)
+    if cursor is not None:
+        queues.send(queues.url(FEDERATION), [jobs.Federate(
+            event_id=job.event_id, kind=job.kind, account_id=job.account_id, item=job.item,
+            after=cursor, part=job.part + 1).to_dict()])
+    return 0
 
 
 def send(activity: dict[str, Any], signer: str | None, inboxes: list[str]) -> None:
@@ -382,14 +412,30 @@ def _username(account_id: str | None) -> str | None:
     return profile["username"]
 
 
+def _ends_a_follow(body: str) -> bool:
+    """Whether a delivery's body (ours) is a Reject(Follow): the one activity still delivered to
+    a host we no longer federate with (the suspended side learns its follow ended)."""
+    try:
+        activity = json.loads(body)
+    except ValueError:
+        return False
+    obj = activity.get("object") if isinstance(activity, dict) else None
+    return activity.get("type") == "Reject" and isinstance(obj, dict) and \
+        obj.get("type") == "Follow"
+
+
 def attempt(job: jobs.DeliverActivity, *, now: float | None = None) -> str:
     """Try one delivery. What happened: 'waiting' (not due yet, or the host's breaker is open:
-    sent on again without a request), 'delivered', 'dropped' (unsalvageable), 'retry' (failed,
-    sent again for later) or 'abandoned' (the last attempt failed)."""
+    sent on again without a request), 'delivered', 'dropped' (unsalvageable, or the inbox's
+    host is one we no longer federate with: no request), 'retry' (failed, sent again for
+    later) or 'abandoned' (the last attempt failed)."""
     now = clock_now() if now is None else now
     if job.due > now + 1:
         _later(job, job.due, now, attempt=job.attempt)
         return "waiting"
+    if domain_blocks.refused([hosts.of_url(job.inbox)]) and not _ends_a_follow(job.body):
+        logger.info("delivery refused", extra={"inbox": job.inbox})
+        return "dropped"  # suspended (or not allowed) since the message was queued
     host = (urlsplit(job.inbox).hostname or "").lower()
     state = repo.host_state(host)
     if state and float(state.get("open_until", 0)) > now:

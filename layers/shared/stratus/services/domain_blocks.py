@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .. import clock, ids
+from .. import clock, hosts, ids
 from ..domain.viewer import Viewer
 from ..errors import NotFound, Unprocessable
 from ..paging import Page
@@ -151,7 +151,7 @@ def allowed(domain: str) -> bool:
     """May the instance federate with `domain` (Mastodon's DomainControlHelper
     #domain_not_allowed?, negated): in limited federation mode only domains with an allow
     (exactly that domain, as DomainAllow.rule_for), otherwise any domain not suspended by a
-    block of it or a parent. Enforced by federation once it exists."""
+    block of it or a parent. Federation asks `refused` about many hosts at once."""
     try:
         normalised = normalize(domain)
     except Unprocessable:
@@ -161,6 +161,21 @@ def allowed(domain: str) -> bool:
     if limited_federation():
         return repo.allow(normalised) is not None
     return not policy_for(normalised).suspended
+
+
+def refused(names: list[str]) -> set[str]:
+    """Which of these hosts (an account's domain, an inbox URL's host: any case, port or IDN
+    form, compared as stratus/hosts.py normalises them) the instance does not federate with:
+    suspended by a block of the host or a parent domain, or in limited federation mode not
+    allowed. A host that is not one (blank, unparsable) is refused. One batched read of the
+    blocks (an allow read per host in limited federation mode)."""
+    named = {raw: hosts.hostname(raw) for raw in dict.fromkeys(names)}
+    valid = sorted({h for h in named.values() if h})
+    if limited_federation():
+        ok = {h for h in valid if repo.allow(h) is not None}
+    else:
+        ok = {h for h, p in policies_for(valid).items() if not p.suspended}
+    return {raw for raw, host in named.items() if host not in ok}
 
 
 # --- rendering ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ the id of their Follow activity; what peers are told follows from the stream as 
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
 from typing import Any
@@ -121,8 +122,7 @@ def unfollow(viewer: Viewer, target_id: str) -> dict[str, Any]:
     target = relationships.subject(viewer, target_id)
     me, view = viewer.account_id, target.relations
     if target.id in view.following:
-        repo.write([repo.remove_op(keys.follow(me, target.id)),
-                    repo.remove_op(keys.endorsement(me, target.id))])
+        _end_follow(me, target.id)
     if target.id in view.requested:
         repo.remove(keys.follow_request(target.id, me))
     view.following.pop(target.id, None)
@@ -131,14 +131,21 @@ def unfollow(viewer: Viewer, target_id: str) -> dict[str, Any]:
     return target.entity()
 
 
+def _end_follow(follower_id: str, followed_id: str) -> None:
+    """A follow ends, and the follower's endorsement of the account with it. What follows is
+    the stream's (jobs/outbox.py): counts, the home feed, and the other server is told (an
+    Undo(Follow) to a followed remote account, a Reject(Follow) to a remote follower)."""
+    repo.write([repo.remove_op(keys.follow(follower_id, followed_id)),
+                repo.remove_op(keys.endorsement(follower_id, followed_id))])
+
+
 def remove_from_followers(viewer: Viewer, target_id: str) -> dict[str, Any]:
     """POST /api/v1/accounts/:id/remove_from_followers: the account stops following the viewer
     (and endorsing them)."""
     target = relationships.subject(viewer, target_id)
     me, view = viewer.account_id, target.relations
     if target.id in view.followed_by:
-        repo.write([repo.remove_op(keys.follow(target.id, me)),
-                    repo.remove_op(keys.endorsement(target.id, me))])
+        _end_follow(target.id, me)
     view.followed_by.discard(target.id)
     return target.entity()
 
@@ -234,6 +241,50 @@ def remote_unfollowed(remote_id: str, local_id: str) -> bool:
     goes, and nothing is sent back."""
     ended = _end_quietly(keys.follow_request(local_id, remote_id))
     return _end_quietly(keys.follow(remote_id, local_id)) or ended
+
+
+# --- a suspended remote account's follows ---------------------------------------------------------
+REJECTED_PER_STEP = 100  # follows removed, or local accounts looked at for a request, per step
+FOLLOWS, REQUESTS = "follows", "requests"  # the two phases a cursor names
+
+
+def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> str | None:
+    """One bounded step of Mastodon's SuspendAccountService#reject_remote_follows!: a suspended
+    remote account keeps nothing of ours, so each of its follows of local accounts ends (it
+    would otherwise keep receiving their followers-only posts on its server) and so does each
+    pending follow request it made. Both are removed through the verbs an unfollow and a
+    rejected request use: the stream counts them and delivers a Reject(Follow) to the
+    account's own inbox — the one activity a suspended account still gets
+    (services/delivery.py). Irreversible, as in Mastodon: unsuspending makes it follow nothing
+    again.
+
+    Returns the cursor the next step starts from, None when done (or when the account is not,
+    or no longer, a suspended remote account). A step run twice removes and sends nothing
+    twice: a removed edge is gone, and the cursor only moves forward."""
+    profile = accounts_repo.get_profile(remote_id)
+    if profile is None or not profile.get("domain") or not profile.get("suspended_at"):
+        return None
+    phase, _, after = (cursor or FOLLOWS + ":").partition(":")
+    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
+    if phase == FOLLOWS:
+        page = list(itertools.islice(repo.followings(remote_id, lo, hi, False,
+                                                     step=REJECTED_PER_STEP),
+                                     REJECTED_PER_STEP))
+        for entry in page:
+            _end_follow(remote_id, entry["target_id"])
+        return f"{FOLLOWS}:{page[-1]['id']}" if len(page) == REJECTED_PER_STEP \
+            else f"{REQUESTS}:"
+    if phase != REQUESTS:
+        raise ValueError(f"unknown cursor {cursor!r}")
+    # A request lives in its target's partition: the local accounts are walked, a batched read
+    # of the request keys a page (there is no index of the requests an account made).
+    local_ids = [e["account_id"] for e in itertools.islice(
+        accounts_repo.admin_page("local", None, lo=lo, hi=hi, descending=False,
+                                 step=REJECTED_PER_STEP), REJECTED_PER_STEP)]
+    requests = repo.get_many([keys.follow_request(local_id, remote_id) for local_id in local_ids])
+    for request in requests:
+        repo.remove(keys.follow_request(request["target_id"], remote_id))
+    return f"{REQUESTS}:{local_ids[-1]}" if len(local_ids) == REJECTED_PER_STEP else None
 
 
 # --- follow requests ------------------------------------------------------------------------------

@@ -1,0 +1,332 @@
+"""Suspension stops delivery (docs/security.md, "Federation threats"): a suspended remote
+account, or any account of a suspended domain (or, in limited federation mode, of a domain not
+allowed), hears nothing more from us — checked when the fan-out picks inboxes and again when a
+queued delivery is sent. Suspending a remote account rejects its follows of local accounts
+(Mastodon's SuspendAccountService#reject_remote_follows!): a Reject(Follow) to its own inbox,
+the one activity it still gets, and the follow is gone (counted as any unfollow). Hosts are
+compared as stratus/hosts.py normalises them: a port, upper case or an IDN form escapes nothing.
+
+The attacker is a HostilePeer (tests/hostile.py): its accounts live on `127.0.0.1:<port>` and
+every POST we make to it is kept in `.posts`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests import rig
+from tests.hostile import hostile  # noqa: F401 - the fixture
+
+ADMIN_SCOPES = ("read", "write", "follow", "admin:read", "admin:write")
+
+
+# --- helpers -------------------------------------------------------------------------------------
+def peer_account(peer, username: str, *, domain: str | None = None) -> str:
+    """A remote account whose actor and inboxes are the peer's (`/users/<name>/inbox`, the shared
+    `/inbox`), stored under `domain` (the peer's host unless given)."""
+    from stratus.repo import accounts as accounts_repo
+    from stratus.repo import base
+
+    account_id = rig.make_remote_account(domain or peer.host, username)
+    profile = accounts_repo.get_profile(account_id)
+    profile.update(uri=peer.url(f"/users/{username}"), url=peer.url(f"/@{username}"),
+                   inbox=peer.url(f"/users/{username}/inbox"), shared_inbox=peer.url("/inbox"))
+    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
+                                         if k not in ("PK", "SK", "type")}))
+    return account_id
+
+
+def follow_id(peer, username: str, n: int) -> str:
+    return peer.url(f"/users/{username}/follows/{n}")
+
+
+def received(peer, kind: str | None = None) -> list[tuple[str, dict]]:
+    """(path, activity) of what the peer was sent, of one type when `kind` is given."""
+    return [(path, body) for path, _, body in peer.posts
+            if isinstance(body, dict) and (kind is None or body.get("type") == kind)]
+
+
+def post(client, headers, text: str, visibility: str = "public") -> dict:
+    response = client.post("/api/v1/statuses", headers=headers,
+                           data={"status": text, "visibility": visibility})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.fixture
+def staff(client):
+    app = rig.make_app(client, scopes="read write follow admin:read admin:write")
+    return rig.auth(rig.user_token(app, rig.make_user("boss", role="Admin"),
+                                   scopes=ADMIN_SCOPES))
+
+
+@pytest.fixture
+def local(client):
+    """Three local users (alice, bob, carol): {name: (account id, auth headers)}."""
+    app = rig.make_app(client)
+    made = {}
+    for name in ("alice", "bob", "carol"):
+        account_id = rig.make_user(name)
+        made[name] = (account_id, rig.auth(rig.user_token(app, account_id,
+                                                          scopes=("read", "write", "follow"))))
+    return made
+
+
+def suspend(client, staff, account_id: str) -> None:
+    answer = client.post(f"/api/v1/admin/accounts/{account_id}/action", headers=staff,
+                         data={"type": "suspend"})
+    assert answer.status_code == 200, answer.text
+
+
+def domain_block(client, staff, domain: str, severity: str = "suspend") -> dict:
+    answer = client.post("/api/v1/admin/domain_blocks", headers=staff,
+                         json={"domain": domain, "severity": severity})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def followers_count(client, headers, account_id: str) -> int:
+    return client.get(f"/api/v1/accounts/{account_id}", headers=headers).json()["followers_count"]
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """The delivery worker's POSTs recorded instead of sent: [(inbox, body)]."""
+    from stratus.federation import http as fed_http
+
+    sent: list[tuple[str, dict]] = []
+
+    class Answer:
+        status = 202
+
+    def post_activity(inbox, body, **_):
+        sent.append((inbox, json.loads(body)))
+        return Answer()
+
+    monkeypatch.setattr(fed_http, "post_activity", post_activity)
+    return sent
+
+
+# --- attacks -------------------------------------------------------------------------------------
+def test_attack_suspended_follower_still_receives_followers_only_posts(
+        client, drain, staff, local, hostile):  # noqa: F811
+    """A suspended account followed a local one: after its suspension a followers-only post of
+    that local account must not reach it (today's fan-out never looked at `suspended_at`)."""
+    from stratus.services import follows
+
+    alice_id, headers = local["alice"]
+    mallory = peer_account(hostile, "mallory")
+    assert follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1)) == \
+        "followed"
+    drain()
+    post(client, headers, "before", "private")
+    drain()
+    assert [b["object"]["content"] for _, b in received(hostile, "Create")] == ["<p>before</p>"]
+    hostile.posts.clear()
+
+    suspend(client, staff, mallory)
+    drain()
+    post(client, headers, "for my followers only", "private")
+    post(client, headers, "and a public one")
+    drain()
+    assert received(hostile, "Create") == []
+    assert {b["type"] for _, b in received(hostile)} <= {"Reject"}
+
+
+def test_a_follower_suspended_before_its_follow_is_removed_hears_nothing(
+        client, drain, local, hostile):  # noqa: F811
+    """The fan-out reads each follower's profile: one suspended while its follow still stands
+    (the follows are removed in batches, after the suspension) is skipped, its server's shared
+    inbox too when it was the only follower there."""
+    from stratus import clock
+    from stratus.jobs import messages as jobs
+    from stratus.repo import accounts as accounts_repo
+    from stratus.repo import base
+    from stratus.services import delivery
+
+    alice_id, headers = local["alice"]
+    mallory = peer_account(hostile, "mallory")
+    rig.follow_edge(mallory, alice_id)
+    status = post(client, headers, "followers only", "private")
+    drain()
+    hostile.posts.clear()
+    profile = accounts_repo.get_profile(mallory)
+    base.put(accounts_repo.profile_item({**{k: v for k, v in profile.items()
+                                           if k not in ("PK", "SK", "type")},
+                                        "suspended_at": clock.iso(clock.now())}))
+    sent = delivery.fan_out(jobs.Federate(event_id=None, kind="create", account_id=alice_id,
+                                          item={"id": status["id"], "account_id": alice_id}))
+    assert sent == 0
+    drain()
+    assert received(hostile, "Create") == []
+
+
+def test_attack_suspended_account_mentioned_still_receives_the_post(
+        client, drain, staff, local, hostile):  # noqa: F811
+    """A post mentioning an account that is suspended by the time it is delivered is not
+    delivered to it (a direct one neither)."""
+    from stratus.repo import statuses as statuses_repo
+
+    _, headers = local["alice"]
+    mallory = peer_account(hostile, "mallory")
+    drain()
+    hostile.posts.clear()
+    status = post(client, headers, f"psst @mallory@{hostile.host}", "direct")
+    assert statuses_repo.get(status["id"])["mention_ids"] == [mallory]
+    suspend(client, staff, mallory)
+    drain()
+    assert received(hostile, "Create") == []
+
+
+def test_attack_domain_block_with_explicit_port_still_delivered(
+        client, drain, staff, local, hostile, no_network):  # noqa: F811
+    """A domain block names a host without a port: a block of `127.0.0.1` covers the peer at
+    `127.0.0.1:<port>`, whatever domain the account was stored under (an actor on a domain we
+    federate with may name an inbox on the blocked host), and a block of `evil.example` covers
+    inboxes written `https://EVIL.example:443/…` or in an IDN form."""
+    from stratus.jobs import messages as jobs
+    from stratus.services import delivery, follows
+
+    alice_id, headers = local["alice"]
+    # Stored from `https://evil.example:443/users/mallory`: its domain is the bare host, but its
+    # inboxes are the peer's, on 127.0.0.1 with a port.
+    mallory = peer_account(hostile, "mallory", domain="fine.example")
+    follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1))
+    drain()
+    no_network.clear()
+    domain_block(client, staff, "127.0.0.1")
+    drain()
+    post(client, headers, "not for a blocked host")
+    drain()
+    assert [(i, b["type"]) for i, b in no_network if b["type"] != "Reject"] == []
+
+    # Messages queued for such inboxes are dropped when sent, without a request.
+    domain_block(client, staff, "EVIL.example:443")
+    domain_block(client, staff, "bücher.example")
+    create = {"@context": "https://www.w3.org/ns/activitystreams", "type": "Create",
+              "id": "https://local.example/1", "actor": "https://local.example/users/alice",
+              "object": {"type": "Note", "content": "secret"}}
+    no_network.clear()
+    for inbox in ("https://EVIL.example:443/inbox", "https://evil.example./inbox",
+                  "https://a.EVIL.example:443/users/x/inbox", "https://xn--bcher-kva.example/inbox",
+                  "https://BÜCHER.example:443/inbox", f"http://127.0.0.1:{hostile.port}/inbox"):
+        job = jobs.DeliverActivity(inbox=inbox, body=json.dumps(create), account_id=alice_id)
+        assert delivery.attempt(job) == "dropped", inbox
+    assert no_network == []
+
+
+def test_suspension_rejects_and_removes_follows(
+        client, drain, staff, local, hostile, monkeypatch):  # noqa: F811
+    """Staff suspend a remote account: each follow it has of a local account is rejected (a
+    Reject(Follow) with that Follow's id, to its own inbox) and removed, followers counts drop,
+    its pending follow request is rejected too; the work goes in batches (here of one) and a
+    batch run twice sends and removes nothing more."""
+    from stratus.repo import keys
+    from stratus.repo import relationships as relationships_repo
+    from stratus.services import follows
+
+    monkeypatch.setattr(follows, "REJECTED_PER_STEP", 1, raising=False)
+    alice_id, alice_headers = local["alice"]
+    bob_id, _ = local["bob"]
+    carol_id, carol_headers = local["carol"]
+    assert client.patch("/api/v1/accounts/update_credentials", headers=carol_headers,
+                        data={"locked": "true"}).status_code == 200
+    mallory = peer_account(hostile, "mallory")
+    assert follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1)) == \
+        "followed"
+    assert follows.remote_follow(mallory, bob_id, follow_id(hostile, "mallory", 2)) == \
+        "followed"
+    assert follows.remote_follow(mallory, carol_id, follow_id(hostile, "mallory", 3)) == \
+        "requested"
+    drain()
+    assert followers_count(client, alice_headers, alice_id) == 1
+    hostile.posts.clear()
+
+    suspend(client, staff, mallory)
+    drain()
+    rejects = received(hostile, "Reject")
+    assert {path for path, _ in rejects} == {"/users/mallory/inbox"}  # its own inbox
+    assert sorted(b["object"]["id"] for _, b in rejects) == [
+        follow_id(hostile, "mallory", n) for n in (1, 2, 3)]
+    assert all(b["object"]["type"] == "Follow" and b["object"]["actor"] ==
+               hostile.url("/users/mallory") for _, b in rejects)
+    assert relationships_repo.follows_among([(mallory, alice_id), (mallory, bob_id)]) == set()
+    assert followers_count(client, alice_headers, alice_id) == 0
+    assert relationships_repo.get(keys.follow_request(carol_id, mallory)) is None
+    assert received(hostile, "Create") == []
+
+    # Idempotent: the whole walk again (a redelivered job) sends and removes nothing more.
+    count = len(hostile.posts)
+    cursor = None
+    while True:
+        cursor = follows.reject_follows_of_suspended(mallory, cursor)
+        if cursor is None:
+            break
+    drain()
+    assert len(hostile.posts) == count
+
+
+def test_a_domain_suspension_rejects_and_removes_follows(client, drain, staff, local,
+                                                         hostile):  # noqa: F811
+    """A domain block of severity suspend suspends every account of the domain (here the peer's
+    host with its port, covered by a block of `127.0.0.1`): their follows are rejected and
+    removed too — the Reject is delivered although the domain is suspended."""
+    from stratus.repo import accounts as accounts_repo
+    from stratus.services import follows
+
+    alice_id, alice_headers = local["alice"]
+    mallory = peer_account(hostile, "mallory")
+    follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1))
+    drain()
+    hostile.posts.clear()
+    domain_block(client, staff, "127.0.0.1")
+    drain()
+    assert accounts_repo.get_profile(mallory).get("suspended_at")
+    [(path, reject)] = received(hostile, "Reject")
+    assert path == "/users/mallory/inbox" and reject["object"]["id"] == \
+        follow_id(hostile, "mallory", 1)
+    assert followers_count(client, alice_headers, alice_id) == 0
+    post(client, alice_headers, "nothing for a suspended domain", "private")
+    drain()
+    assert received(hostile, "Create") == []
+
+
+def test_delivery_queued_before_a_domain_suspension_is_dropped(
+        client, drain, staff, local, hostile):  # noqa: F811
+    """Delivery messages already queued when a domain is suspended are dropped when their turn
+    comes, without a request; a queued Reject(Follow) still goes (the one activity a suspended
+    peer gets)."""
+    from stratus.services import delivery
+
+    alice_id, _ = local["alice"]
+    actor = "https://local.example/users/alice"
+    create = {"@context": "https://www.w3.org/ns/activitystreams", "type": "Create",
+              "id": "https://local.example/statuses/1", "actor": actor,
+              "object": {"type": "Note", "content": "queued"}}
+    reject = {"@context": "https://www.w3.org/ns/activitystreams", "type": "Reject",
+              "id": "https://local.example/reject/1", "actor": actor,
+              "object": {"type": "Follow", "id": follow_id(hostile, "mallory", 1),
+                         "actor": hostile.url("/users/mallory"), "object": actor}}
+    delivery.send(create, alice_id, [hostile.url("/inbox")])
+    delivery.send(reject, alice_id, [hostile.url("/users/mallory/inbox")])
+    domain_block(client, staff, "127.0.0.1:" + str(hostile.port))  # the port is dropped
+    drain()
+    assert [(path, body["type"]) for path, body in received(hostile)] == [
+        ("/users/mallory/inbox", "Reject")]
+
+
+def test_limited_federation_drops_queued_delivery_outside_the_allowlist(
+        client, drain, staff, local, hostile):  # noqa: F811
+    """In limited federation mode only allowed domains hear from us, queued messages too."""
+    from stratus.services import delivery, settings
+
+    alice_id, _ = local["alice"]
+    create = {"@context": "https://www.w3.org/ns/activitystreams", "type": "Create",
+              "id": "https://local.example/statuses/2",
+              "actor": "https://local.example/users/alice",
+              "object": {"type": "Note", "content": "queued"}}
+    delivery.send(create, alice_id, [hostile.url("/inbox")])
+    settings.set_value("limited_federation_mode", "true")
+    drain()
+    assert received(hostile) == []
