@@ -2,7 +2,9 @@
 inboxes (docs/federation.md). Every request goes through `stratus.outbound`'s address rules
 (no private, loopback or link-local address in production, each redirect target checked
 again, bounded size and time); every GET is signed as the instance actor (so servers in
-authorized-fetch mode answer), every POST as the actor whose activity it carries.
+authorized-fetch mode answer), every POST as the actor whose activity it carries. A fetched
+object is only believed where it names itself (`fetch_object`: its id is the URL it came from,
+after redirects too), so every caller can take its `id` as its origin.
 
 POSTs knock twice when needed (docs/federation.md, "Signatures"): draft-cavage first (what
 Mastodon sends and every server accepts), and on a 401 once more the RFC 9421 way (or the
@@ -13,15 +15,15 @@ second knock is remembered for it (repo/peers.py), so its next POST starts with 
 
 from __future__ import annotations
 
-import json
 from typing import Any
+from urllib.parse import urldefrag
 
-from .. import outbound
+from .. import jsondoc, outbound
 from ..convert import activitypub as ap
 from . import signatures
 
 ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
-JSON_TYPES = ("application/activity+json", "application/ld+json", "application/json")
+AS_PROFILE = "https://www.w3.org/ns/activitystreams"
 MAX_OBJECT_BYTES = 1024 * 1024
 MAX_RESPONSE_BYTES = 64 * 1024
 FETCH_SECONDS = 15.0
@@ -88,25 +90,84 @@ def _accept_signature(header: str | None) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
-def fetch_object(url: str, *, deadline: outbound.Deadline | None = None) -> dict[str, Any]:
-    """GET an ActivityPub object (signed as the instance actor; redirects followed and each
-    re-signed). FetchFailed unless a 200 JSON object comes back."""
+def is_activitypub(content_type: str | None) -> bool:
+    """Whether a raw Content-Type header names ActivityPub: `application/activity+json`, or
+    `application/ld+json` with the ActivityStreams profile among its `profile="…"` URIs
+    (Mastodon's `valid_activitypub_content_type?`). Plain `application/json` is not: a JSON
+    file a server hosts for its users (an upload) must not pass for one of its objects."""
+    if not content_type:
+        return False
+    media, *params = (part.strip() for part in content_type.split(";"))
+    media = media.lower()
+    if media == "application/activity+json":
+        return True
+    if media != "application/ld+json":
+        return False
+    for param in params:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "profile" and len(value) >= 2 and \
+                value.startswith('"') and value.endswith('"') and \
+                AS_PROFILE in value[1:-1].split():
+            return True
+    return False
+
+
+def _get_object(url: str, deadline: outbound.Deadline) -> tuple[dict[str, Any], str]:
+    """(the JSON object at `url`, the URL it was finally served from after redirects, without
+    a fragment). FetchFailed unless a 200 ActivityPub JSON object with bounded nesting."""
     response = outbound.request(
-        "GET", url, accept=ACCEPT, max_bytes=MAX_OBJECT_BYTES,
-        deadline=deadline or outbound.Deadline(FETCH_SECONDS),
+        "GET", url, accept=ACCEPT, max_bytes=MAX_OBJECT_BYTES, deadline=deadline,
         headers_for=_signer(None, None, accept=ACCEPT), follow_redirects=True)
     if response.status != 200:
         raise FetchFailed(f"{url} answered {response.status}", response.status)
-    if response.content_type not in JSON_TYPES:
+    if not is_activitypub(response.headers.get("content-type")):
         raise FetchFailed(f"{url} is {response.content_type or 'untyped'}, not ActivityPub",
                           response.status)
     try:
-        found = json.loads(response.body)
-    except ValueError:
-        raise FetchFailed(f"{url} is not JSON", response.status) from None
+        found = jsondoc.loads(response.body)
+    except ValueError:  # not JSON, not UTF-8, or nested too deeply (jsondoc.TooDeep)
+        raise FetchFailed(f"{url} is not JSON, or nests too deeply",
+                          response.status) from None
     if not isinstance(found, dict):
         raise FetchFailed(f"{url} is not a JSON object", response.status)
-    return found
+    return found, urldefrag(response.url).url
+
+
+def fetch_object(url: str, *, id_is_known: bool = False,
+                 deadline: outbound.Deadline | None = None) -> dict[str, Any]:
+    """GET an ActivityPub object (signed as the instance actor; redirects followed and each
+    re-signed), believed only where it names itself (docs/security.md, "Federation threats"):
+
+    - its `id` (an http(s) URL) is the URL it was fetched from, compared exactly (the
+      fragment is dropped from what is fetched): Mastodon's `fetch_resource(uri, id_is_known)`.
+      With `id_is_known`, `url` is the object's id and the id must equal it. Otherwise (a URL
+      searched for, a key URL that serves its owner's actor) a document naming itself by
+      another URL is fetched once more by that id, and must name itself by it there;
+    - after a redirect, the id must be the final URL (GoToSocial): a document another URL
+      redirects to is only believed about itself, and then only when fetched again by its id
+      (so never with `id_is_known`, unless there was no redirect after all);
+    - it is served as ActivityPub (`is_activitypub`), nests at most `jsondoc.MAX_DEPTH` deep.
+
+    So whatever the caller asked, the document returned was served at its own id. FetchFailed
+    otherwise (`status` 410: the object is gone); outbound.Refused when it may not be fetched."""
+    deadline = deadline or outbound.Deadline(FETCH_SECONDS)
+    target = urldefrag(url).url
+    found, final = _get_object(target, deadline)
+    found_id = found.get("id")
+    if not isinstance(found_id, str) or not found_id.startswith(("https://", "http://")):
+        raise FetchFailed(f"{url} has no http(s) id", 200)
+    if final != target and found_id != final:
+        raise FetchFailed(f"{url} redirected to {final}, which names itself {found_id}", 200)
+    if id_is_known:
+        if found_id != url or final != target:
+            raise FetchFailed(f"{url} names itself {found_id}", 200)
+        return found
+    if final == target and found_id in (url, target):
+        return found
+    again, final_again = _get_object(found_id, deadline)
+    if again.get("id") != found_id or final_again != urldefrag(found_id).url:
+        raise FetchFailed(f"{found_id} does not name itself where it is served", 200)
+    return again
 
 
 def post_activity(inbox_url: str, body: bytes, *, username: str | None,

@@ -7,23 +7,27 @@ A remote account is the same `account` profile item a local account has, plus it
 domain (`repo/accounts.remote_index_ops`) and URI index entries for its actor id and key id
 (`repo/uris.py`). The domain is the actor id's host, with its port when it has one.
 
-Rules (Mastodon's): an actor document is only believed when its `id` is on the host it was
-fetched from; accounts of a domain suspended by a block, or outside the allowlist in limited
-federation mode, are never stored; a silenced domain's new accounts are stored silenced.
+Rules (Mastodon's): an actor document is only believed when its `id` is the URL it was fetched
+from (federation/http.fetch_object checks it, redirects included) or, delivered in an Update,
+the id of the actor who signed it; a key id only as the actor's own `publicKey.id` on the
+actor's own host, and a profile `url` only on that host (else the actor's id is its URL);
+accounts of a domain suspended by a block, or outside the allowlist in limited federation
+mode, are never stored; a silenced domain's new accounts are stored silenced. Writes that the
+URI index refuses (an id or key id another account holds: repo/uris.py) store nothing.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import quote, urldefrag, urlsplit
+from urllib.parse import quote, urlsplit
 
-from .. import clock, hosts, ids, outbound
+from .. import clock, hosts, ids, jsondoc, outbound
 from ..config import settings
 from ..federation import http
+from ..observability import logger
 from ..repo import accounts as accounts_repo
 from ..repo import base, uris
 from ..repo import domain_blocks as domain_blocks_repo
@@ -152,21 +156,34 @@ def _fields(attachments: Any) -> list[dict[str, Any]]:
 
 
 def _public_key(document: dict[str, Any], actor_id: str) -> tuple[str | None, str | None]:
-    """(key id, PEM) of the actor's key: the first `publicKey` owned by the actor."""
+    """(key id, PEM) of the actor's key: the first `publicKey` owned by the actor whose id is
+    on the actor's host. A key id elsewhere (another server's key, another actor's id) is never
+    the actor's: a signature is only believed when its key id is its actor's `publicKey.id`
+    on the actor's own server (Mastodon's FetchRemoteKeyService `confirmed_owner?`)."""
     for key in as_list(document.get("publicKey")):
         if not isinstance(key, dict):
             continue
         key_id, pem, owner = key.get("id"), key.get("publicKeyPem"), uri_of(key.get("owner"))
         if (isinstance(key_id, str) and len(key_id) <= MAX_URI and isinstance(pem, str)
-                and len(pem) <= MAX_PEM and owner in (None, actor_id)):
+                and len(pem) <= MAX_PEM and owner in (None, actor_id)
+                and uris.on_host_of(key_id, actor_id)):
             return key_id, pem.strip()
     return None, None
 
 
+def profile_url(document: dict[str, Any], actor_id: str) -> str:
+    """The actor's profile page: its `url` when that is on the actor's own host, else its id
+    (Mastodon's ProcessAccountService#url refuses a mismatching origin), so an actor cannot
+    show itself as another server's page."""
+    found = first_string(document.get("url"))
+    return found if found and host_of(found) == host_of(actor_id) else actor_id
+
+
 def parse(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any]:
-    """The profile fields of an actor document (Invalid unless it is an actor whose id is on
-    the host it came from). Tolerant of JSON-LD's forms: a value or an array, an id or an
-    object."""
+    """The profile fields of an actor document (Invalid unless it is an actor whose id is
+    `fetched_from`: the URL federation/http.fetch_object checked it was served from, or the
+    signer's id for an actor delivered in its own Update). Tolerant of JSON-LD's forms: a
+    value or an array, an id or an object."""
     if not isinstance(document, dict):
         raise Invalid("not an object")
     kinds = as_list(document.get("type"))
@@ -177,8 +194,8 @@ def parse(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any]:
     if not actor_id or not actor_id.startswith(("https://", "http://")):
         raise Invalid("no id")
     domain = host_of(actor_id)
-    if not domain or domain != host_of(fetched_from):
-        raise Invalid(f"{actor_id} is not on the host it was fetched from ({fetched_from})")
+    if not domain or actor_id != fetched_from:
+        raise Invalid(f"{actor_id} is not the URL it came from ({fetched_from})")
     if _is_local(actor_id):
         raise Invalid("one of our own actors")
     username = document.get("preferredUsername")
@@ -201,7 +218,7 @@ def parse(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any]:
         "bot": kind in BOT_TYPES,
         "discoverable": discoverable if isinstance(discoverable, bool) else None,
         "indexable": _bool(document.get("indexable")),
-        "url": first_string(document.get("url")) or actor_id,
+        "url": profile_url(document, actor_id),
         "uri": actor_id,
         "inbox": inbox,
         "shared_inbox": uri_of(endpoints.get("sharedInbox")),
@@ -254,6 +271,12 @@ def find(uri: str) -> dict[str, Any] | None:
     return _get(found[1])
 
 
+def _by_actor_id(uri: str) -> dict[str, Any] | None:
+    """The stored remote account whose actor id is `uri` (never a key id's owner)."""
+    found = uris.find(uri)
+    return _get(found[1]) if found is not None and found[0] == "account" else None
+
+
 def _profile_fields(parsed: dict[str, Any]) -> dict[str, Any]:
     fields = {k: v for k, v in parsed.items() if k != "published"}
     fields["fetched_at"] = clock.iso(clock.now())
@@ -278,17 +301,23 @@ def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
     ops = [base.put_new(accounts_repo.profile_item(profile)),
            base.put_new(stats),
            base.put_new(handle),
-           base.put_new(uris.item(profile["uri"], "account", profile["id"])),
+           uris.claim_op(profile["uri"], "account", profile["id"], owner_uri=profile["uri"]),
            *moderation.index_ops(profile, None),
            *accounts_repo.remote_index_ops(profile)]
     if profile.get("key_id") and profile["key_id"] != profile["uri"]:
-        ops.append(uris.put_op(profile["key_id"], "key", profile["id"]))
+        ops.append(uris.claim_op(profile["key_id"], "key", profile["id"],
+                                 owner_uri=profile["uri"]))
     try:
         base.transact(ops)
     except base.ConditionFailed:
         # Another writer stored this actor first (then it is found by its id), or another
-        # actor holds the handle on this domain (then this one is refused).
-        return find(profile["uri"])
+        # actor holds the handle on this domain, or its id or key id (then this one is
+        # refused, and nothing of it is stored).
+        found = _by_actor_id(profile["uri"])
+        if found is None:
+            logger.info("remote actor refused: its handle, id or key id is another's",
+                        extra={"uri": profile["uri"], "key_id": profile.get("key_id")})
+        return found
     return profile
 
 
@@ -301,22 +330,28 @@ def _update(current: dict[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
     old_key, new_key = current.get("key_id"), changes.get("key_id")
     if new_key != old_key:
         if old_key and old_key != current["uri"]:
-            ops.append(uris.delete_op(old_key))
+            ops.append(uris.release_op(old_key, "key", current["id"]))
         if new_key and new_key != current["uri"]:
-            ops.append(uris.put_op(new_key, "key", current["id"]))
-    base.transact(ops)
+            ops.append(uris.claim_op(new_key, "key", current["id"], owner_uri=current["uri"]))
+    try:
+        base.transact(ops)
+    except base.ConditionFailed:
+        # The new key id is another account's (repo/uris.py): the profile stays as it was.
+        logger.info("remote actor update refused: its key id is another's",
+                    extra={"uri": current["uri"], "key_id": new_key})
+        return current
     return {**current, **{k: v for k, v in changes.items() if v is not None},
             **{k: None for k, v in changes.items() if v is None}}
 
 
 def store(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any] | None:
-    """Create or update the account an actor document describes; None when it is invalid or
-    its domain may not federate."""
+    """Create or update the account an actor document describes; None when it is invalid
+    (`fetched_from`: see `parse`), its domain may not federate, or the URI index refuses it."""
     try:
         parsed = parse(document, fetched_from=fetched_from)
     except Invalid:
         return None
-    current = find(parsed["uri"])
+    current = _by_actor_id(parsed["uri"])
     if current is not None:
         return _update(current, parsed)
     if not may_federate(parsed["domain"]):
@@ -335,7 +370,7 @@ def _fetch(uri: str, current: dict[str, Any] | None) -> dict[str, Any] | None:
     """Fetch and store the actor at `uri`; a 410 removes the stored account. The stored
     profile (if any) when the fetch fails otherwise."""
     try:
-        document = http.fetch_object(uri)
+        document = http.fetch_object(uri, id_is_known=True)
     except http.FetchFailed as exc:
         if exc.status == 410 and current is not None:
             remove(current["id"])
@@ -348,8 +383,6 @@ def _fetch(uri: str, current: dict[str, Any] | None) -> dict[str, Any] | None:
             parsed = parse(document, fetched_from=uri)
         except Invalid:
             return current
-        if parsed["uri"] != current["uri"]:
-            return current  # the URL now serves another actor: keep what we know
         return _update(current, parsed)
     return store(document, fetched_from=uri)
 
@@ -360,7 +393,7 @@ def resolve(uri: str, *, refresh: bool = False) -> dict[str, Any] | None:
     valid actor, its domain may not federate, or `uri` is one of ours."""
     if not isinstance(uri, str) or not uri.startswith(("https://", "http://")) or _is_local(uri):
         return None
-    current = find(uri)
+    current = _by_actor_id(uri)
     if current is not None and not (refresh and _stale(current)):
         return current
     if current is None and not may_federate(host_of(uri)):
@@ -380,10 +413,13 @@ def refetch_account(account_id: str) -> dict[str, Any] | None:
 
 
 def by_key_id(key_id: str, *, refetch: bool = False) -> dict[str, Any] | None:
-    """The remote account whose key is `key_id` (an HTTP signature's keyId). Unknown keys are
-    fetched: the key URL serves the actor (`…#main-key`), or a key object whose `owner` is
-    fetched in turn; either way the actor must name this key. `refetch` refreshes a known
-    account (its key may have been rotated)."""
+    """The remote account whose key is `key_id` (an HTTP signature's keyId): an account whose
+    `publicKey.id` it is, on the account's own host (`_public_key`). Unknown keys are fetched
+    as Mastodon's FetchRemoteKeyService does: the key URL serves the actor (`…#main-key`, or
+    GoToSocial's key URL that serves its owner; fetch_object then refetches the actor by its
+    own id), or a key object naming itself by the key id, whose `owner` is then fetched by its
+    id; either way only the exact actor's document is stored, and only when it names this key.
+    `refetch` refreshes a known account (its key may have been rotated)."""
     if not isinstance(key_id, str) or _is_local(key_id):
         return None
     known = find(key_id)
@@ -395,25 +431,28 @@ def by_key_id(key_id: str, *, refetch: bool = False) -> dict[str, Any] | None:
         return None
     if not may_federate(host_of(key_id)):
         return None
-    document_url = urldefrag(key_id).url  # the key is usually a fragment of the actor
     try:
-        document = http.fetch_object(document_url)
+        document = http.fetch_object(key_id)  # served at its own id, whatever that is
     except outbound.Refused:
         return None
-    kinds = as_list(document.get("type"))
-    if any(k in ACTOR_TYPES for k in kinds):
-        profile = find(uri_of(document) or "")
-        if profile is None:
-            profile = store(document, fetched_from=document_url)
-        elif refetch or profile.get("key_id") != key_id:
-            profile = store(document, fetched_from=document_url)
+    document_id = uri_of(document)
+    if any(k in ACTOR_TYPES for k in as_list(document.get("type"))):
+        try:
+            parsed = parse(document, fetched_from=document_id or "")
+        except Invalid:
+            return None
+        if parsed["key_id"] != key_id:
+            return None  # not this actor's key: nothing of the document is stored
+        profile = store(document, fetched_from=parsed["uri"])
     else:
         owner = uri_of(document.get("owner"))
-        if not owner or uri_of(document) != key_id or host_of(owner) != host_of(key_id):
+        if document_id != key_id or not owner or not uris.on_host_of(key_id, owner):
             return None
-        profile = find(owner)
-        if profile is None or profile.get("key_id") != key_id:
-            profile = resolve(owner) if profile is None else refetch_account(profile["id"])
+        profile = _by_actor_id(owner)
+        if profile is None:
+            profile = resolve(owner)
+        elif profile.get("key_id") != key_id:
+            profile = refetch_account(profile["id"])
     return profile if profile and profile.get("key_id") == key_id else None
 
 
@@ -500,7 +539,7 @@ def resolve_acct(acct: str, *, refresh: bool = False) -> dict[str, Any] | None:
                                     max_bytes=WEBFINGER_BYTES,
                                     deadline=outbound.Deadline(WEBFINGER_SECONDS),
                                     follow_redirects=True)
-        document = json.loads(response.body) if response.status == 200 else None
+        document = jsondoc.loads(response.body) if response.status == 200 else None
     except (outbound.Refused, ValueError):
         return current
     href = _actor_link(document)

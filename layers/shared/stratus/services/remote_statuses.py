@@ -5,7 +5,10 @@ FetchRemoteStatusService.
 
 A remote status is the same `status` item a local status is, written through the same
 repository path (`repo/statuses.status_item` and its stats item in one transaction), with
-`local: false`, its ActivityPub `uri` and `url`, and an entry in the URI index. Everything a
+`local: false`, its ActivityPub `uri` and `url` (the `url` only when on the status's own host,
+else its `uri`, as Mastodon checks its origin), and an entry in the URI index (repo/uris.py:
+only for an id on its author's host, never over another's entry). A fetched object is only
+believed where it names itself (federation/http.fetch_object). Everything a
 new status sets off — fan-out to the home feeds of local followers, notifications of local
 mentions, hashtag entries, streaming, counters — follows from the stream as for a local one.
 
@@ -119,6 +122,14 @@ def _content(obj: dict[str, Any]) -> tuple[str, str | None]:
     return content or "", language
 
 
+def status_url(obj: dict[str, Any]) -> str | None:
+    """The status's page: its `url` when on the host of its id, else its id (an object cannot
+    show itself as another server's page)."""
+    uri = uri_of(obj)
+    found = first_string(obj.get("url"))
+    return found if found and uri and host_of(found) == host_of(uri) else uri
+
+
 def _text(obj: dict[str, Any], kind: str) -> tuple[str, str | None]:
     content, language = _content(obj)
     if kind in SUPPORTED:
@@ -130,7 +141,7 @@ def _text(obj: dict[str, Any], kind: str) -> tuple[str, str | None]:
         parts.append(f"<p>{html.escape(name.strip())}</p>")
     if content:
         parts.append(clean_remote(content[:MAX_CONTENT]))
-    url = first_string(obj.get("url")) or uri_of(obj)
+    url = status_url(obj)
     if url:
         shown = html.escape(url)
         parts.append(f'<p><a href="{shown}" target="_blank" rel="nofollow noopener">{shown}</a></p>')
@@ -349,7 +360,7 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
     poll = _poll(obj)
     item: dict[str, Any] = {
         "id": status_id, "account_id": actor["id"], "uri": uri,
-        "url": first_string(obj.get("url")) or uri,
+        "url": status_url(obj),
         "content": content, "spoiler_text": spoiler.strip()[:MAX_SPOILER],
         "visibility": visibility,
         "sensitive": obj.get("sensitive") is True or bool(spoiler.strip()),
@@ -364,7 +375,7 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
         "created_at": clock.iso(published),
         "remote_updated_at": obj.get("updated") if isinstance(obj.get("updated"), str) else None,
     }
-    ops: list[base.Op] = [base.put_new(uris.item(uri, "status", status_id))]
+    ops: list[base.Op] = [uris.claim_op(uri, "status", status_id, owner_uri=actor["uri"])]
     for each in media:
         ops.append(base.put_new({**keys.media(each["id"]), "type": "media_attachment", **each}))
     if poll:
@@ -480,12 +491,8 @@ def _resolve(uri: str, depth: int) -> str | None:
     if not domain_blocks.allowed(remote_accounts.hostname_of(host_of(uri))):
         return None
     try:
-        obj = http.fetch_object(uri)
+        obj = http.fetch_object(uri, id_is_known=True)  # its id is `uri`, served there
     except outbound.Refused:
-        return None
-    # The object must live where it was fetched from (Mastodon refetches by id otherwise).
-    object_uri = uri_of(obj)
-    if not object_uri or host_of(object_uri) != host_of(uri):
         return None
     author = _attributed_to(obj)
     actor = remote_accounts.resolve(author) if author else None
@@ -512,7 +519,7 @@ def delete(uri: str, *, actor_id: str) -> bool:
         return False
     item = repo.get(found[1])
     if item is None:
-        uris.delete(uri)
+        uris.release(uri, "status", found[1])
         return False
     if item["account_id"] != actor_id:
 
@@ -523,11 +530,15 @@ def delete(uri: str, *, actor_id: str) -> bool:
         if not author.get("domain") or author.get("domain") != deleter.get("domain"):
             return False
     ops = [base.Op("Delete", key=keys.status(item["id"])),
-           base.Op("Delete", key=keys.status_stats(item["id"])), uris.delete_op(uri)]
+           base.Op("Delete", key=keys.status_stats(item["id"])),
+           uris.release_op(uri, "status", item["id"])]
     ops += [base.Op("Delete", key=keys.media(m)) for m in item.get("media_ids", [])]
     if item.get("poll_id"):
         ops.append(base.Op("Delete", key=keys.poll(item["poll_id"])))
-    base.transact(ops)
+    try:
+        base.transact(ops)
+    except base.ConditionFailed:
+        return False  # the entry changed hands meanwhile: nothing deleted
     return True
 
 
@@ -544,14 +555,15 @@ def resolve_url(url: str) -> tuple[str, str] | None:
     if not domain_blocks.allowed(remote_accounts.hostname_of(host_of(url))):
         return None
     try:
-        obj = http.fetch_object(url)
+        obj = http.fetch_object(url)  # the id is not known: served at its own id, checked
     except outbound.Refused:
         return None
-    object_uri = uri_of(obj)
-    if not object_uri or host_of(object_uri) != host_of(url):
+    object_uri = uri_of(obj)  # may be on another host than `url`: that host's policy holds
+    if not object_uri or \
+            not domain_blocks.allowed(remote_accounts.hostname_of(host_of(object_uri))):
         return None
     if any(t in remote_accounts.ACTOR_TYPES for t in _types(obj)):
-        profile = remote_accounts.store(obj, fetched_from=url)
+        profile = remote_accounts.store(obj, fetched_from=object_uri)
         return ("account", profile["id"]) if profile else None
     known_id = find(object_uri)
     if known_id is not None:

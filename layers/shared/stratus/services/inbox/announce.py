@@ -5,18 +5,21 @@ The object is resolved (ours by its URL, a known remote one by the URI index, an
 fetched: remote_statuses.resolve) and the boost is written as a local boost is — the boost
 edge, a status item that is a reblog, its stats — so the reblogs count, the `reblog`
 notification and home feeds of the booster's local followers follow from the stream. Its URI
-is the Announce's id (the URI index finds it for Undo and Delete). Only public and unlisted
-statuses can be boosted by others (Mastodon's `announceable?`); a boost of a status whose
-author blocks the booster is dropped."""
+is the Announce's id (the URI index finds it for Undo and Delete): taken only when that id is
+on the booster's own host, and never over another object's entry (repo/uris.py; a boost whose
+id is another's is dropped whole, as Mastodon's unique status URI refuses it). Only public
+and unlisted statuses can be boosted by others (Mastodon's `announceable?`); a boost of a
+status whose author blocks the booster is dropped."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ... import clock, ids
+from ...observability import logger
 from ...repo import base, keys
 from ...repo import statuses as statuses_repo
-from .common import Context, blocks, edge_item, known_status_id, object_id
+from .common import Context, blocks, drops_refused_writes, edge_item, known_status_id, object_id
 
 PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 PUBLIC_FORMS = (PUBLIC, "as:Public", "Public")
@@ -50,9 +53,14 @@ def _published(activity: dict[str, Any]) -> str:
     return clock.iso(clock.now())
 
 
+@drops_refused_writes
 def handle(ctx: Context) -> None:
     from ...repo import uris
 
+    if not uris.on_host_of(ctx.activity["id"], ctx.actor["uri"]):
+        logger.info("inbox Announce dropped: its id is not on its actor's host",
+                    extra={"id": ctx.activity["id"], "actor": ctx.actor["uri"]})
+        return
     original_id = known_status_id(object_id(ctx.object), fetch=True)
     original = statuses_repo.get(original_id) if original_id else None
     if original is None or original.get("reblog_of_id"):
@@ -77,9 +85,11 @@ def handle(ctx: Context) -> None:
                                    ctx.actor_id, original, reblog_id=reblog_id)),
             base.put_new(statuses_repo.status_item(item)),
             base.put_new(statuses_repo.stats_item(reblog_id)),
-            uris.put_op(ctx.activity["id"], "status", reblog_id)])
+            uris.claim_op(ctx.activity["id"], "status", reblog_id, owner_uri=ctx.actor["uri"])])
     except base.ConditionFailed:
-        pass  # boosted already
+        # boosted already, or the Announce's id names another object: nothing is written
+        logger.info("inbox Announce dropped: boosted already, or its id is taken",
+                    extra={"id": ctx.activity["id"]})
 
 
 def _remove(actor_id: str, original_id: str) -> None:
@@ -92,8 +102,9 @@ def _remove(actor_id: str, original_id: str) -> None:
     ops = [base.Op("Delete", key=keys.reblog_edge(actor_id, original_id)),
            base.Op("Delete", key=keys.status(edge["reblog_id"])),
            base.Op("Delete", key=keys.status_stats(edge["reblog_id"]))]
-    if reblog is not None and reblog.get("uri"):
-        ops.append(uris.delete_op(reblog["uri"]))
+    if reblog is not None and reblog.get("uri") and \
+            uris.find(reblog["uri"]) == ("status", edge["reblog_id"]):
+        ops.append(uris.release_op(reblog["uri"], "status", edge["reblog_id"]))
     base.transact(ops)
 
 

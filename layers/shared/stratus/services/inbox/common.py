@@ -4,6 +4,8 @@ a URI or an embedded object, a single value or a list: Mastodon's `value_or_id`)
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +23,27 @@ class Context:
     @property
     def object(self) -> Any:
         return self.activity.get("object")
+
+
+def drops_refused_writes(handler: Callable[[Context], Any]) -> Callable[[Context], Any]:
+    """A use case whose write the table refuses — a condition that fails, such as a URI index
+    entry that is another object's, or an id that is not on its owner's host (repo/uris.py) —
+    drops its activity, logged: the refused transaction wrote nothing, and run again it would
+    be refused again, so it is neither a failed job that SQS redelivers nor an error."""
+
+    @functools.wraps(handler)
+    def run(ctx: Context) -> Any:
+        from ...observability import logger
+        from ...repo import base, uris
+
+        try:
+            return handler(ctx)
+        except (base.ConditionFailed, uris.Foreign) as refused:
+            logger.info("inbox activity dropped: a write was refused", extra={
+                "type": ctx.activity.get("type"), "id": ctx.activity.get("id"),
+                "reason": str(refused)})
+            return None
+    return run
 
 
 def object_id(value: Any) -> str | None:

@@ -7,11 +7,12 @@ fetched."""
 
 from __future__ import annotations
 
-from .common import Context, object_id, object_type, same_origin
+from .common import Context, drops_refused_writes, object_id, object_type, same_origin
 
 STATUS_TYPES = ("Note", "Question", "Article", "Page", "Image", "Video", "Audio", "Event")
 
 
+@drops_refused_writes
 def handle(ctx: Context) -> None:
     from .. import remote_statuses
 

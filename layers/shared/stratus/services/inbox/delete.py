@@ -4,9 +4,10 @@ a Tombstone or a bare URI: remote_statuses.delete)."""
 
 from __future__ import annotations
 
-from .common import Context, object_id
+from .common import Context, drops_refused_writes, object_id
 
 
+@drops_refused_writes
 def handle(ctx: Context) -> None:
     from ...repo import statuses as statuses_repo
     from ...repo import uris

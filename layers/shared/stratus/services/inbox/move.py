@@ -15,11 +15,12 @@ from ...jobs import messages as jobs
 from ...repo import accounts as accounts_repo
 from ...repo import base, keys, queues
 from ...repo import relationships as repo
-from .common import Context, object_id
+from .common import Context, drops_refused_writes, object_id
 
 BATCH = 100
 
 
+@drops_refused_writes
 def handle(ctx: Context) -> None:
     from .. import remote_accounts
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import announce, block, like
 from .accept import follower_of
-from .common import Context, local_account_id, object_id, object_type
+from .common import Context, drops_refused_writes, local_account_id, object_id, object_type
 
 
 def _undo_follow(ctx: Context, follow: dict[str, Any]) -> None:
@@ -31,6 +31,7 @@ def _undo_accept(ctx: Context, accept: dict[str, Any]) -> None:
         follows.remote_rejected(local_id, ctx.actor_id)
 
 
+@drops_refused_writes
 def handle(ctx: Context) -> None:
     target = ctx.object
     kind = object_type(target)

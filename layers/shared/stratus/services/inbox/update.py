@@ -5,11 +5,19 @@ status we never had is dropped, as Mastodon drops it."""
 
 from __future__ import annotations
 
-from .common import Context, known_status_id, object_id, object_type, same_origin
+from .common import (
+    Context,
+    drops_refused_writes,
+    known_status_id,
+    object_id,
+    object_type,
+    same_origin,
+)
 
 ACTOR_TYPES = ("Person", "Service", "Application", "Group", "Organization")
 
 
+@drops_refused_writes
 def handle(ctx: Context) -> None:
     from .. import remote_accounts, remote_statuses
 
