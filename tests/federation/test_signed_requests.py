@@ -31,9 +31,10 @@ def test_fetch_object_is_signed_by_the_instance_actor(runtime, site):  # noqa: F
     from stratus.federation import http
     from stratus.services import actor_keys
 
-    url = site.serve("/users/bob?x=1", json.dumps({"id": "x", "type": "Person"}),
-                     "application/activity+json")
-    assert http.fetch_object(url) == {"id": "x", "type": "Person"}
+    url = site.url("/users/bob?x=1")
+    site.serve("/users/bob?x=1", json.dumps({"id": url, "type": "Person"}),
+               "application/activity+json")
+    assert http.fetch_object(url) == {"id": url, "type": "Person"}
     path, headers = site.requests[-1]
     signed = _verify(headers, "get", path, actor_keys.public_key_pem(None))
     assert signed[0] == http.key_id(None) and signed[0].endswith("/actor#main-key")
@@ -48,6 +49,8 @@ def test_fetch_object_is_signed_by_the_instance_actor(runtime, site):  # noqa: F
     (200, "text/html", "<p>hi</p>"),
     (200, "application/activity+json", "[1]"),
     (200, "application/activity+json", "not json"),
+    (200, "application/json", "{}"),  # ActivityPub types only (Mastodon's content-type rule)
+    (200, "application/ld+json", "{}"),  # ld+json without the ActivityStreams profile
 ])
 def test_fetch_object_refuses_what_is_not_an_object(runtime, site, status, content_type, body):  # noqa: F811
     from stratus.federation import http
@@ -62,9 +65,10 @@ def test_redirects_are_followed_and_signed_again(runtime, site):  # noqa: F811
     from stratus.federation import http
     from stratus.services import actor_keys
 
-    site.serve("/final", json.dumps({"id": "y"}), "application/activity+json")
+    site.serve("/final", json.dumps({"id": site.url("/final")}), "application/activity+json")
     url = site.redirect("/start", site.url("/final"))
-    assert http.fetch_object(url) == {"id": "y"}
+    # believed as the document at the final URL, fetched again by its id
+    assert http.fetch_object(url) == {"id": site.url("/final")}
     path, headers = site.requests[-1]
     assert path == "/final"
     _verify(headers, "get", "/final", actor_keys.public_key_pem(None))
