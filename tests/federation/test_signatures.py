@@ -237,6 +237,50 @@ def test_the_time_window_is_mastodons(key):
         _verify_post(signed, key, now=NOW - 3600 - 1)
 
 
+def test_attack_unsigned_created_or_expires_do_not_move_the_window(key):
+    """The window is read from what the signature covers: a `created` or `expires` parameter
+    that `(created)`/`(expires)` do not sign is ignored, and the signed Date decides."""
+    captured = _cavage_post(key, now=NOW)
+    later = NOW + 3 * 3600
+    as_hs2019 = captured["signature"].replace('algorithm="rsa-sha256"', 'algorithm="hs2019"')
+    fresh_created = {**captured, "signature": as_hs2019 + f",created={int(later)}"}
+    with pytest.raises(SignatureError, match="expired"):
+        _verify_post(fresh_created, key, now=later)
+    later_expires = {**captured, "signature": captured["signature"] + f",expires={int(later)}"}
+    with pytest.raises(SignatureError, match="expired"):
+        _verify_post(later_expires, key, now=later)
+    assert _verify_post(fresh_created, key, now=NOW)  # the signature itself still verifies
+
+
+def test_signed_expires_is_honoured_within_twelve_hours(key):
+    created, expires = int(NOW), int(NOW) + 6 * 3600
+    digest = "SHA-256=" + _sha256(BODY)
+    signed = (f"(request-target): post /inbox\n(created): {created}\n(expires): {expires}\n"
+              f"host: stratus.example\ndigest: {digest}")
+    headers = {"host": "stratus.example", "digest": digest,
+               "signature": f'keyId="{KEY_ID}",algorithm="hs2019",created={created},'
+                            f'expires={expires},'
+                            f'headers="(request-target) (created) (expires) host digest",'
+                            f'signature="{_raw_sign(key, signed)}"'}
+    assert _verify_post(headers, key, path="/inbox", now=NOW + 6 * 3600)
+    with pytest.raises(SignatureError, match="expired"):
+        _verify_post(headers, key, path="/inbox", now=NOW + 7 * 3600 + 1)
+
+
+def test_rfc9421_created_is_covered_by_the_signature(key):
+    """RFC 9421's `created` is a parameter of `@signature-params`, the signature base's last
+    line: a replay with a fresh `created` no longer verifies."""
+    url = "https://stratus.example/users/alice/inbox"
+    captured = _lower(signatures.sign_rfc9421("POST", url, key_id=KEY_ID, private_key=key,
+                                              body=BODY, now=NOW))
+    later = NOW + 3 * 3600
+    replayed = {**captured, "signature-input": captured["signature-input"].replace(
+        f";created={int(NOW)}", f";created={int(later)}")}
+    assert replayed != captured
+    assert _refusal(lambda: _verify_post(replayed, key, now=later)) == \
+        f"Verification failed for key {KEY_ID}"
+
+
 def test_date_and_digest_must_be_signed(key):
     good = _cavage_post(key)
     names = "(request-target) host digest content-type"

@@ -222,15 +222,19 @@ def _cavage_checked(method: str, path: str, query: str, headers: dict[str, str],
             "Unsupported signature algorithm (only rsa-sha256 and hs2019 are supported)")
     names = params.get("headers", "(created)" if algorithm == "hs2019" else "date").lower().split()
 
+    # The window is read only from what the signature covers: `created` and `expires` when
+    # `(created)` and `(expires)` are signed, else the signed Date header. Mastodon's
+    # SignedRequest reads the parameters whenever they are present, signed or not, so a
+    # captured request could be replayed hours later with a fresh unsigned `created=`.
     created = expires = None
-    if algorithm == "hs2019" and params.get("created"):
+    if algorithm == "hs2019" and "(created)" in names and params.get("created"):
         created = _integer(params["created"])
-    elif headers.get("date"):
+    elif "date" in names and headers.get("date"):
         try:
             created = parsedate_to_datetime(headers["date"]).timestamp()
         except (TypeError, ValueError, IndexError):
             raise SignatureError(f"Invalid Date header: {headers['date']!r}") from None
-    if params.get("expires"):
+    if "(expires)" in names and params.get("expires"):
         expires = _integer(params["expires"])
     _within_window(created, expires, now)
 
@@ -304,6 +308,8 @@ def _rfc9421_checked(method: str, path: str, query: str, headers: dict[str, str]
     if params.get("alg", RFC9421_ALGORITHM) != RFC9421_ALGORITHM:
         raise SignatureError(
             f"Unsupported signature algorithm (only {RFC9421_ALGORITHM} is supported)")
+    # `created` and `expires` are parameters of the signature itself: the signature base's
+    # `@signature-params` line serializes them (_signature_base), so they are always covered.
     created = _integer(params["created"])
     expires = _integer(params["expires"]) if params.get("expires") is not None else None
     _within_window(created, expires, now)
