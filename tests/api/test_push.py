@@ -435,13 +435,14 @@ def test_private_push_endpoints_are_refused_in_production(client, pushers, recei
                                                           monkeypatch):
     from stratus import config
 
+    from stratus import outbound
+
     for address in ("127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254", "100.64.0.1",
                     "0.0.0.0", "::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1", "localhost"):
-        with pytest.raises(webpush.Refused):
-            webpush.resolve(address, 443, allow_private=False)
-        webpush.resolve(address, 443, allow_private=True)
-    assert webpush.resolve("93.184.215.14", 443, allow_private=False) == "93.184.215.14"
-    assert webpush.resolve("2606:4700::1111", 443, allow_private=False) == "2606:4700::1111"
+        with pytest.raises(outbound.NotAllowed):
+            outbound.resolve(address, 443, production=True)
+    assert outbound.allowed_address("93.184.215.14", production=True)
+    assert outbound.allowed_address("2606:4700::1111", production=True)
 
     ids_, headers, _ = pushers
     subscribe(client, headers["alice"], receiver)
@@ -458,3 +459,71 @@ def test_private_push_endpoints_are_refused_in_production(client, pushers, recei
     favourite(client, headers["carol"], status["id"])
     drain()
     assert len(receiver.received) == 1
+
+
+# --- a push service that drips its answer -------------------------------------------------------
+class DripPushService:
+    """A push service that reads the POST, then sends its answer one byte every 0.2 s (the
+    status line and headers too, or headers at once and then an endless body)."""
+
+    def __init__(self, *, headers_too: bool) -> None:
+        import socket
+        import threading
+
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.stop = threading.Event()
+        self.headers_too = headers_too
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}/push/abc"
+
+    def _serve(self) -> None:
+        try:
+            connection, _ = self.listener.accept()
+        except OSError:
+            return
+        with connection:
+            try:
+                received = b""
+                while b"\r\n\r\n" not in received:
+                    received += connection.recv(65536)
+                head = b"HTTP/1.1 201 Created\r\nContent-Length: 100000000\r\n\r\n"
+                if not self.headers_too:
+                    connection.sendall(head)
+                    head = b"x" * 30
+                for index in range(len(head)):
+                    if self.stop.wait(0.2 if index else 0):
+                        return
+                    connection.sendall(head[index:index + 1])
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.listener.close()
+
+
+@pytest.mark.parametrize("headers_too", [True, False])
+def test_attack_a_push_service_dripping_its_answer_cannot_hold_the_worker(runtime, monkeypatch,
+                                                                          headers_too):
+    """A whole-request deadline (TIMEOUT), headers included, and the answer's body is not read:
+    a 201 whose 100 MB body trickles is a 201 at once."""
+    import time
+
+    from stratus import outbound
+
+    monkeypatch.setattr(webpush, "TIMEOUT", 1.0)
+    service = DripPushService(headers_too=headers_too)
+    started = time.monotonic()
+    try:
+        if headers_too:
+            with pytest.raises(outbound.TimedOut):
+                webpush.post(service.endpoint, b"payload", {"TTL": "60"})
+        else:
+            assert webpush.post(service.endpoint, b"payload", {"TTL": "60"}).status == 201
+    finally:
+        service.close()
+    assert time.monotonic() - started < 1.0 + 1.5

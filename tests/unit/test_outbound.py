@@ -68,7 +68,7 @@ def test_the_test_stack_asks_nothing_of_the_network(env, monkeypatch):
 def test_a_host_with_any_private_address_is_refused(production, monkeypatch):
     answers = [(2, 1, 6, "", ("93.184.215.14", 80)), (2, 1, 6, "", ("10.0.0.7", 80))]
     monkeypatch.setattr(outbound.socket, "getaddrinfo", lambda *a, **k: answers)
-    with pytest.raises(outbound.Refused, match="not public"):
+    with pytest.raises(outbound.NotAllowed, match="not public"):
         outbound.resolve("rebind.example", 80)
 
 
@@ -82,7 +82,7 @@ def test_an_ipv4_address_is_preferred(monkeypatch):
 
 def test_loopback_is_refused_in_production_before_any_request(production, site):  # noqa: F811
     url = site.serve("/page", "<title>secret</title>")
-    with pytest.raises(outbound.Refused, match="not public"):
+    with pytest.raises(outbound.NotAllowed, match="not public"):
         outbound.fetch(url, types=HTML, max_bytes=10_000, deadline=deadline())
     assert site.requests == []
 
@@ -190,5 +190,17 @@ def test_an_exhausted_deadline_stops_the_fetch(env, site):  # noqa: F811
 def test_only_http_and_https(env):
     for url in ("file:///etc/passwd", "gopher://a.example/", "ftp://a.example/x",
                 "http://user:pw@a.example/"):
-        with pytest.raises(outbound.Refused):
+        with pytest.raises(outbound.NotAllowed):
             outbound.fetch(url, types=HTML, max_bytes=10_000, deadline=deadline())
+
+
+def test_a_request_within_its_deadline_leaves_no_watchdog_behind(env, site):  # noqa: F811
+    """The watchdog that ends a request at its deadline is stopped once the request is done:
+    no thread is left waiting to shut a socket down."""
+    import threading
+
+    site.serve("/robots.txt", "", "text/plain")
+    site.serve("/page", "<title>ok</title>")
+    before = threading.active_count()
+    outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
+    assert threading.active_count() <= before + 1  # a server thread may still be closing

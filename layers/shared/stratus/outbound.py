@@ -10,8 +10,15 @@ rules (docs/security.md, "Outbound requests"):
   connection goes to the address that was checked, so a second DNS answer cannot change it, and
   TLS is still verified against the host name;
 - redirects are followed by hand, at most 3, each new URL checked again the same way;
-- the body is read up to a bound (a larger declared or actual body is refused), the whole fetch
-  has a deadline, and only the content types the caller accepts are used;
+- the body is read up to a bound (a larger declared or actual body is refused), and only the
+  content types the caller accepts are used;
+- every request has one whole-request deadline — connect, TLS handshake, status line, headers
+  and body together — held even while bytes keep arriving: a watchdog shuts the socket down
+  when it passes, so a peer that drips a byte every few seconds cannot hold a worker (Mastodon's
+  `Request` has a read deadline of 30 s for the same reason, besides its per-read timeouts);
+- a queued job runs inside a `budget`: a total time that caps every `Deadline` made inside it,
+  and a number of requests (each redirect hop is one), so one activity cannot chain fetches
+  past its function's timeout;
 - the site's robots.txt is honoured (RFC 9309: a 4xx robots.txt allows everything, a 5xx or
   unreachable one nothing), read once per origin per warm process for an hour;
 - requests say who makes them, as Mastodon's do (`User-Agent`).
@@ -22,10 +29,13 @@ a local HTTP server; nothing else is relaxed. The test stack reaches loopback on
 
 from __future__ import annotations
 
+import contextvars
 import ipaddress
 import socket
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
@@ -47,8 +57,17 @@ class Refused(Exception):
     remote server did not answer usefully: an error status, a timeout, a reset)."""
 
 
+class NotAllowed(Refused):
+    """The request is never made: not http(s), credentials in the URL, or a host with an
+    address that may not be reached."""
+
+
 class TimedOut(Refused):
-    """The job's deadline passed."""
+    """The request's or the job's deadline passed."""
+
+
+class OverBudget(TimedOut):
+    """The job's budget is spent: its time, or the number of requests it may make."""
 
 
 def user_agent() -> str:
@@ -58,16 +77,77 @@ def user_agent() -> str:
 
 
 @dataclass
+class Budget:
+    """What one job may spend on requests: `seconds` in all, at most `requests` requests (None:
+    no count); a budget opened inside another spends from both."""
+
+    seconds: float
+    requests: int | None = None
+    parent: Budget | None = None
+    started: float = field(default_factory=time.monotonic)
+    made: int = 0
+
+    def left(self) -> float:
+        """Seconds left (the least of this budget and those around it); OverBudget if none."""
+        remaining = self.seconds - (time.monotonic() - self.started)
+        if self.parent is not None:
+            remaining = min(remaining, self.parent.left())
+        if remaining <= 0:
+            raise OverBudget(f"the job's {self.seconds:g} s are spent")
+        return remaining
+
+    def spend(self) -> None:
+        """Count one request, or OverBudget when one more is not allowed."""
+        budgets = []
+        current: Budget | None = self
+        while current is not None:
+            if current.requests is not None and current.made >= current.requests:
+                raise OverBudget(f"the job made its {current.requests} requests")
+            budgets.append(current)
+            current = current.parent
+        for each in budgets:
+            each.made += 1
+
+
+_budget: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("stratus_outbound_budget",
+                                                                        default=None)
+
+
+@contextmanager
+def budget(seconds: float, *, requests: int | None = None) -> Iterator[Budget]:
+    """Run a job's requests inside a budget: every Deadline made inside it ends when the
+    budget does, and every request counts against `requests`."""
+    opened = Budget(seconds, requests, parent=_budget.get())
+    token = _budget.set(opened)
+    try:
+        yield opened
+    finally:
+        _budget.reset(token)
+
+
+@dataclass
 class Deadline:
-    """The time a whole job's fetches may take together."""
+    """The time a fetch (or a few fetches of one task) may take together; inside a `budget`,
+    never more than the budget has left."""
 
     seconds: float
     started: float = field(default_factory=time.monotonic)
+    budget: Budget | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.budget = _budget.get()
+
+    def spending(self) -> Budget | None:
+        """The budget this deadline spends from: the one it was made in, else the current."""
+        return self.budget if self.budget is not None else _budget.get()
 
     def left(self) -> float:
         remaining = self.seconds - (time.monotonic() - self.started)
         if remaining <= 0:
             raise TimedOut("the fetch took too long")
+        spending = self.spending()
+        if spending is not None:
+            remaining = min(remaining, spending.left())
         return remaining
 
 
@@ -137,7 +217,7 @@ def resolve(host: str, port: int, *, production: bool | None = None) -> str:
     a real site must not make a test wait on the network."""
     production = settings().is_production if production is None else production
     if settings().environment == "test" and not production and not _loopback_name(host):
-        raise Refused(f"{host} is not on loopback (the test stack fetches nothing else)")
+        raise NotAllowed(f"{host} is not on loopback (the test stack fetches nothing else)")
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError, OSError) as exc:
@@ -146,7 +226,7 @@ def resolve(host: str, port: int, *, production: bool | None = None) -> str:
     if not addresses:
         raise Refused(f"cannot resolve {host}")
     if not all(allowed_address(a, production=production) for a in addresses):
-        raise Refused(f"{host} resolves to an address that is not public")
+        raise NotAllowed(f"{host} resolves to an address that is not public")
     # IPv4 first: every address was checked, and servers on loopback (a second local stack,
     # a test peer) listen on 127.0.0.1 while `localhost` may resolve to ::1 first.
     return sorted(addresses, key=lambda a: ":" in a)[0]
@@ -159,12 +239,12 @@ def _target(url: str) -> tuple[str, str, int, str, str]:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        raise Refused("not a valid URL") from None
+        raise NotAllowed("not a valid URL") from None
     scheme, host = parts.scheme.lower(), (parts.hostname or "")
     if scheme not in ("http", "https") or not host:
-        raise Refused("only http and https URLs are fetched")
+        raise NotAllowed("only http and https URLs are fetched")
     if parts.username or parts.password:
-        raise Refused("URLs with credentials are not fetched")
+        raise NotAllowed("URLs with credentials are not fetched")
     default = 443 if scheme == "https" else 80
     port = port or default
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -184,53 +264,155 @@ def _media_type(header: str | None) -> tuple[str, str | None]:
     return kind.strip().lower(), charset
 
 
+class _Watchdog:
+    """Shuts a request's socket down when its deadline passes, whatever is happening on it
+    (connecting, a TLS handshake, a status line or a body arriving a byte at a time): the
+    blocked read or write fails at once and the request is refused as timed out."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.fired:
+                _shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._timer.cancel()
+
+    def stop(self) -> bool:
+        """Stop watching; whether the deadline had passed (what was read may be cut short)."""
+        with self._lock:
+            self._timer.cancel()
+            return self.fired
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # closed already
+
+
+_pools: tuple[type, type] | None = None
+
+
+def _pool_classes() -> tuple[type, type]:
+    """urllib3 pools whose connections hand their socket to the request's watchdog as soon as
+    it is connected (before any TLS handshake); made on first use, as urllib3 is imported."""
+    global _pools
+    if _pools is None:
+        import urllib3
+        from urllib3.connection import HTTPConnection, HTTPSConnection
+
+        class Watched:
+            def __init__(self, *args: object, watchdog: _Watchdog, **kwargs: object) -> None:
+                super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+                self._watchdog = watchdog
+
+            def _new_conn(self) -> socket.socket:
+                sock = super()._new_conn()  # type: ignore[misc]
+                self._watchdog.watch(sock)
+                return sock
+
+        class WatchedHTTP(Watched, HTTPConnection):
+            pass
+
+        class WatchedHTTPS(Watched, HTTPSConnection):
+            pass
+
+        class HTTPPool(urllib3.HTTPConnectionPool):
+            ConnectionCls = WatchedHTTP
+
+        class HTTPSPool(urllib3.HTTPSConnectionPool):
+            ConnectionCls = WatchedHTTPS
+
+        _pools = (HTTPPool, HTTPSPool)
+    return _pools
+
+
 def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
              method: str = "GET", body: bytes | None = None,
-             headers: dict[str, str] | None = None, read_any_status: bool = False
-             ) -> tuple[int, dict[str, str], bytes]:
+             headers: dict[str, str] | None = None, read_any_status: bool = False,
+             read_body: bool = True) -> tuple[int, dict[str, str], bytes]:
     """One request to the checked address: (status, lower-case headers, body up to max_bytes;
-    read for a 200 answer, or for any answer when `read_any_status`). `headers` are sent as
-    given after ours (a signature may cover them)."""
+    read for a 200 answer, or for any answer when `read_any_status`, never without
+    `read_body`). `headers` are sent as given after ours (a signature may cover them). The
+    whole request ends by the deadline (TimedOut), and counts against the job's budget."""
     import urllib3
 
     scheme, host, port, path, host_header = _target(url)
+    spending = deadline.spending()
+    if spending is not None:
+        spending.spend()
     address = resolve(host, port)
-    timeout = urllib3.Timeout(connect=min(CONNECT_TIMEOUT, deadline.left()),
-                              read=min(READ_TIMEOUT, deadline.left()))
+    remaining = deadline.left()
+    timeout = urllib3.Timeout(connect=min(CONNECT_TIMEOUT, remaining),
+                              read=min(READ_TIMEOUT, remaining))
+    http_pool, https_pool = _pool_classes()
+    watchdog = _Watchdog(remaining)
     if scheme == "https":
-        pool = urllib3.HTTPSConnectionPool(address, port, server_hostname=host,
-                                           assert_hostname=host, cert_reqs="CERT_REQUIRED",
-                                           timeout=timeout, retries=False, maxsize=1)
+        pool = https_pool(address, port, server_hostname=host, assert_hostname=host,
+                          cert_reqs="CERT_REQUIRED", timeout=timeout, retries=False, maxsize=1,
+                          watchdog=watchdog)
     else:
-        pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False,
-                                          maxsize=1)
+        pool = http_pool(address, port, timeout=timeout, retries=False, maxsize=1,
+                         watchdog=watchdog)
     sent = {"Host": host_header, "User-Agent": user_agent(), "Accept": accept,
             "Accept-Encoding": "identity", **(headers or {})}
     try:
-        response = pool.urlopen(method, path, body=body, headers=sent, redirect=False,
-                                preload_content=False, assert_same_host=False)
-        try:
-            found = {k.lower(): v for k, v in response.headers.items()}
-            declared = found.get("content-length", "")
-            if declared.isdigit() and int(declared) > max_bytes:
-                raise Refused(f"the response is larger than {max_bytes} bytes")
-            chunks, size = [], 0
-            if response.status == 200 or read_any_status:
-                for chunk in response.stream(65536):
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise Refused(f"the response is larger than {max_bytes} bytes")
-                    chunks.append(chunk)
-                    deadline.left()
-            return response.status, found, b"".join(chunks)
-        finally:
-            response.release_conn()
-    except urllib3.exceptions.HTTPError as exc:
-        raise Refused(f"{type(exc).__name__}: {exc}") from None
-    except OSError as exc:
+        with watchdog:
+            response = pool.urlopen(method, path, body=body, headers=sent, redirect=False,
+                                    preload_content=False, assert_same_host=False)
+            try:
+                found = {k.lower(): v for k, v in response.headers.items()}
+                declared = found.get("content-length", "")
+                if read_body and declared.isdigit() and int(declared) > max_bytes:
+                    raise Refused(f"the response is larger than {max_bytes} bytes")
+                chunks, size = [], 0
+                if read_body and (response.status == 200 or read_any_status):
+                    for chunk in response.stream(65536):
+                        size += len(chunk)
+                        if size > max_bytes:
+                            raise Refused(f"the response is larger than {max_bytes} bytes")
+                        chunks.append(chunk)
+                        deadline.left()
+                if watchdog.stop():  # a body cut short by the shutdown reads as complete
+                    raise TimedOut("the request took too long")
+                return response.status, found, b"".join(chunks)
+            finally:
+                response.release_conn()
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        if watchdog.fired or (isinstance(exc, urllib3.exceptions.TimeoutError)
+                              and _spent(deadline)):
+            raise TimedOut("the request took too long") from None
         raise Refused(f"{type(exc).__name__}: {exc}") from None
     finally:
         pool.close()
+
+
+def _spent(deadline: Deadline) -> bool:
+    """Whether the deadline has (all but) passed: a socket timeout shrunk to what was left of
+    it is the deadline passing, not a peer that stopped answering."""
+    try:
+        return deadline.left() < 0.05
+    except TimedOut:
+        return True
 
 
 def target(url: str) -> tuple[str, str]:
@@ -243,16 +425,18 @@ def target(url: str) -> tuple[str, str]:
 def request(method: str, url: str, *, accept: str, max_bytes: int, deadline: Deadline,
             body: bytes | None = None,
             headers_for: Callable[[str, str], dict[str, str]] | None = None,
-            follow_redirects: bool = False) -> Response:
+            follow_redirects: bool = False, read_body: bool = True) -> Response:
     """One request under the address rules above, without robots.txt (server-to-server
-    requests: ActivityPub), answered whatever its status (the body is read for every status).
+    requests: ActivityPub, web push), answered whatever its status (the body is read for every
+    status, or not at all without `read_body`: a push service's answer is its status).
     `headers_for(method, url)` gives extra headers for each hop (a signature is remade for each
     redirect target); redirects are followed, each target checked again, only when asked."""
     for _hop in range(MAX_REDIRECTS + 1):
         extra = headers_for(method, url) if headers_for else {}
         status, found, content = _request(url, accept=accept, max_bytes=max_bytes,
                                           deadline=deadline, method=method, body=body,
-                                          headers=extra, read_any_status=True)
+                                          headers=extra, read_any_status=True,
+                                          read_body=read_body)
         if follow_redirects and status in REDIRECTS and found.get("location"):
             url = urljoin(url, found["location"].strip())
             continue

@@ -15,20 +15,19 @@ makes a redelivered job push nothing twice); a 4xx other than 408 and 429 means 
 subscription is gone or unusable, and it is deleted (Mastodon); anything else (408, 429, 5xx,
 no answer) is retried later (`Retry`: the worker puts the job back with a growing delay).
 
-The request is made here, not by pywebpush's `send`: the push endpoint is a URL a client chose,
-so in production its host must resolve to public addresses only, and the connection is made to
-the address that was checked (no second lookup a DNS answer could change) with no redirects.
-Stacks that are not production (the local stack, whose push receivers run on loopback) skip
-the address check.
+The request is made by stratus.outbound, not by pywebpush's `send`: the push endpoint is a URL a
+client chose, so in production its host must resolve to public addresses only, and the
+connection is made to the address that was checked (no second lookup a DNS answer could
+change) with no redirects; the request has one whole-request deadline and its answer's body is
+not read. Stacks that are not production (the local stack, whose push receivers run on
+loopback) may reach loopback too.
 """
 
 from __future__ import annotations
 
 import html
-import ipaddress
 import json
 import re
-import socket
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -80,7 +79,8 @@ class Retry(Exception):
 
 
 class Refused(Exception):
-    """The endpoint's host is not a public address (production only)."""
+    """The endpoint may not be reached (stratus.outbound's address rules: in production, a
+    host with an address that is not public)."""
 
 
 @dataclass(frozen=True)
@@ -203,54 +203,23 @@ def encrypt(subscription: dict[str, Any], data: bytes, sub: str
 
 
 # --- the request ---------------------------------------------------------------------------------
-def _public(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified)
-
-
-def resolve(host: str, port: int, *, allow_private: bool) -> str:
-    """The address to connect to; Refused if any address of the host is not public (unless
-    private ones are allowed: stacks that are not production)."""
-    try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise OSError(f"cannot resolve {host}: {exc}") from exc
-    addresses = [info[4][0] for info in found]
-    if not addresses:
-        raise OSError(f"cannot resolve {host}")
-    if not allow_private and not all(_public(a) for a in addresses):
-        raise Refused(f"{host} resolves to a private or reserved address")
-    return addresses[0]
-
-
 def post(endpoint: str, body: bytes, headers: dict[str, str]) -> Response:
-    """POST to the address `resolve` checked, with TLS still verified against the host name;
-    redirects are not followed."""
-    import urllib3
+    """POST to a push endpoint through stratus.outbound: its address rules (in production
+    every address of the host public, the connection made to the address checked, TLS verified
+    against the host name), no redirects, one whole-request deadline of TIMEOUT (a push service
+    dripping its answer cannot hold the worker; inside the job's budget, no more than it has
+    left) and no body read: a push service's answer is its status and headers, as Mastodon
+    reads it. Refused when the endpoint may not be reached; outbound.Refused when it did not
+    answer (a timeout, a reset: retried)."""
+    from .. import outbound
 
-    parts = urlsplit(endpoint)
-    host = parts.hostname or ""
-    secure = parts.scheme == "https"
-    port = parts.port or (443 if secure else 80)
-    address = resolve(host, port, allow_private=not settings().is_production)
-    timeout = urllib3.Timeout(connect=TIMEOUT, read=TIMEOUT)
-    if secure:
-        pool = urllib3.HTTPSConnectionPool(address, port, server_hostname=host,
-                                           assert_hostname=host, cert_reqs="CERT_REQUIRED",
-                                           timeout=timeout, retries=False)
-    else:
-        pool = urllib3.HTTPConnectionPool(address, port, timeout=timeout, retries=False)
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    host_header = host if port == (443 if secure else 80) else f"{host}:{port}"
     try:
-        response = pool.urlopen("POST", path, body=body,
-                                headers={**headers, "Host": host_header},
-                                redirect=False, preload_content=True)
-    finally:
-        pool.close()
-    return Response(response.status, {k.lower(): v for k, v in response.headers.items()})
+        response = outbound.request("POST", endpoint, accept="*/*", max_bytes=0,
+                                    deadline=outbound.Deadline(TIMEOUT), body=body,
+                                    headers_for=lambda _method, _url: headers, read_body=False)
+    except outbound.NotAllowed as exc:
+        raise Refused(str(exc)) from None
+    return Response(response.status, response.headers)
 
 
 def _retry_after(value: str | None) -> int | None:
