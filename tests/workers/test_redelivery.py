@@ -1,6 +1,7 @@
 """SQS delivers at least once: every worker, given each of its messages twice, has the effect
-once; a poison message goes to the queue's DLQ after the template's maxReceiveCount while the
-rest of its batch is applied once and not retried (partial batch responses)."""
+once; a message that is no job is dropped at once, a job that keeps failing goes to the queue's
+DLQ after the template's maxReceiveCount, and the rest of their batch is applied once and not
+retried (partial batch responses)."""
 
 from __future__ import annotations
 
@@ -128,16 +129,8 @@ def test_media_processing_twice(client, people, runtime, drain):
     assert len(objects) == 2  # the original and its preview, each once
 
 
-@pytest.mark.parametrize("queue, dlq", [("CountersQueue", "CountersDLQ"),
-                                        ("EffectsQueue", "EffectsDLQ"),
-                                        ("MailQueue", "MailDLQ"),
-                                        ("TimersQueue", "TimersDLQ"),
-                                        ("MediaJobsQueue", "MediaJobsDLQ")])
-def test_poison_goes_to_the_dlq_after_max_receives(runtime, drain, queue, dlq):
-    sqs = aws("sqs")
-    url = runtime.stack.queue_urls[queue]
-    sqs.send_message(QueueUrl=url, MessageBody="not a job")
-    receives = []
+def receives_of(runtime, queue: str) -> list[int]:
+    receives: list[int] = []
     real = runtime.pipeline.pump_queue
 
     def counting(source):
@@ -146,19 +139,55 @@ def test_poison_goes_to_the_dlq_after_max_receives(runtime, drain, queue, dlq):
         return real(source)
 
     runtime.pipeline.pump_queue = counting
+    return receives
+
+
+def dead_lettered(runtime, dlq: str) -> list[str]:
+    return [m["Body"] for m in aws("sqs").receive_message(
+        QueueUrl=runtime.stack.queue_urls[dlq], MaxNumberOfMessages=10).get("Messages", [])]
+
+
+@pytest.mark.parametrize("queue, dlq", [("CountersQueue", "CountersDLQ"),
+                                        ("EffectsQueue", "EffectsDLQ"),
+                                        ("MailQueue", "MailDLQ"),
+                                        ("TimersQueue", "TimersDLQ"),
+                                        ("MediaJobsQueue", "MediaJobsDLQ")])
+def test_a_message_that_is_no_job_is_dropped_at_its_first_receive(runtime, drain, queue, dlq):
+    """It can never be run: logged and dropped (messages.Poison), not received again and again
+    until it is dead-lettered."""
+    aws("sqs").send_message(QueueUrl=runtime.stack.queue_urls[queue], MessageBody="not a job")
+    receives = receives_of(runtime, queue)
     drain()
-    messages = sqs.receive_message(QueueUrl=runtime.stack.queue_urls[dlq],
-                                   MaxNumberOfMessages=10).get("Messages", [])
-    assert [m["Body"] for m in messages] == ["not a job"]
-    max_receives = runtime.stack.template["Resources"][queue]["Properties"]["RedrivePolicy"][
-        "maxReceiveCount"]
+    assert sum(receives) == 2  # then one last receive finds the queue empty
+    assert dead_lettered(runtime, dlq) == []
+
+
+def test_a_job_that_keeps_failing_goes_to_the_dlq_after_max_receives(client, people, runtime,
+                                                                      drain, monkeypatch):
+    ids_, tokens = people
+    status = post(client, tokens["alice"], status="failing")
+    client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
+    dispatch_only(runtime)
+    from stratus.jobs import messages
+    from stratus.services import effects
+
+    def failing(job):
+        raise RuntimeError("the table is busy")
+
+    monkeypatch.setitem(effects.HANDLERS, messages.Favourited, failing)
+    receives = receives_of(runtime, "EffectsQueue")
+    drain()
+    max_receives = runtime.stack.template["Resources"]["EffectsQueue"]["Properties"][
+        "RedrivePolicy"]["maxReceiveCount"]
     assert max_receives == 5
-    assert sum(receives) - 1 == max_receives  # then one last receive finds the queue empty
+    assert sum(receives) - 1 == max_receives
+    assert [messages.decode(body).name for body in dead_lettered(runtime, "EffectsDLQ")] == \
+        ["favourited"]
 
 
 def test_a_poison_message_does_not_hold_back_its_batch(client, people, runtime, drain):
-    """One bad message among good ones: the good ones are applied once, only the bad one is
-    retried (and dead-lettered)."""
+    """One bad message among good ones: the good ones are applied once, the bad one is
+    dropped."""
     ids_, tokens = people
     status = post(client, tokens["alice"], status="mixed batch")
     client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
@@ -178,9 +207,7 @@ def test_a_poison_message_does_not_hold_back_its_batch(client, people, runtime, 
         drain()
     finally:
         effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))] = real
-    assert applied == ["favourited"]  # once, although the batch's poison was retried 5 times
+    assert applied == ["favourited"]
     assert [n["notification_type"] for n in effects_repo.notifications(ids_["alice"])] == \
         ["favourite"]
-    dlq = aws("sqs").receive_message(QueueUrl=runtime.stack.queue_urls["EffectsDLQ"],
-                                     MaxNumberOfMessages=10).get("Messages", [])
-    assert [m["Body"] for m in dlq] == ['{"job": "mystery"}']
+    assert dead_lettered(runtime, "EffectsDLQ") == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
+from stratus.observability import JobLimits, sqs_batch_handler
 from stratus.services import cards
 
 
@@ -16,4 +16,6 @@ def _record(record: Any) -> None:
     cards.fetch_for_status(job)
 
 
-handler = sqs_batch_handler(_record)
+# robots.txt, the page, its oEmbed answer and its image, each with its redirects: the 45 s
+# services/cards.py gives a card, and 10 s for the writes, within the 60 s timeout.
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=45, requests=16, margin=10))

@@ -18,7 +18,11 @@ def _handle(event: dict[str, Any], _context: Any) -> dict[str, Any]:
             job = messages.decode(record["body"])
             if not isinstance(job, messages.Count):
                 raise ValueError(f"not a counter job: {job.name}")
-        except ValueError:
+        except messages.Poison as exc:  # no job at all: dropped, as it can never succeed
+            logger.warning("job dropped: it can never succeed", extra={
+                "message_id": record["messageId"], "reason": str(exc)[:200]})
+            continue
+        except ValueError:  # a job sent to the wrong queue: dead-lettered, to be seen
             logger.exception("poison counter message", extra={"message_id": record["messageId"]})
             failed.append(record["messageId"])
             continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
+from stratus.observability import JobLimits, sqs_batch_handler
 from stratus.services import delivery
 
 
@@ -18,4 +18,5 @@ def _record(record: Any) -> None:
     delivery.attempt(job)
 
 
-handler = sqs_batch_handler(_record)
+# One POST and its second knock (15 s together, federation/http.py), within the 300 s timeout.
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=30, requests=4, margin=5))

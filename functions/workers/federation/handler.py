@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
+from stratus.observability import JobLimits, sqs_batch_handler
 from stratus.services import delivery
 
 
@@ -18,4 +18,5 @@ def _record(record: Any) -> None:
     delivery.fan_out(job)
 
 
-handler = sqs_batch_handler(_record)
+# Fan-out reads followers and queues deliveries; a lookup it makes on the way is bounded too.
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=25, requests=8, margin=5))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
+from stratus.observability import JobLimits, sqs_batch_handler
 from stratus.services.inbox import worker
 
 
@@ -14,4 +14,6 @@ def _record(record: Any) -> None:
     worker.handle(messages.decode(record.body))
 
 
-handler = sqs_batch_handler(_record)
+# One activity may chain fetches (a reply's parents and their authors, a boosted status, a
+# key): 25 s and 16 requests at most, with 5 s kept for its writes, within the 60 s timeout.
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=25, requests=16, margin=5))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
+from stratus.observability import JobLimits, sqs_batch_handler
 from stratus.services import webpush
 
 
@@ -23,4 +23,6 @@ def _record(record: Any) -> None:
         raise
 
 
-handler = sqs_batch_handler(_record)
+# One notification to each of its recipient's subscriptions (10 s a push at most): 30 s and 10
+# pushes a job; the rest go out when the job comes back (what went is not sent again).
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=30, requests=10, margin=5))

@@ -4,9 +4,10 @@ use it (or a flag on the item itself) to make a redelivery change nothing."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
+
+from .. import jsondoc
 
 _JOBS: dict[str, type[Job]] = {}
 
@@ -25,16 +26,33 @@ class Job:
         return {"job": self.name, **asdict(self)}
 
 
+class Poison(ValueError):
+    """A message that holds no job this code can run (not JSON, nested too deeply, an unknown
+    job, missing or unknown fields): running it again cannot succeed, so it is dropped
+    (observability.sqs_batch_handler), not retried until it is dead-lettered."""
+
+
+# A job wraps what it carries (an activity checked to jsondoc.MAX_DEPTH at the inbox) in a
+# level or two of its own.
+MAX_DEPTH = jsondoc.MAX_DEPTH + 4
+
+
 def decode(body: str | dict[str, Any]) -> Job:
-    """The job a message body holds; ValueError for anything else (a poison message)."""
-    data = json.loads(body) if isinstance(body, str) else body
-    if not isinstance(data, dict) or data.get("job") not in _JOBS:
-        raise ValueError(f"unknown job {data.get('job') if isinstance(data, dict) else data!r}")
+    """The job a message body holds; Poison for anything else."""
+    try:
+        data = jsondoc.loads(body, max_depth=MAX_DEPTH) if isinstance(body, str) \
+            else jsondoc.check(body, MAX_DEPTH)
+    except ValueError as exc:
+        raise Poison(f"not a job: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("job"), str) or \
+            data["job"] not in _JOBS:
+        shown = data.get("job") if isinstance(data, dict) else type(data).__name__
+        raise Poison(f"unknown job {str(shown)[:100]!r}")
     cls = _JOBS[data["job"]]
     try:
         return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
     except TypeError as exc:
-        raise ValueError(f"malformed {cls.name} job: {exc}") from None
+        raise Poison(f"malformed {cls.name} job: {exc}") from None
 
 
 # --- mail ----------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 and SignatureVerification):
 
 1. a per-user inbox names a local account (404 otherwise);
-2. the body is at most 1 MB and a JSON object with `id`, `type` and `actor` (413 / 400);
+2. the body is at most 1 MB and a JSON object with `id`, `type` and `actor`, nested at most
+   jsondoc.MAX_DEPTH levels deep (413 / 400: a deeper one would raise RecursionError in the
+   parser or in any code that walks it, here or in the worker);
 3. a Delete or Update of an actor we do not know is answered 202 and dropped before anything
    is fetched (Mastodon's `skip_unknown_actor_activity`: a deleted account's key cannot be
    fetched any more, and there is nothing of it here to delete);
@@ -21,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ... import jsondoc
 from ...errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from ...federation import signatures
 from ...jobs import messages as jobs
@@ -55,8 +58,10 @@ def parse(body: bytes) -> dict[str, Any]:
     if len(body) > MAX_BODY_BYTES:
         raise PayloadTooLarge("Activity is too large")
     try:
-        activity = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        activity = jsondoc.loads(body)
+    except jsondoc.TooDeep:
+        raise BadRequest("Activity is nested too deeply") from None
+    except ValueError:
         raise BadRequest("Activity is not JSON") from None
     if not isinstance(activity, dict):
         raise BadRequest("Activity is not a JSON object")

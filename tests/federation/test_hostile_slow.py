@@ -1,0 +1,264 @@
+"""Slow peers cannot pin a worker (docs/security.md, "Federation threats"): every outbound
+request has one whole-request deadline (connect, TLS, status line, headers, body) that holds
+even while bytes keep arriving, as Mastodon's `Request` holds a read deadline; every queued job
+runs inside a budget of time and requests below its function's timeout; a batch starts no
+record it has no time left for."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from stratus import config, outbound
+from tests.hostile import count_state, hostile, victim_site  # noqa: F401 - fixtures
+from tests.peers import AP
+
+MARGIN = 1.5  # what a test machine shared by others may add to a deadline
+
+
+@pytest.fixture
+def env(monkeypatch):
+    monkeypatch.setenv("INSTANCE_DOMAIN", "social.example")
+    monkeypatch.setenv("INSTANCE_SCHEME", "https")
+    monkeypatch.setenv("STRATUS_ENVIRONMENT", "test")
+    config.reset()
+    yield monkeypatch
+    config.reset()
+
+
+def note(hostile, path: str, **extra) -> dict:  # noqa: F811
+    uri = hostile.url(path)
+    return {"@context": "https://www.w3.org/ns/activitystreams", "id": uri, "type": "Note",
+            "attributedTo": hostile.url("/users/mallory"), "content": "slow",
+            "to": ["https://www.w3.org/ns/activitystreams#Public"], **extra}
+
+
+def timed(call) -> tuple[float, BaseException | None]:
+    started = time.monotonic()
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - the test looks at it
+        return time.monotonic() - started, exc
+    return time.monotonic() - started, None
+
+
+def get(url: str, seconds: float) -> outbound.Response:
+    return outbound.request("GET", url, accept=AP, max_bytes=1024 * 1024,
+                            deadline=outbound.Deadline(seconds))
+
+
+# --- one request: one deadline ------------------------------------------------------------------
+def test_attack_drip_fed_body(env, hostile):  # noqa: F811
+    """Headers at once, then a byte every 0.2 s: the fetch ends at its deadline, not when the
+    last byte arrives (40 bytes: 8 s)."""
+    url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
+    elapsed, error = timed(lambda: get(url, 1.0))
+    assert isinstance(error, outbound.TimedOut), error
+    assert elapsed < 1.0 + MARGIN
+
+
+def test_attack_drip_fed_headers(env, hostile):  # noqa: F811
+    """The status line and headers trickle too: the deadline covers them."""
+    url = hostile.drip("/notes/slow", b"{}", every=0.2, headers_too=True)
+    elapsed, error = timed(lambda: get(url, 1.0))
+    assert isinstance(error, outbound.TimedOut), error
+    assert elapsed < 1.0 + MARGIN
+
+
+class DripTLS:
+    """A server that answers a TLS ClientHello with the start of a handshake record and then
+    one byte every 0.2 s: the handshake never ends on its own."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        try:
+            connection, _ = self.listener.accept()
+        except OSError:
+            return
+        with connection:
+            try:
+                connection.recv(65536)
+                connection.sendall(b"\x16\x03\x03\x40\x00")  # a handshake record of 16 KiB
+                while not self.stop.wait(0.2):
+                    connection.sendall(b"\x02")
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.listener.close()
+
+
+def test_a_drip_fed_tls_handshake_ends_at_the_deadline(env):
+    server = DripTLS()
+    try:
+        elapsed, error = timed(lambda: get(f"https://127.0.0.1:{server.port}/note", 1.0))
+    finally:
+        server.close()
+    assert isinstance(error, outbound.TimedOut), error
+    assert elapsed < 1.0 + MARGIN
+
+
+def test_a_prompt_answer_is_unaffected_by_the_deadline(env, hostile):  # noqa: F811
+    hostile.serve_json("/notes/1", note(hostile, "/notes/1"))
+    response = get(hostile.url("/notes/1"), 1.0)
+    assert response.status == 200
+    assert json.loads(response.body)["id"] == hostile.url("/notes/1")
+
+
+# --- a job's budget -----------------------------------------------------------------------------
+def test_a_budget_caps_every_deadline_made_inside_it(env, hostile):  # noqa: F811
+    url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
+    with outbound.budget(1.0):
+        elapsed, error = timed(lambda: get(url, 30.0))
+    assert isinstance(error, outbound.TimedOut), error
+    assert elapsed < 1.0 + MARGIN
+
+
+def test_a_budget_reaches_the_federation_fetch(client, hostile):  # noqa: F811
+    """fetch_object makes its own 15 s deadline; the job's budget caps it through outbound."""
+    from stratus.federation import http
+
+    url = hostile.drip("/notes/slow", json.dumps(note(hostile, "/notes/slow")), every=0.2)
+    with outbound.budget(1.0):
+        elapsed, error = timed(lambda: http.fetch_object(url))
+    assert isinstance(error, outbound.Refused), error
+    assert elapsed < 1.0 + MARGIN
+
+
+def test_a_budget_bounds_how_many_requests_a_job_makes(env, hostile):  # noqa: F811
+    hostile.serve_json("/notes/1", note(hostile, "/notes/1"))
+    with outbound.budget(30.0, requests=2):
+        get(hostile.url("/notes/1"), 5.0)
+        get(hostile.url("/notes/1"), 5.0)
+        with pytest.raises(outbound.OverBudget):
+            get(hostile.url("/notes/1"), 5.0)
+    assert hostile.hits("/notes/1") == 2
+    get(hostile.url("/notes/1"), 5.0)  # the next job has a budget of its own
+
+
+def test_a_redirect_is_one_more_request_of_the_budget(env, hostile):  # noqa: F811
+    hostile.serve_json("/notes/1", note(hostile, "/notes/1"))
+    hostile.redirect("/r1", hostile.url("/r2"))
+    hostile.redirect("/r2", hostile.url("/notes/1"))
+    with outbound.budget(30.0, requests=2):
+        with pytest.raises(outbound.OverBudget):
+            outbound.request("GET", hostile.url("/r1"), accept=AP, max_bytes=1 << 20,
+                             deadline=outbound.Deadline(5), follow_redirects=True)
+    assert hostile.hits("/notes/1") == 0
+
+
+def test_an_inner_budget_cannot_outlast_its_job(env, hostile):  # noqa: F811
+    url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
+    with outbound.budget(1.0), outbound.budget(60.0):
+        elapsed, error = timed(lambda: get(url, 30.0))
+    assert isinstance(error, outbound.TimedOut), error
+    assert elapsed < 1.0 + MARGIN
+
+
+def test_attack_reply_chain_exhausts_budget(client, drain, runtime, hostile, monkeypatch):  # noqa: F811
+    """A Create replying to a chain of notes, each served slowly (3 s, under the 15 s of one
+    fetch): the inbox worker's job stops fetching when its budget is spent, and the reply
+    itself is still stored, without the parents it had no time for."""
+    from stratus.observability import JobLimits
+
+    mallory = hostile.actor("mallory")
+    chain = [note(hostile, f"/notes/{n}",
+                  **({"inReplyTo": hostile.url(f"/notes/{n + 1}")} if n < 3 else {}))
+             for n in (1, 2, 3)]
+    for n, parent in enumerate(chain, start=1):
+        body = json.dumps(parent).encode()
+        hostile.drip(f"/notes/{n}", body, every=3.0 / len(body))
+    reply = mallory.note("the reply", inReplyTo=hostile.url("/notes/1"))
+    response = hostile.post_as(client, mallory, mallory.activity("Create", reply))
+    assert response.status_code == 202, response.text
+    before = count_state()
+
+    worker = runtime.stack.handler("InboxWorkerFunction")
+    monkeypatch.setattr(worker, "limits", JobLimits(seconds=1.5, requests=16))
+    elapsed, error = timed(drain)
+    assert error is None
+    assert elapsed < 1.5 + 4 * MARGIN  # three parents would have taken 9 s
+    asked = [path for path, _ in hostile.requests if path.startswith("/notes/")]
+    assert asked == ["/notes/1"]  # the chain stopped at the first parent it had no time for
+    after = count_state()
+    assert after.get("status", 0) == before.get("status", 0) + 1  # the reply, alone
+
+
+def test_the_inbox_worker_has_a_budget_below_its_timeout(runtime):
+    for logical_id in ("InboxWorkerFunction", "FederationFunction", "DeliveryFunction",
+                       "CardsFunction", "PushWorkerFunction"):
+        limits = runtime.stack.handler(logical_id).limits
+        timeout = runtime.stack.functions[logical_id].timeout
+        assert limits is not None, logical_id
+        assert limits.seconds + limits.margin <= timeout, logical_id
+        assert limits.requests is not None and limits.requests >= 1, logical_id
+
+
+# --- a batch ------------------------------------------------------------------------------------
+def sqs_event(count: int) -> dict:
+    return {"Records": [{
+        "messageId": f"m{n}", "receiptHandle": f"r{n}", "body": json.dumps({"n": n}),
+        "attributes": {"ApproximateReceiveCount": "1"}, "messageAttributes": {},
+        "md5OfBody": "", "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:000000000000:q", "awsRegion": "us-east-1",
+    } for n in range(count)]}
+
+
+class Clock:
+    """A Lambda context whose remaining time the records spend."""
+
+    def __init__(self, seconds: float) -> None:
+        self.left = seconds
+        self.function_name, self.function_version = "Test", "1"
+        self.invoked_function_arn = "arn:aws:lambda:us-east-1:000000000000:function:Test"
+        self.memory_limit_in_mb, self.aws_request_id = 128, "req"
+        self.log_group_name = self.log_stream_name = "test"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int(self.left * 1000)
+
+
+def test_a_batch_starts_no_record_it_has_no_time_for(runtime):
+    from local.lambda_runtime import isolated
+    from stratus.observability import JobLimits, sqs_batch_handler
+
+    ran: list[int] = []
+    context = Clock(60.0)
+
+    def record(item) -> None:
+        ran.append(json.loads(item.body)["n"])
+        context.left -= 20.0  # each job spends its whole budget
+
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=20.0, requests=8, margin=5.0))
+    result = isolated(handler)(sqs_event(4), context)
+    assert ran == [0, 1]  # 60 s: two jobs of 20 s and the margin; not a third
+    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m2", "m3"]
+
+
+def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):  # noqa: F811
+    from local.lambda_runtime import isolated
+    from stratus.observability import JobLimits, sqs_batch_handler
+
+    url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
+    errors: list[BaseException | None] = []
+
+    def record(item) -> None:
+        errors.append(timed(lambda: get(url, 30.0))[1])
+
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=1.0, requests=8, margin=0.5))
+    started = time.monotonic()
+    isolated(handler)(sqs_event(1), SimpleNamespace(**vars(Clock(60.0)),
+                                                    get_remaining_time_in_millis=lambda: 60000))
+    assert time.monotonic() - started < 1.0 + MARGIN
+    assert isinstance(errors[0], outbound.TimedOut)
