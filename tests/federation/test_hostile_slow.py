@@ -262,3 +262,35 @@ def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):  # noq
                                                     get_remaining_time_in_millis=lambda: 60000))
     assert time.monotonic() - started < 1.0 + MARGIN
     assert isinstance(errors[0], outbound.TimedOut)
+
+
+def test_an_http_function_keeps_its_outbound_requests_inside_its_invocation(env, hostile):  # noqa: F811
+    """An API request that fetches (an inbox's key, a search's resolve) with a deadline longer
+    than the function's time left: the fetch ends before the function does, and the client
+    gets an answer (here 3 s left, a 15 s fetch of a drip-fed document)."""
+    from fastapi import FastAPI
+
+    from stratus.observability import HTTP_MARGIN, http_handler
+
+    url = hostile.drip("/users/slow", b'{"id": "x", "type": "Person"}' * 4, every=0.2)
+    app = FastAPI()
+
+    @app.get("/probe")
+    def probe() -> dict:
+        elapsed, error = timed(lambda: get(url, 15.0))
+        return {"error": type(error).__name__ if error else None}
+
+    event = {"version": "2.0", "routeKey": "GET /probe", "rawPath": "/probe",
+             "rawQueryString": "", "headers": {"host": "social.example"},
+             "requestContext": {"http": {"method": "GET", "path": "/probe",
+                                         "sourceIp": "127.0.0.1", "protocol": "HTTP/1.1"},
+                                "requestId": "r", "stage": "$default"},
+             "isBase64Encoded": False}
+    from local.lambda_runtime import isolated
+
+    env.setenv("POWERTOOLS_METRICS_NAMESPACE", "Test")
+    started = time.monotonic()
+    answer = isolated(http_handler(app))(event, Clock(3.0))
+    assert time.monotonic() - started < 3.0 - HTTP_MARGIN + MARGIN
+    assert answer["statusCode"] == 200
+    assert json.loads(answer["body"])["error"] in ("TimedOut", "OverBudget")

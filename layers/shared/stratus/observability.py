@@ -18,6 +18,9 @@ tracer = Tracer()
 metrics = Metrics()
 
 
+HTTP_MARGIN = 1.5  # seconds an HTTP function keeps for its answer after its last outbound request
+
+
 def http_handler(app: Any) -> Callable[[dict, Any], dict]:
     """Wrap an ASGI app for API Gateway HTTP API events (Mangum), with logs, traces, metrics."""
     from mangum import Mangum
@@ -29,7 +32,15 @@ def http_handler(app: Any) -> Callable[[dict, Any], dict]:
     @tracer.capture_lambda_handler(capture_response=False)
     @metrics.log_metrics(capture_cold_start_metric=True)
     def handler(event: dict, context: Any) -> dict:
-        return mangum(event, context)
+        remaining = getattr(context, "get_remaining_time_in_millis", None)
+        if remaining is None:
+            return mangum(event, context)
+        from . import outbound
+
+        # Outbound requests made for this request (an inbox's key fetch, a search's resolve)
+        # end before the function does: a slow peer gets a timeout, the client an answer.
+        with outbound.budget(max(remaining() / 1000 - HTTP_MARGIN, 0.5)):
+            return mangum(event, context)
 
     return handler
 
