@@ -9,17 +9,29 @@ operations Stratus routes) and with the server's own OpenAPI (built from the rou
 `local.routes`). Path parameters carry the seeded ids as examples, so the example and coverage
 phases reach real objects as well as the 404 paths.
 
+Then the inboxes: two loopback peers (each its own host) serve actors with real RSA keys, and
+`--inbox` activities (5,000) are POSTed to `/inbox`, `/users/alice/inbox`, `/actor/inbox` and an
+unknown user's inbox — malformed, oversized and 10,000-deep bodies, random JSON shapes, every
+field of the wrong type, signatures missing, garbled, expired, forged, by another actor's key or
+a key of ours, and activities correctly signed by a peer but hostile in content (ids on other
+hosts, Announce ids colliding with our URIs, others' objects) — each one an activity that must
+change nothing. The server counts the table's items by type when its queues are drained, before
+and after (the worker's once-claims aside).
+
 The server counts every response it sends and logs each 5xx; afterwards the log is searched for
-tracebacks. The exit status is non-zero on any 5xx, any traceback, or fewer requests than
-`--min-requests`. Figures of a full run are in docs/security.md.
+tracebacks. The exit status is non-zero on any 5xx, any traceback, any item changed by the
+inbox phase, or fewer requests than `--min-requests`. Figures of a full run are in
+docs/security.md.
 
     python -m local.fuzz                        # the full run (≥ 10,000 requests)
     python -m local.fuzz --max-examples 3 --phases examples,coverage --min-requests 200
+    python -m local.fuzz --specs '' --hostile off --inbox 5000 --min-requests 0   # inboxes only
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -41,7 +53,9 @@ from . import cfn
 COMMUNITY_SPEC = cfn.ROOT / "tests" / "reference" / "mastodon-openapi.json"
 TRACEBACK = "Traceback (most recent call last)"
 SCOPES = "read write follow push admin:read admin:write"
-FULL = {"max_examples": 60, "phases": "examples,coverage,fuzzing,stateful", "min_requests": 10000}
+FULL = {"max_examples": 60, "phases": "examples,coverage,fuzzing,stateful", "min_requests": 10000,
+        "inbox": 5000}
+SPECS = ("community", "stratus")
 
 
 # --- the server (child process) ----------------------------------------------------------------
@@ -211,7 +225,7 @@ def serve(workdir: Path, port: int) -> None:
         runtime = start(domain, f"http://{domain}", mail_dir=workdir / "mail", retry_delay=0,
                         run_schedules_now=False)
         runtime.base_url = f"http://{domain}"
-        seeded = _seed(runtime)
+        seeded = {**_seed(runtime), "domain": domain}
         table = route_table(runtime.stack)
         (workdir / "routes.json").write_text(json.dumps(
             [{"method": r.method, "path": r.path, "params": r.path_params} for r in table]))
@@ -221,8 +235,11 @@ def serve(workdir: Path, port: int) -> None:
             _with_examples(own_openapi(runtime.stack), seeded["ids"])))
 
         stop = threading.Event()
+        control = workdir / "control"
+        control.mkdir(exist_ok=True)
 
         def pump() -> None:
+            quiet = 0
             while not stop.is_set():
                 try:
                     work = runtime.pipeline.pump()
@@ -230,6 +247,9 @@ def serve(workdir: Path, port: int) -> None:
                 except Exception:  # noqa: BLE001 - logged; the fuzz counts it
                     print(traceback.format_exc(), flush=True)
                     work = 0
+                quiet = 0 if work else quiet + 1
+                if quiet >= 2:  # two rounds with nothing to do: the queues are drained
+                    _answer_counts(control)
                 if not work:
                     stop.wait(0.25)
 
@@ -248,6 +268,25 @@ def serve(workdir: Path, port: int) -> None:
             stop.set()
             (workdir / "summary.json").write_text(json.dumps(
                 {str(k): v for k, v in sorted(counting.statuses.items())}))
+
+
+def _answer_counts(control: Path) -> None:
+    """The driver asks for the table's items by type (`<name>.want`) once the queues are
+    drained; answered in `<name>.json`, written whole then renamed."""
+    for want in control.glob("*.want"):
+        from stratus.repo import base
+        from stratus.repo.client import dynamodb
+
+        counts: Counter[str] = Counter()
+        pages = dynamodb().get_paginator("scan").paginate(
+            TableName=base.table(), ProjectionExpression="#t",
+            ExpressionAttributeNames={"#t": "type"})
+        for page in pages:
+            counts.update(raw.get("type", {}).get("S", "?") for raw in page["Items"])
+        answer = want.with_suffix(".json")
+        answer.with_suffix(".tmp").write_text(json.dumps(dict(sorted(counts.items()))))
+        answer.with_suffix(".tmp").replace(answer)
+        want.unlink()
 
 
 def _announce(server: Any, workdir: Path, seeded: dict[str, Any]) -> None:
@@ -346,6 +385,341 @@ def run_hostile(base_url: str, token: str, workdir: Path, mode: str) -> int:
     return sent
 
 
+# --- the inbox: what a hostile server POSTs -------------------------------------------------------
+# Item types a refused or dropped activity may still write: the worker's once-claim on (actor,
+# activity id), taken before the activity's use case runs.
+BOOKKEEPING = ("dedupe",)
+INBOX_PATHS = (("/inbox", 10), ("/users/alice/inbox", 7), ("/actor/inbox", 2),
+               ("/users/nobody/inbox", 1))
+ODD_FIELDS: tuple[Any, ...] = ODD_VALUES + (
+    0, -0.0, 2 ** 64, "", " ", "\u0000", "http://", "javascript:alert(1)", "//evil.example/x",
+    "acct:alice", {"id": 5}, {"id": None, "type": []}, ["a", "b"], [None], [[[]]],
+    {"type": "Note", "content": {"a": 1}}, "x" * 300_000)
+KINDS = ("Create", "Update", "Delete", "Follow", "Accept", "Reject", "Add", "Remove", "Like",
+         "Announce", "Undo", "Block", "Flag", "Move", "EmojiReact", "Question", "Note", "Person")
+
+
+class FuzzPeer:
+    """A remote server on loopback (its own port: its own host) serving its actors' documents,
+    each actor with a real RSA key pair; POSTs to it (a Reject sent back) are answered 202."""
+
+    def __init__(self, *names: str) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        documents: dict[str, bytes] = {}
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+                body = documents.get(self.path.split("?")[0], b"")
+                self.send_response(200 if body else 404)
+                self.send_header("Content-Type", "application/activity+json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.host = f"127.0.0.1:{self.server.server_address[1]}"
+        self.keys = {}
+        for name in names:
+            self.keys[name] = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+            pem = self.keys[name].public_key().public_bytes(
+                serialization.Encoding.PEM,
+                serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+            uri = self.uri(name)
+            documents[f"/users/{name}"] = json.dumps({
+                "@context": ["https://www.w3.org/ns/activitystreams",
+                             "https://w3id.org/security/v1"],
+                "id": uri, "type": "Person", "preferredUsername": name, "inbox": f"{uri}/inbox",
+                "outbox": f"{uri}/outbox", "followers": f"{uri}/followers",
+                "following": f"{uri}/following", "endpoints": {"sharedInbox": self.url("/inbox")},
+                "publicKey": {"id": self.key_id(name), "owner": uri, "publicKeyPem": pem},
+            }).encode()
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"http://{self.host}{path}"
+
+    def uri(self, name: str) -> str:
+        return self.url(f"/users/{name}")
+
+    def key_id(self, name: str) -> str:
+        return self.uri(name) + "#main-key"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def no_effect_activities(actor: str, new_id: Any, local: str, status_uri: str,
+                         peer: FuzzPeer, victim: FuzzPeer) -> list[tuple[str, dict[str, Any]]]:
+    """Activities by `actor` (on `peer`) that must change nothing here, each named: objects that
+    do not exist, objects that are not the actor's, ids on other hosts or colliding with URIs we
+    know. Every one still must change nothing with any one of its fields replaced by a value of
+    another type (the mutations below)."""
+    public = "https://www.w3.org/ns/activitystreams#Public"
+    alice, nobody = f"{local}/users/alice", f"{local}/users/nobody"
+    missing = f"{local}/users/alice/statuses/1"  # no such status
+    bob = victim.uri("bob")
+    bobs_note = victim.url("/users/bob/statuses/1")
+    unknown = f"{actor}/statuses/unknown"
+
+    def activity(kind: str, obj: Any, **extra: Any) -> dict[str, Any]:
+        return {"@context": "https://www.w3.org/ns/activitystreams", "id": new_id(),
+                "type": kind, "actor": actor, "object": obj, **extra}
+
+    def note(uri: str, author: str, **extra: Any) -> dict[str, Any]:
+        return {"id": uri, "type": "Note", "attributedTo": author, "content": "<p>hi</p>",
+                "to": [public], "published": "2026-01-01T00:00:00Z", **extra}
+
+    return [
+        ("like-missing", activity("Like", missing)),
+        ("follow-nobody", activity("Follow", nobody)),
+        ("announce-missing", activity("Announce", missing, to=[public])),
+        ("announce-id-is-our-status", {**activity("Announce", status_uri, to=[public]),
+                                       "id": status_uri}),
+        ("announce-id-on-victim", {**activity("Announce", status_uri, to=[public]),
+                                   "id": bobs_note}),
+        ("announce-id-is-victim", {**activity("Announce", status_uri, to=[public]), "id": bob}),
+        ("create-victims-note", activity("Create", note(bobs_note, bob))),
+        ("create-note-on-victim-host", activity("Create", note(bobs_note, actor))),
+        ("create-id-is-our-status", activity("Create", note(status_uri, actor))),
+        ("update-victim-actor", activity("Update", {"id": bob, "type": "Person",
+                                                    "preferredUsername": "bob", "name": "owned"})),
+        ("update-unknown-note", activity("Update", note(unknown, actor,
+                                                        updated="2026-02-01T00:00:00Z"))),
+        ("update-our-status", activity("Update", note(status_uri, actor,
+                                                      updated="2026-02-01T00:00:00Z"))),
+        ("delete-unknown", activity("Delete", unknown)),
+        ("delete-our-status", activity("Delete", status_uri)),
+        ("delete-victim", activity("Delete", bob)),
+        ("undo-victims-follow", activity("Undo", {"id": bob + "#follows/1", "type": "Follow",
+                                                  "actor": bob, "object": alice})),
+        ("undo-unknown-like", activity("Undo", {"id": actor + "#likes/0", "type": "Like",
+                                                "actor": actor, "object": missing})),
+        ("undo-unknown-announce", activity("Undo", bobs_note)),
+        ("block-nobody", activity("Block", nobody)),
+        ("flag-nothing", activity("Flag", [missing, nobody], content="spam")),
+        ("move-to-victim", activity("Move", actor, target=bob)),
+        ("accept-unknown", activity("Accept", {"id": f"{local}/follows/none", "type": "Follow",
+                                               "actor": alice, "object": actor})),
+        ("reject-unknown", activity("Reject", f"{local}/follows/none")),
+        ("emoji-react", activity("EmojiReact", status_uri, content="\U0001f525")),
+        ("add-featured", activity("Add", status_uri, target=f"{actor}/collections/featured")),
+        ("unknown-type", activity("Bite", alice)),
+    ]
+
+
+def _random_json(rng: Any, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth < 5 and roll < 0.25:
+        return {rng.choice(("id", "type", "actor", "object", "to", "cc", "tag", "content",
+                            "attributedTo", "inReplyTo", "url", "target", "\u00b2", "")):
+                _random_json(rng, depth + 1) for _ in range(rng.randint(0, 5))}
+    if depth < 5 and roll < 0.4:
+        return [_random_json(rng, depth + 1) for _ in range(rng.randint(0, 5))]
+    return rng.choice((None, True, False, rng.randint(-2 ** 63, 2 ** 63), rng.random() * 1e300,
+                       rng.choice(KINDS), "".join(chr(rng.randint(1, 0x2FFF))
+                                                  for _ in range(rng.randint(0, 40))),
+                       "http://" + "a" * rng.randint(0, 3000)))
+
+
+def _mutated(rng: Any, activity: dict[str, Any], turn: int) -> dict[str, Any]:
+    """A copy with one field (of the activity or of its embedded object) replaced by an odd
+    value, turning through fields and values so that every field meets every type."""
+    copy = json.loads(json.dumps(activity))
+    holder = copy
+    if isinstance(copy.get("object"), dict) and turn % 3 == 2:
+        holder = copy["object"]
+    fields = sorted(holder) + ["tag", "attachment", "inReplyTo"]
+    field = fields[turn % len(fields)]
+    holder[field] = ODD_FIELDS[(turn // len(fields) + rng.randrange(3)) % len(ODD_FIELDS)]
+    return copy
+
+
+def inbox_requests(count: int, seed: int, *, local: str, status_uri: str, target_host: str,
+                   peer: FuzzPeer, victim: FuzzPeer
+                   ) -> Iterator[tuple[str, str, dict[str, str], bytes]]:
+    """`count` (label, path, headers, body) POSTs to our inboxes, none of which may change
+    anything: malformed, oversized and nested bodies; random JSON shapes; no-effect activities
+    with each field given the wrong type; signatures missing, garbled, expired, from the future,
+    forged, over another body, by another actor's key, by a key of ours or one on no server —
+    and activities correctly signed by a real peer key but hostile in content."""
+    import itertools
+    import random
+
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from stratus.federation import signatures
+
+    rng = random.Random(seed)
+    rogue = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    counter = itertools.count(1)
+    actors = ("mallory", "trudy")
+
+    def new_id(actor: str) -> Any:
+        return lambda: f"{actor}/activities/{seed}-{next(counter)}"
+
+    def signed(path: str, body: bytes, name: str, **options: Any) -> dict[str, str]:
+        return signatures.sign_cavage(
+            "POST", target_host, path, key_id=options.pop("key_id", peer.key_id(name)),
+            private_key=options.pop("private_key", peer.keys[name]), body=body, **options)
+
+    def signature_attack(path: str, body: bytes, name: str) -> tuple[str, dict[str, str],
+                                                                     bytes]:
+        attack = rng.choice(("unsigned", "garbled", "random-bytes", "expired", "future",
+                             "forged", "other-body", "victims-key", "our-key", "no-server",
+                             "no-algorithm-headers"))
+        if attack == "unsigned":
+            headers = signed(path, body, name)
+            headers.pop("Signature")
+        elif attack == "garbled":
+            headers = {**signed(path, body, name), "Signature": "".join(
+                chr(rng.randint(32, 126)) for _ in range(rng.randint(0, 300)))}
+        elif attack == "random-bytes":
+            headers = signed(path, body, name)
+            noise = base64.b64encode(rng.randbytes(256)).decode()
+            headers["Signature"] = re.sub(r'signature="[^"]*"', f'signature="{noise}"',
+                                          headers["Signature"])
+        elif attack in ("expired", "future"):
+            headers = signed(path, body, name, now=time.time() + (-1 if attack == "expired"
+                                                                  else 1) * 2 * 86400)
+        elif attack == "forged":
+            headers = signed(path, body, name, private_key=rogue)
+        elif attack == "other-body":
+            headers = signed(path, body + b" ", name)
+        elif attack == "victims-key":
+            headers = signed(path, body, name, key_id=victim.key_id("bob"),
+                             private_key=victim.keys["bob"])
+        elif attack == "our-key":
+            headers = signed(path, body, name, key_id=f"{local}/users/alice#main-key",
+                             private_key=rogue)
+        elif attack == "no-server":
+            headers = signed(path, body, name, key_id="http://127.0.0.1:9/users/x#main-key",
+                             private_key=rogue)
+        else:
+            headers = signed(path, body, name)
+            headers["Signature"] = re.sub(r',(algorithm|headers)="[^"]*"', "",
+                                          headers["Signature"])
+        return f"signature:{attack}", headers, body
+
+    for number in range(count):
+        path = rng.choices([p for p, _ in INBOX_PATHS], [w for _, w in INBOX_PATHS])[0]
+        name = actors[number % 2]
+        actor = peer.uri(name)
+        templates = no_effect_activities(actor, new_id(actor), local, status_uri, peer, victim)
+        label, activity = templates[number % len(templates)]
+        kind = number % 10
+        if kind < 4:  # a field of the wrong type, correctly signed
+            activity = _mutated(rng, activity, number // 10)
+            label = f"wrong-type:{label}"
+        elif kind == 4:  # hostile content as it is, correctly signed
+            pass
+        elif kind == 5:  # ids on the victim's host, correctly signed
+            activity = {**activity, "id": victim.url(f"/activities/{number}")}
+            label = f"id-elsewhere:{label}"
+        elif kind == 6:  # random JSON shapes, correctly signed over their bytes
+            shape = _random_json(rng)
+            if isinstance(shape, dict) and rng.random() < 0.7:
+                shape.update({"id": new_id(actor)(), "actor": actor,
+                              "type": rng.choice(KINDS)})
+            body = json.dumps(shape).encode()
+            yield "random-shape", path, signed(path, body, name), body
+            continue
+        elif kind == 7:  # raw bodies no parser may choke on
+            raw = rng.choice((
+                b"", b"{", b"null", b"[]", b'"x"', b"\xff\xfe{}", b'{"id": NaN}',
+                b'{"id": "a", "type": "Like", "actor": "' + actor.encode() + b'", "x": ' +
+                b"[" * 10_000 + b"]" * 10_000 + b"}",
+                b'{"a": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5000 + b"}",
+                json.dumps({**activity, "object": "x" * (1024 * 1024)}).encode(),
+                json.dumps({**activity, "content": "\U0001f525" * 70_000}).encode(),
+                b'{"id": "\\ud800", "type": "Like", "actor": "' + actor.encode() + b'"}',
+                json.dumps(activity).encode()[:-7]))
+            yield "raw-body", path, signed(path, raw, name), raw
+            continue
+        body = json.dumps(activity).encode()
+        if kind >= 8:
+            attack, headers, body = signature_attack(path, body, name)
+            yield f"{attack}:{label}", path, headers, body
+            continue
+        yield label, path, signed(path, body, name), body
+
+
+def _state(workdir: Path, name: str, timeout: float = 600.0) -> dict[str, int]:
+    """The table's items by type, counted by the server once its queues are quiet."""
+    control = workdir / "control"
+    (control / f"{name}.want").write_text("")
+    answer = control / f"{name}.json"
+    end = time.monotonic() + timeout
+    while not answer.exists():
+        if time.monotonic() > end:
+            raise RuntimeError(f"the server did not count its items ({name})")
+        time.sleep(0.2)
+    return json.loads(answer.read_text())
+
+
+def run_inbox(base_url: str, workdir: Path, count: int, seed: int) -> dict[str, Any]:
+    """Warm up (each peer actor sends one activity that changes nothing, so its account is
+    stored), count the items, send `count` hostile POSTs, let the queues drain, count again."""
+    import httpx
+
+    from stratus.federation import signatures
+
+    seeded = json.loads((workdir / "ready.json").read_text())
+    domain = seeded["domain"]
+    local = f"http://{domain}"
+    status_uri = f"{local}/users/alice/statuses/{seeded['ids']['status']}"
+    target_host = base_url.removeprefix("http://")
+    peer, victim = FuzzPeer("mallory", "trudy"), FuzzPeer("bob")
+    answers: Counter[int] = Counter()
+    errors: list[str] = []
+    started = time.monotonic()
+    log = workdir / "server.log"
+    try:
+        with httpx.Client(base_url=base_url, timeout=60) as http:
+            for site, name in ((peer, "mallory"), (peer, "trudy"), (victim, "bob")):
+                body = json.dumps({"id": site.url(f"/warm/{name}"), "type": "Like",
+                                   "actor": site.uri(name),
+                                   "object": f"{local}/users/alice/statuses/1"}).encode()
+                http.post("/inbox", content=body, headers=signatures.sign_cavage(
+                    "POST", target_host, "/inbox", key_id=site.key_id(name),
+                    private_key=site.keys[name], body=body))
+            before = _state(workdir, "before")
+            tracebacks = log.read_text(errors="replace").count(TRACEBACK)
+            for label, path, headers, body in inbox_requests(
+                    count, seed, local=local, status_uri=status_uri, target_host=target_host,
+                    peer=peer, victim=victim):
+                status = http.post(path, content=body, headers=headers).status_code
+                answers[status] += 1
+                if status >= 500:
+                    errors.append(f"{status} {label} {path}")
+            after = _state(workdir, "after")
+            tracebacks = log.read_text(errors="replace").count(TRACEBACK) - tracebacks
+    finally:
+        peer.close()
+        victim.close()
+    changed = {kind: after.get(kind, 0) - before.get(kind, 0)
+               for kind in sorted(set(before) | set(after))
+               if kind not in BOOKKEEPING and after.get(kind, 0) != before.get(kind, 0)}
+    return {"activities": sum(answers.values()), "answers": dict(sorted(answers.items())),
+            "server_errors": sum(n for s, n in answers.items() if s >= 500),
+            "tracebacks": tracebacks, "state_changes": sum(abs(n) for n in changed.values()),
+            "changed": changed, "errors": errors[:20],
+            "seconds": round(time.monotonic() - started, 1)}
+
+
 # --- the driver ------------------------------------------------------------------------------
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -365,8 +739,10 @@ def _environment() -> dict[str, str]:
 
 
 def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: int | None = None,
-        workers: int = 1, hostile: str = "per-field") -> dict[str, Any]:
-    """Start the server, run schemathesis with both specs, stop the server; the figures."""
+        workers: int = 1, hostile: str = "per-field", inbox: int = 0,
+        specs: tuple[str, ...] = SPECS) -> dict[str, Any]:
+    """Start the server, run schemathesis with the specs named, the hostile requests, then
+    `inbox` hostile activities at the inboxes; stop the server; the figures."""
     port = _free_port()
     env = _environment()
     started = time.monotonic()
@@ -382,7 +758,7 @@ def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: i
                 time.sleep(0.1)
             seeded = json.loads((workdir / "ready.json").read_text())
             runs = {}
-            for name in ("community", "stratus"):
+            for name in specs:
                 command = [str(Path(sys.executable).parent / "st"), "run",
                            str(workdir / f"{name}.json"), "--url", f"http://127.0.0.1:{port}",
                            "--header", f"Authorization: Bearer {seeded['token']}",
@@ -400,6 +776,8 @@ def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: i
                                                 cwd=workdir).returncode
             hostile_sent = run_hostile(f"http://127.0.0.1:{port}", seeded["token"], workdir,
                                        hostile) if hostile != "off" else 0
+            inbox_figures = run_inbox(f"http://127.0.0.1:{port}", workdir, inbox, seed) \
+                if inbox else None
         finally:
             server.send_signal(signal.SIGINT)
             try:
@@ -413,7 +791,7 @@ def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: i
     return {"requests": sum(statuses.values()), "statuses": statuses,
             "server_errors": sum(v for k, v in statuses.items() if int(k) >= 500),
             "tracebacks": text.count(TRACEBACK), "schemathesis_exit": runs,
-            "hostile_requests": hostile_sent,
+            "hostile_requests": hostile_sent, "inbox": inbox_figures,
             "seconds": round(time.monotonic() - started, 1), "workdir": str(workdir)}
 
 
@@ -431,6 +809,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hostile", choices=("per-field", "all-fields", "sample", "off"),
                         default="per-field", help="hand-made bad input on every route: each "
                         "field alone too, all fields at once only, every 8th of those, or none")
+    parser.add_argument("--inbox", type=int, default=FULL["inbox"],
+                        help="hostile activities POSTed to the inboxes (0: none)")
+    parser.add_argument("--specs", default=",".join(SPECS),
+                        help="the OpenAPI specs schemathesis runs, comma-separated ('': none)")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -441,14 +823,17 @@ def main(argv: list[str] | None = None) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     figures = run(max_examples=args.max_examples, phases=args.phases, seed=args.seed,
                   workdir=workdir, max_time=args.max_time, workers=args.workers,
-                  hostile=args.hostile)
+                  hostile=args.hostile, inbox=args.inbox,
+                  specs=tuple(name for name in args.specs.split(",") if name))
     print(json.dumps(figures, indent=2))
+    inbox = figures["inbox"] or {}
     failed = (figures["server_errors"] or figures["tracebacks"]
-              or figures["requests"] < args.min_requests)
+              or figures["requests"] < args.min_requests or inbox.get("state_changes"))
     if failed:
         print(f"FAILED: {figures['server_errors']} responses 5xx, {figures['tracebacks']} "
-              f"tracebacks, {figures['requests']} requests (minimum {args.min_requests}); "
-              f"see {workdir}/server.log", file=sys.stderr)
+              f"tracebacks, {figures['requests']} requests (minimum {args.min_requests}), "
+              f"{inbox.get('state_changes', 0)} items changed by the inbox phase "
+              f"{inbox.get('changed', {})}; see {workdir}/server.log", file=sys.stderr)
     return 1 if failed else 0
 
 
