@@ -316,6 +316,39 @@ def test_delivery_queued_before_a_domain_suspension_is_dropped(
         ("/users/mallory/inbox", "Reject")]
 
 
+def test_delivery_queued_before_an_account_suspension_is_dropped(
+        client, drain, local, hostile, monkeypatch):  # noqa: F811
+    """A message queued for an account's own inbox (a server with no shared inbox) is dropped
+    when that account was suspended before the message's turn came: the fan-out names the
+    inbox's account in the message and the delivery reads it again."""
+    from stratus import clock
+    from stratus.repo import accounts as accounts_repo
+    from stratus.repo import base
+    from stratus.services import delivery
+
+    alice_id, headers = local["alice"]
+    mallory = peer_account(hostile, "mallory")
+    profile = accounts_repo.get_profile(mallory)
+    profile.pop("shared_inbox")
+    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
+                                         if k not in ("PK", "SK", "type")}))
+    rig.follow_edge(mallory, alice_id)
+    original = delivery.attempt
+
+    def suspended_meanwhile(job, **kwargs):
+        current = accounts_repo.get_profile(mallory)
+        if not current.get("suspended_at"):  # the suspension lands while the message waits
+            current["suspended_at"] = clock.iso(clock.now())
+            base.put(accounts_repo.profile_item({k: v for k, v in current.items()
+                                                 if k not in ("PK", "SK", "type")}))
+        return original(job, **kwargs)
+
+    monkeypatch.setattr(delivery, "attempt", suspended_meanwhile)
+    post(client, headers, "for my followers only", "private")
+    drain()
+    assert received(hostile, "Create") == []
+
+
 def test_limited_federation_drops_queued_delivery_outside_the_allowlist(
         client, drain, staff, local, hostile):  # noqa: F811
     """In limited federation mode only allowed domains hear from us, queued messages too."""
@@ -330,3 +363,128 @@ def test_limited_federation_drops_queued_delivery_outside_the_allowlist(
     settings.set_value("limited_federation_mode", "true")
     drain()
     assert received(hostile) == []
+
+
+# --- the pending requests of a suspended account --------------------------------------------------
+def locked_user(name: str) -> str:
+    """A local account that approves its followers (a remote Follow of it is a request)."""
+    from stratus.repo import accounts as accounts_repo
+    from stratus.repo import base
+
+    account_id = rig.make_user(name)
+    profile = accounts_repo.get_profile(account_id)
+    profile["locked"] = True
+    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
+                                         if k not in ("PK", "SK", "type")}))
+    return account_id
+
+
+class DynamoCalls:
+    """Every DynamoDB call made while active: (operation, request parameters)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict]] = []
+
+    def __enter__(self) -> "DynamoCalls":
+        from stratus.repo.client import dynamodb
+
+        dynamodb().meta.events.register("before-parameter-build.dynamodb", self._record,
+                                        unique_id="test-dynamo-calls")
+        return self
+
+    def __exit__(self, *_) -> None:
+        from stratus.repo.client import dynamodb
+
+        dynamodb().meta.events.unregister("before-parameter-build.dynamodb",
+                                          unique_id="test-dynamo-calls")
+
+    def _record(self, params, model, **_) -> None:
+        self.calls.append((model.name, dict(params)))
+
+    def reads(self) -> list[tuple[str, dict]]:
+        """The listings and batched reads (not the GetItem of the account's profile)."""
+        return [(op, p) for op, p in self.calls
+                if op in ("Query", "Scan", "BatchGetItem", "TransactGetItems")]
+
+
+def test_suspension_reads_only_the_requests_the_account_made(
+        client, drain, staff, local, hostile):  # noqa: F811
+    """A server with many local accounts: suspending a remote account that made one pending
+    request finds that request with one Query of the requests it made (its own index
+    partition) — no walk of the local accounts, no batched read of keys guessed from them —
+    removes it (one Reject(Follow) to its inbox) and leaves another account's requests."""
+    from stratus.repo import keys
+    from stratus.repo import relationships as relationships_repo
+    from stratus.services import follows
+
+    carol, dave = locked_user("carol2"), locked_user("dave")
+    for n in range(10):  # the local accounts the former walk read through
+        rig.make_user(f"bystander{n}")
+    mallory = peer_account(hostile, "mallory")
+    eve = peer_account(hostile, "eve")
+    assert follows.remote_follow(mallory, carol, follow_id(hostile, "mallory", 1)) == \
+        "requested"
+    assert follows.remote_follow(eve, carol, follow_id(hostile, "eve", 1)) == "requested"
+    assert follows.remote_follow(eve, dave, follow_id(hostile, "eve", 2)) == "requested"
+    drain()
+    hostile.posts.clear()
+
+    suspend(client, staff, mallory)
+    with DynamoCalls() as dynamo:
+        assert follows.reject_follows_of_suspended(mallory, f"{follows.REQUESTS}:") is None
+    [(op, query)] = dynamo.reads()
+    assert op == "Query" and query["IndexName"] == "GSI2"
+    assert keys.follow_requests_by(mallory) in json.dumps(query["ExpressionAttributeValues"])
+    assert [op for op, _ in dynamo.calls if op == "DeleteItem"] == ["DeleteItem"]
+
+    drain()
+    [(path, reject)] = received(hostile, "Reject")
+    assert path == "/users/mallory/inbox" and reject["object"]["id"] == \
+        follow_id(hostile, "mallory", 1)
+    assert relationships_repo.get(keys.follow_request(carol, mallory)) is None
+    assert relationships_repo.get(keys.follow_request(carol, eve)) is not None
+    assert relationships_repo.get(keys.follow_request(dave, eve)) is not None
+
+
+def test_suspension_pages_the_requests_made_and_a_step_run_twice_does_nothing_more(
+        client, drain, staff, local, hostile, monkeypatch):  # noqa: F811
+    """The requests a suspended account made are rejected a bounded page per step (here two),
+    as many steps as pages of its own requests; each step run twice (a redelivered job)
+    removes and sends nothing more."""
+    from stratus.repo import relationships as relationships_repo
+    from stratus.services import follows
+
+    monkeypatch.setattr(follows, "REJECTED_PER_STEP", 2)
+    targets = [locked_user(f"locked{n}") for n in range(5)]
+    mallory = peer_account(hostile, "mallory")
+    for n, target in enumerate(targets):
+        assert follows.remote_follow(mallory, target, follow_id(hostile, "mallory", n)) == \
+            "requested"
+    drain()
+    hostile.posts.clear()
+
+    suspend(client, staff, mallory)
+    found = []
+    made = relationships_repo.follow_requests_made
+
+    def spy(account_id, after, limit):
+        page, cursor = made(account_id, after, limit)
+        assert account_id == mallory and len(page) <= limit == 2
+        found.extend(e["target_id"] for e in page)
+        return page, cursor
+
+    monkeypatch.setattr(relationships_repo, "follow_requests_made", spy)
+    cursors, cursor = [], f"{follows.REQUESTS}:"
+    while cursor is not None:
+        cursors.append(cursor)
+        cursor = follows.reject_follows_of_suspended(mallory, cursor)
+    assert len(cursors) == 3  # 5 requests, 2 a step
+    assert sorted(found) == sorted(targets)  # each request read once
+    for cursor in cursors:  # every step redelivered
+        follows.reject_follows_of_suspended(mallory, cursor)
+    assert sorted(found) == sorted(targets)
+    drain()
+    rejects = received(hostile, "Reject")
+    assert sorted(b["object"]["id"] for _, b in rejects) == sorted(
+        follow_id(hostile, "mallory", n) for n in range(5))
+    assert {path for path, _ in rejects} == {"/users/mallory/inbox"}

@@ -682,3 +682,6 @@ class DeliverActivity(Job):
     account_id: str | None = None  # the signer (None: the instance actor)
     attempt: int = 1
     due: float = 0.0
+    # the remote account whose own inbox this is (None: a shared inbox, many accounts'):
+    # checked again before each attempt, so an account suspended meanwhile hears nothing
+    recipient: str | None = None

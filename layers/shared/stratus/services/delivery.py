@@ -322,15 +322,18 @@ def _fan_out(job: jobs.Federate) -> int:
         recipients += [(p, True) for p in _profiles(page).values()]
     sent = set(job.sent)
     inboxes: dict[str, str] = {}
+    owners: dict[str, str] = {}  # a personal inbox -> its account (checked again at send)
     for profile, shared in recipients:
         if not _remote(profile) or (profile.get("suspended_at") and not to_suspended):
             continue  # a suspended follower or mention hears nothing (its follows end)
         inbox = _inbox(profile, shared)
         if inbox and _digest(inbox) not in sent:
             inboxes.setdefault(inbox, profile["domain"])
+            if inbox == profile.get("inbox") and inbox != profile.get("shared_inbox"):
+                owners.setdefault(inbox, profile["id"])
     fresh = list(inboxes) if to_suspended else _deliverable(inboxes)
     for each in (activity, *more):
-        send(each, signer, fresh)
+        send(each, signer, fresh, owners)
     if cursor:
         remembered = [*job.sent, *(_digest(i) for i in fresh)]
         queues.send(queues.url(FEDERATION), [jobs.Federate(
@@ -355,13 +358,17 @@ def _reject_follows(job: jobs.Federate) -> int:
     return 0
 
 
-def send(activity: dict[str, Any], signer: str | None, inboxes: list[str]) -> None:
-    """One delivery message per inbox (SendMessageBatch, ten a call)."""
+def send(activity: dict[str, Any], signer: str | None, inboxes: list[str],
+         owners: dict[str, str] | None = None) -> None:
+    """One delivery message per inbox (SendMessageBatch, ten a call); `owners` names the
+    account of each personal inbox."""
     if not inboxes:
         return
     body = json.dumps(activity, separators=(",", ":"), ensure_ascii=False)
+    owners = owners or {}
     queues.send(queues.url(DELIVERY), [
-        jobs.DeliverActivity(inbox=inbox, body=body, account_id=signer).to_dict()
+        jobs.DeliverActivity(inbox=inbox, body=body, account_id=signer,
+                             recipient=owners.get(inbox)).to_dict()
         for inbox in inboxes])
 
 
@@ -396,7 +403,8 @@ def clock_now() -> float:
 def _later(job: jobs.DeliverActivity, due: float, now: float, *, attempt: int) -> None:
     queues.send(queues.url(DELIVERY),
                 [jobs.DeliverActivity(inbox=job.inbox, body=job.body, account_id=job.account_id,
-                                      attempt=attempt, due=due).to_dict()],
+                                      attempt=attempt, due=due,
+                                      recipient=job.recipient).to_dict()],
                 delays=[int(max(0.0, due - now))])
 
 
@@ -424,6 +432,17 @@ def _ends_a_follow(body: str) -> bool:
         obj.get("type") == "Follow"
 
 
+def _refused(job: jobs.DeliverActivity) -> bool:
+    """Whether the inbox's host is one we no longer federate with, or the inbox is the own
+    inbox of an account suspended since the message was queued."""
+    if domain_blocks.refused([hosts.of_url(job.inbox)]):
+        return True
+    if job.recipient is None:
+        return False
+    profile = _profiles([job.recipient]).get(job.recipient)
+    return profile is None or bool(profile.get("suspended_at"))
+
+
 def attempt(job: jobs.DeliverActivity, *, now: float | None = None) -> str:
     """Try one delivery. What happened: 'waiting' (not due yet, or the host's breaker is open:
     sent on again without a request), 'delivered', 'dropped' (unsalvageable, or the inbox's
@@ -433,7 +452,7 @@ def attempt(job: jobs.DeliverActivity, *, now: float | None = None) -> str:
     if job.due > now + 1:
         _later(job, job.due, now, attempt=job.attempt)
         return "waiting"
-    if domain_blocks.refused([hosts.of_url(job.inbox)]) and not _ends_a_follow(job.body):
+    if _refused(job) and not _ends_a_follow(job.body):
         logger.info("delivery refused", extra={"inbox": job.inbox})
         return "dropped"  # suspended (or not allowed) since the message was queued
     host = (urlsplit(job.inbox).hostname or "").lower()
