@@ -241,6 +241,9 @@ def serve(workdir: Path, port: int) -> None:
         def pump() -> None:
             quiet = 0
             while not stop.is_set():
+                # Asked before this round looked for work: what the driver sent before asking
+                # is seen by this round.
+                asked = list(control.glob("*.want"))
                 try:
                     work = runtime.pipeline.pump()
                     runtime.mailbox.collect()
@@ -248,8 +251,8 @@ def serve(workdir: Path, port: int) -> None:
                     print(traceback.format_exc(), flush=True)
                     work = 0
                 quiet = 0 if work else quiet + 1
-                if quiet >= 2:  # two rounds with nothing to do: the queues are drained
-                    _answer_counts(control)
+                if quiet >= 2 and asked:  # two rounds with nothing to do: the queues are drained
+                    _answer_counts(asked)
                 if not work:
                     stop.wait(0.25)
 
@@ -270,10 +273,10 @@ def serve(workdir: Path, port: int) -> None:
                 {str(k): v for k, v in sorted(counting.statuses.items())}))
 
 
-def _answer_counts(control: Path) -> None:
+def _answer_counts(asked: list[Path]) -> None:
     """The driver asks for the table's items by type (`<name>.want`) once the queues are
     drained; answered in `<name>.json`, written whole then renamed."""
-    for want in control.glob("*.want"):
+    for want in asked:
         from stratus.repo import base
         from stratus.repo.client import dynamodb
 
