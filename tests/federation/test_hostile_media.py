@@ -239,6 +239,28 @@ def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile,
     assert hostile.hits("/avatar.png") == 1
 
 
+def test_a_block_rejecting_media_removes_the_copies_already_made(client, drain, hostile,  # noqa: F811
+                                                                 mallory):
+    """A domain block that comes to reject a domain's media (here of its parent domain's
+    host, `127.0.0.1`, covering the peer's `127.0.0.1:<port>`) removes the copies already in
+    our bucket — avatar, attachment, emoji — as Mastodon's BlockDomainService clears the
+    domain's files: clients get our proxy again, which fetches nothing."""
+    status_id = _status(hostile, mallory)
+    shown = _show(client, status_id)
+    for url in (_account(client, mallory["id"])["avatar"], shown["media_attachments"][0]["url"],
+                shown["emojis"][0]["url"]):
+        assert client.get(_path(url), follow_redirects=False).status_code == 302
+    drain()
+    assert len(_stored_keys()) >= 3
+    _block_media()
+    drain()
+    assert _stored_keys() == []
+    avatar = _account(client, mallory["id"])["avatar"]
+    assert "/media_proxy/" in avatar
+    assert client.get(_path(avatar), follow_redirects=False).headers["location"] == \
+        f"{BASE}/avatars/original/missing.png"
+
+
 def test_oversized_remote_image_refused(client, hostile, mallory):  # noqa: F811
     """More bytes than a local avatar may have (2 MB), or more pixels than the image pipeline
     decodes (a decompression bomb), and nothing is stored; the failure is remembered."""

@@ -284,12 +284,29 @@ def test_a_domain_block_starts_its_state_machine_when_severity_acts_on_accounts(
         event_id="e1", domain="example.net", at="2026-11-23T00:00:00.000Z",
         severity="silence", previous=None))]
     suspended = {**block, "severity": "suspend"}
-    [(_, moved)] = route(record("MODIFY", suspended, block))
+    [(_, moved)] = [(q, j) for q, j in route(record("MODIFY", suspended, block))
+                    if q == "domain_block"]
     assert (moved.severity, moved.previous) == ("suspend", "silence")
     assert route(record("MODIFY", {**block, "public_comment": "x"}, block)) == []
     assert route(record("INSERT", {**block, "severity": "noop"})) == []
     [(_, lifted)] = route(record("REMOVE", old=suspended))
     assert (lifted.severity, lifted.previous) == (None, "suspend")
+
+
+def test_a_block_coming_to_reject_media_removes_the_domains_copies():
+    """reject_media set, or a suspension, asks the effects worker to remove the copies of the
+    domain's remote media (services/remote_media.py); lifting or re-saving the block does not."""
+    block = {"type": "domain_block", "domain": "example.net", "severity": "noop",
+             "reject_media": True, "created_at": "2026-11-23T00:00:00.000Z", "id": "5"}
+    assert route(record("INSERT", block)) == [("effects", jobs.DomainMediaRejected(
+        event_id="e1", domain="example.net"))]
+    plain = {**block, "reject_media": False}
+    assert route(record("INSERT", plain)) == []
+    assert [q for q, _ in route(record("MODIFY", block, plain))] == ["effects"]
+    assert route(record("MODIFY", {**block, "public_comment": "x"}, block)) == []
+    suspended = {**plain, "severity": "suspend"}
+    assert "effects" in [q for q, _ in route(record("MODIFY", suspended, plain))]
+    assert "effects" not in [q for q, _ in route(record("REMOVE", old=block))]
 
 
 # --- federation (services/delivery.py) ------------------------------------------------------------

@@ -224,6 +224,15 @@ class MediaExpired(Job):
     keys: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, kw_only=True)
+class DomainMediaRejected(Job):
+    """A domain block now rejects a domain's media (or suspends it): the copies of its remote
+    media already in our bucket are removed (services/remote_media.py)."""
+
+    name: ClassVar[str] = "domain_media_rejected"
+    domain: str
+
+
 # --- reports (effects; reports area) -------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ReportFiled(Job):

@@ -648,6 +648,21 @@ def apply_domain_block(change: Change) -> jobs.Job:
                                  previous=change.old.get("severity"))
 
 
+def media_rejected(change: Change) -> bool:
+    """A domain block came to reject the domain's media: `reject_media` set, or the block
+    became a suspension (Mastodon's BlockDomainService clears the domain's files for both)."""
+    if change.event == "REMOVE":
+        return False
+    new, old = change.new, change.old if change.event == "MODIFY" else {}
+    rejects = bool(new.get("reject_media")) or new.get("severity") == "suspend"
+    rejected = bool(old.get("reject_media")) or old.get("severity") == "suspend"
+    return rejects and not rejected
+
+
+def domain_media_rejected(change: Change) -> jobs.Job:
+    return jobs.DomainMediaRejected(event_id=change.event_id, domain=change.new["domain"])
+
+
 def purge_account(change: Change) -> jobs.Job:
     return jobs.PurgeAccount(event_id=change.event_id, account_id=change.new["account_id"])
 
@@ -853,6 +868,7 @@ RULES: tuple[Rule, ...] = (
     # long work as Step Functions executions (statemachines/)
     Rule("purge_request", inserted, "purge_account", purge_account),
     Rule("domain_block", severity_acts, "domain_block", apply_domain_block),
+    Rule("domain_block", media_rejected, "effects", domain_media_rejected),
     # reports (services/reports.py): `admin.report` notifications to staff
     Rule("report", staff_to_notify, "effects", report_filed),
     # announcements (announce area): reactions counted per name; the `announcement*` events

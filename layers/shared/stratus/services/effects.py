@@ -276,6 +276,16 @@ def media_expired(job: jobs.MediaExpired) -> int:
     return len(job.keys)
 
 
+def domain_media_rejected(job: jobs.DomainMediaRejected) -> int:
+    """Remove the copies of remote media of the domain and its subdomains; past
+    CASCADE_PAGES pages the rest continues in a copy of the job (removed copies are not
+    found again)."""
+    from . import remote_media
+
+    return _in_pages(lambda limit: remote_media.copies_of_block(job.domain, limit),
+                     remote_media.forget_all, job)[0]
+
+
 HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.StatusCreated: status_created,
     jobs.StatusChanged: status_changed,
@@ -295,6 +305,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.NotificationRequestClosed: notification_request_closed,
     jobs.SweepNotifications: sweep_notifications,
     jobs.MediaExpired: media_expired,
+    jobs.DomainMediaRejected: domain_media_rejected,
     jobs.DirectStatusPosted: conversations.direct_status_posted,
     jobs.DirectStatusRemoved: conversations.direct_status_removed,
     jobs.LinksChanged: links.links_changed,

@@ -351,6 +351,33 @@ def remove_for_domain(domain: str) -> int:
     return sum(_forget(item) for item in repo.stored_for_domain(hosts.hostname(domain)))
 
 
+def copies_of_block(domain: str, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` copies of the accounts of the hosts a domain block of `domain` covers
+    (the domain and the subdomains we know accounts of)."""
+    from ..repo import accounts as accounts_repo
+
+    name = hosts.hostname(domain)
+    covered, after = [name], None
+    while True:
+        page = accounts_repo.known_domains(after=after, limit=1000)
+        covered += [h for h in page if hosts.covers(name, h) and hosts.hostname(h) != name]
+        if len(page) < 1000:
+            break
+        after = page[-1]
+    found: list[dict[str, Any]] = []
+    for host in dict.fromkeys(hosts.hostname(h) for h in covered):
+        for item in repo.stored_for_domain(host):
+            found.append(item)
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def forget_all(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        _forget(item)
+
+
 # --- rendering ----------------------------------------------------------------------------------
 def digest_of(emoji: dict[str, Any]) -> str:
     """The key of a remote emoji's copy (its URL's digest)."""
