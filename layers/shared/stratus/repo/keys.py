@@ -691,12 +691,20 @@ def follow_request(target_id: str, requester_id: str) -> dict[str, str]:
     return key(account_pk(target_id), FOLLOW_REQUEST + pad(requester_id))
 
 
-def follow_request_index_keys(target_id: str, request_id: str) -> dict[str, str]:
-    return {"GSI1PK": follow_requests_of(target_id), "GSI1SK": pad(request_id)}
+def follow_request_index_keys(target_id: str, requester_id: str, request_id: str
+                              ) -> dict[str, str]:
+    """GSI1: the requests an account received; GSI2: the requests an account made (what a
+    suspension rejects) — both by request id."""
+    return {"GSI1PK": follow_requests_of(target_id), "GSI1SK": pad(request_id),
+            "GSI2PK": follow_requests_by(requester_id), "GSI2SK": pad(request_id)}
 
 
 def follow_requests_of(account_id: str) -> str:
     return "FOLREQS#" + pad(account_id)
+
+
+def follow_requests_by(account_id: str) -> str:
+    return "FOLREQSBY#" + pad(account_id)
 
 
 def block(blocker_id: str, blocked_id: str) -> dict[str, str]:

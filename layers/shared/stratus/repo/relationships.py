@@ -4,8 +4,9 @@ blocks and endorsements, and the relationship view between a viewer and many acc
 Every edge lives in its source account's partition under a deterministic key (a follow request
 in its target's), so the relationships between one viewer and a page of accounts, both ways,
 are one batched read (`load`). Listings use the edge indexes, newest edge first: an account's
-followers (GSI1) and followings (GSI2) by follow id, pending requests (GSI1), and a user's
-blocks, mutes, domain blocks and endorsements (GSI1), each by when it was made.
+followers (GSI1) and followings (GSI2) by follow id, the pending requests to it (GSI1) and those
+it made (GSI2) by request id, and a user's blocks, mutes, domain blocks and endorsements (GSI1),
+each by when it was made.
 
 Counters are not written here: the counters worker derives followers/following counts and
 pending request counts from the stream (services/counters.py).
@@ -59,7 +60,7 @@ def follow_request_item(request_id: str, requester_id: str, target_id: str,
             "id": request_id, "account_id": requester_id, "target_id": target_id,
             **_options(options), "created_at": clock.iso(clock.now()),
             **_federated(uri, remote_target),
-            **keys.follow_request_index_keys(target_id, request_id)}
+            **keys.follow_request_index_keys(target_id, requester_id, request_id)}
 
 
 def _listed(kind: str, key: dict[str, str], edge_id: str, owner_id: str,
@@ -253,6 +254,18 @@ def follow_requests(account_id: str, lo: str, hi: str, descending: bool, *,
     """Pending requests to follow an account (index entries: id, account_id = the requester)."""
     return _entries(keys.follow_requests_of(account_id), "GSI1", lo, hi, descending, budget,
                     step)
+
+
+def follow_requests_made(account_id: str, after: str | None, limit: int
+                         ) -> tuple[list[dict[str, Any]], str | None]:
+    """Up to `limit` pending requests an account made, oldest first after the request id
+    `after` (None: from the first), and the cursor of the next page (None at the end). Index
+    entries: id, account_id (the requester), target_id. One Query of at most `limit` entries:
+    the work is the account's own requests, however many accounts the server has."""
+    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
+    page = list(base.query(keys.follow_requests_by(account_id), index="GSI2",
+                           sk_between=(lo, hi), limit=limit))
+    return page, (page[-1]["id"] if len(page) == limit else None)
 
 
 def listed(kind: str, account_id: str, lo: str, hi: str, descending: bool, *,

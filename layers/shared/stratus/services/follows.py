@@ -244,7 +244,7 @@ def remote_unfollowed(remote_id: str, local_id: str) -> bool:
 
 
 # --- a suspended remote account's follows ---------------------------------------------------------
-REJECTED_PER_STEP = 100  # follows removed, or local accounts looked at for a request, per step
+REJECTED_PER_STEP = 100  # follows, or pending requests, removed per step
 FOLLOWS, REQUESTS = "follows", "requests"  # the two phases a cursor names
 
 
@@ -258,15 +258,17 @@ def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> st
     (services/delivery.py). Irreversible, as in Mastodon: unsuspending makes it follow nothing
     again.
 
-    Returns the cursor the next step starts from, None when done (or when the account is not,
-    or no longer, a suspended remote account). A step run twice removes and sends nothing
-    twice: a removed edge is gone, and the cursor only moves forward."""
+    Each phase pages the account's own edges (its followings, then the requests it made, both
+    indexed by requester), so the work is its own follows and requests, not the number of
+    local accounts. Returns the cursor the next step starts from, None when done (or when the
+    account is not, or no longer, a suspended remote account). A step run twice removes and
+    sends nothing twice: a removed edge is gone, and the cursor only moves forward."""
     profile = accounts_repo.get_profile(remote_id)
     if profile is None or not profile.get("domain") or not profile.get("suspended_at"):
         return None
     phase, _, after = (cursor or FOLLOWS + ":").partition(":")
-    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
     if phase == FOLLOWS:
+        lo, hi = keys.id_range(int(after) + 1 if after else None, None)
         page = list(itertools.islice(repo.followings(remote_id, lo, hi, False,
                                                      step=REJECTED_PER_STEP),
                                      REJECTED_PER_STEP))
@@ -276,15 +278,11 @@ def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> st
             else f"{REQUESTS}:"
     if phase != REQUESTS:
         raise ValueError(f"unknown cursor {cursor!r}")
-    # A request lives in its target's partition: the local accounts are walked, a batched read
-    # of the request keys a page (there is no index of the requests an account made).
-    local_ids = [e["account_id"] for e in itertools.islice(
-        accounts_repo.admin_page("local", None, lo=lo, hi=hi, descending=False,
-                                 step=REJECTED_PER_STEP), REJECTED_PER_STEP)]
-    requests = repo.get_many([keys.follow_request(local_id, remote_id) for local_id in local_ids])
-    for request in requests:
+    made, next_after = repo.follow_requests_made(remote_id, after or None,
+                                                 REJECTED_PER_STEP)
+    for request in made:
         repo.remove(keys.follow_request(request["target_id"], remote_id))
-    return f"{REQUESTS}:{local_ids[-1]}" if len(local_ids) == REJECTED_PER_STEP else None
+    return f"{REQUESTS}:{next_after}" if next_after else None
 
 
 # --- follow requests ------------------------------------------------------------------------------
