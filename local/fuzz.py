@@ -9,14 +9,15 @@ operations Stratus routes) and with the server's own OpenAPI (built from the rou
 `local.routes`). Path parameters carry the seeded ids as examples, so the example and coverage
 phases reach real objects as well as the 404 paths.
 
-Then the inboxes: two loopback peers (each its own host) serve actors with real RSA keys, and
-`--inbox` activities (5,000) are POSTed to `/inbox`, `/users/alice/inbox`, `/actor/inbox` and an
-unknown user's inbox — malformed, oversized and 10,000-deep bodies, random JSON shapes, every
-field of the wrong type, signatures missing, garbled, expired, forged, by another actor's key or
-a key of ours, and activities correctly signed by a peer but hostile in content (ids on other
-hosts, Announce ids colliding with our URIs, others' objects) — each one an activity that must
-change nothing. The server counts the table's items by type when its queues are drained, before
-and after (the worker's once-claims aside).
+Before them (while the seeded objects are as seeded), the inboxes: two loopback peers (each its
+own host) serve actors with real RSA keys, and `--inbox` activities (5,000) are POSTed to
+`/inbox`, `/users/alice/inbox`, `/actor/inbox` and an unknown user's inbox — malformed,
+oversized and 10,000-deep bodies, random JSON shapes, every field of the wrong type, signatures
+missing, garbled, expired, forged, by another actor's key or a key of ours, and activities
+correctly signed by a peer but hostile in content (ids on other hosts, Announce ids colliding
+with our URIs, others' objects) — each one an activity that must change nothing. The server
+counts the table's items by type when its queues are drained, before and after (the worker's
+once-claims aside).
 
 The server counts every response it sends and logs each 5xx; afterwards the log is searched for
 tracebacks. The exit status is non-zero on any 5xx, any traceback, any item changed by the
@@ -744,8 +745,8 @@ def _environment() -> dict[str, str]:
 def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: int | None = None,
         workers: int = 1, hostile: str = "per-field", inbox: int = 0,
         specs: tuple[str, ...] = SPECS) -> dict[str, Any]:
-    """Start the server, run schemathesis with the specs named, the hostile requests, then
-    `inbox` hostile activities at the inboxes; stop the server; the figures."""
+    """Start the server, send `inbox` hostile activities to the inboxes, run schemathesis with
+    the specs named and the hostile requests; stop the server; the figures."""
     port = _free_port()
     env = _environment()
     started = time.monotonic()
@@ -760,6 +761,10 @@ def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: i
                                        f"{workdir / 'server.log'}")
                 time.sleep(0.1)
             seeded = json.loads((workdir / "ready.json").read_text())
+            # The inboxes first, while the seeded objects are as seeded (the API phases may
+            # delete them, block domains, or change the federation mode).
+            inbox_figures = run_inbox(f"http://127.0.0.1:{port}", workdir, inbox, seed) \
+                if inbox else None
             runs = {}
             for name in specs:
                 command = [str(Path(sys.executable).parent / "st"), "run",
@@ -779,8 +784,6 @@ def run(*, max_examples: int, phases: str, seed: int, workdir: Path, max_time: i
                                                 cwd=workdir).returncode
             hostile_sent = run_hostile(f"http://127.0.0.1:{port}", seeded["token"], workdir,
                                        hostile) if hostile != "off" else 0
-            inbox_figures = run_inbox(f"http://127.0.0.1:{port}", workdir, inbox, seed) \
-                if inbox else None
         finally:
             server.send_signal(signal.SIGINT)
             try:
