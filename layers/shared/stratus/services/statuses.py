@@ -214,7 +214,9 @@ def _mentioned_accounts(parsed: formatter.Parsed) -> dict[tuple[str, str | None]
     """The accounts among the text's mentions, keyed as written (lower-cased): local ones by
     username, remote ones (`@user@host`) stored or, as Mastodon's ProcessMentionsService does,
     resolved by WebFinger now (at most MAX_RESOLVED_MENTIONS per post; an unreachable address
-    stays plain text)."""
+    stays plain text). A suspended account, local or remote, is left out as Mastodon's
+    ProcessMentionsService leaves it: its `@handle` stays plain text, and with no mention it
+    gets no notification and no delivery."""
     local = settings().domain.lower()
     wanted = {}
     lookups = 0
@@ -233,7 +235,8 @@ def _mentioned_accounts(parsed: formatter.Parsed) -> dict[tuple[str, str | None]
         if account_id:
             wanted[key] = account_id
     rendered = status_views.load_accounts(list(wanted.values()))
-    return {key: rendered[aid] for key, aid in wanted.items() if aid in rendered}
+    return {key: rendered[aid] for key, aid in wanted.items()
+            if aid in rendered and not rendered[aid].get("suspended")}
 
 
 def render_text(text: str, content_type: str,
