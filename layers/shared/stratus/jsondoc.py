@@ -44,6 +44,21 @@ def check(value: Any, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
+def _text_ok(value: Any) -> None:
+    """ValueError for a string (key or value) that is not valid Unicode text: a lone
+    surrogate from a `\\ud800` escape."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, str):
+            current.encode("utf-8")
+        elif isinstance(current, dict):
+            stack.extend(current.keys())
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+
+
 def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """`json.loads`, but ValueError for anything that is not JSON (bytes that are not UTF-8
     included) and TooDeep past `max_depth` levels."""
@@ -53,4 +68,9 @@ def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
         raise TooDeep(f"nested more than {max_depth} levels deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(str(exc)) from None
-    return check(parsed, max_depth)
+    check(parsed, max_depth)
+    try:
+        _text_ok(parsed)
+    except UnicodeEncodeError:
+        raise ValueError("text is not valid UTF-8") from None
+    return parsed

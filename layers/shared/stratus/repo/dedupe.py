@@ -4,9 +4,18 @@ the queue may redeliver."""
 
 from __future__ import annotations
 
+import hashlib
+
 from . import base, keys
 
 REDELIVERY_TTL = 14 * 86400  # SQS keeps a message at most 14 days
+
+
+def actor_scoped(actor_uri: str, object_uri: str) -> str:
+    """The id of a marker about an object as one actor named it (an activity id, the URI of a
+    status it deleted before we had it): only that actor's own activities can find it, so no
+    other actor can pre-empt or clear it."""
+    return hashlib.sha256(f"{actor_uri} {object_uri}".encode()).hexdigest()
 
 
 def _item(scope: str, job_id: str, ttl: int) -> dict:

@@ -195,7 +195,8 @@ def _mentions(obj: dict[str, Any], visibility: str) -> tuple[list[str], list[str
     mentions), so they can see it."""
     hrefs = [uri_of(t.get("href")) for t in _tags(obj) if "Mention" in _types(t)]
     if visibility == "direct":
-        hrefs += _audience(obj, "to") + _audience(obj, "cc")
+        # Silent mentions: as many audience entries are looked up as tags are read.
+        hrefs += list(dict.fromkeys(_audience(obj, "to") + _audience(obj, "cc")))[:MAX_TAGS]
     local, remote = [], []
     unknown = []
     for href in dict.fromkeys(h for h in hrefs if h):
@@ -325,6 +326,21 @@ def _acceptable(obj: Any, actor: dict[str, Any] | None) -> str | None:
     return kind
 
 
+def mark_deleted(uri: str, actor: dict[str, Any]) -> None:
+    """A Delete of a status of this actor we do not have: remembered (14 days), so that its
+    Create arriving later is not stored (Mastodon keeps a Tombstone)."""
+    from ..repo import dedupe
+
+    if host_of(uri) == actor.get("domain"):
+        dedupe.mark("status-deleted", dedupe.actor_scoped(actor["uri"], uri))
+
+
+def _deleted_first(uri: str, actor: dict[str, Any]) -> bool:
+    from ..repo import dedupe
+
+    return bool(dedupe.marked("status-deleted", [dedupe.actor_scoped(actor["uri"], uri)]))
+
+
 def ingest(obj: dict[str, Any], *, actor: dict[str, Any], activity_id: str | None = None,
            depth: int = 0) -> str | None:
     """Store a remote object as a status (or, when its URI is known, apply it as an edit);
@@ -341,7 +357,8 @@ def ingest(obj: dict[str, Any], *, actor: dict[str, Any], activity_id: str | Non
             return None  # someone else's status (or one of ours): not this actor's to change
         _edit(item, obj, actor, kind)
         return known
-    if not domain_blocks.allowed(remote_accounts.hostname_of(actor["domain"])):
+    if not domain_blocks.allowed(remote_accounts.hostname_of(actor["domain"])) or \
+            _deleted_first(uri, actor):
         return None
     return _create(obj, actor, kind, depth)
 
@@ -394,6 +411,17 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
     return status_id
 
 
+def _older(updated: str, stored: str | None) -> bool:
+    """Mastodon's already_updated_more_recently?: the stored version is newer."""
+    if not stored:
+        return False
+    try:
+        return datetime.fromisoformat(updated.replace("Z", "+00:00")) < \
+            datetime.fromisoformat(stored.replace("Z", "+00:00"))
+    except (ValueError, TypeError):  # not a time, or one with a zone and one without
+        return False
+
+
 def _snapshot(data: dict[str, Any], at: str, media_ids: list[str],
               options: list[str] | None) -> dict[str, Any]:
     return {"type": "status_edit", "content": data.get("content", ""),
@@ -407,7 +435,8 @@ def _edit(item: dict[str, Any], obj: dict[str, Any], actor: dict[str, Any], kind
     ProcessStatusUpdateService), kept in the edit history as local edits are. Poll counts
     without a new `updated` are only counts (update_poll)."""
     updated = obj.get("updated") if isinstance(obj.get("updated"), str) else None
-    if not updated or updated == item.get("remote_updated_at"):
+    if not updated or updated == item.get("remote_updated_at") or \
+            _older(updated, item.get("remote_updated_at")):
         if item.get("poll_id"):
             _apply_poll_counts(item, obj)
         return False

@@ -19,7 +19,8 @@ from ... import clock, ids
 from ...observability import logger
 from ...repo import base, keys
 from ...repo import statuses as statuses_repo
-from .common import Context, blocks, drops_refused_writes, edge_item, known_status_id, object_id
+from .common import (Context, blocks, drops_refused_writes, edge_item, known_status_id,
+                     mark_undone, object_id, undone_first)
 
 PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 PUBLIC_FORMS = (PUBLIC, "as:Public", "Public")
@@ -61,6 +62,8 @@ def handle(ctx: Context) -> None:
         logger.info("inbox Announce dropped: its id is not on its actor's host",
                     extra={"id": ctx.activity["id"], "actor": ctx.actor["uri"]})
         return
+    if undone_first(ctx):
+        return
     original_id = known_status_id(object_id(ctx.object), fetch=True)
     original = statuses_repo.get(original_id) if original_id else None
     if original is None or original.get("reblog_of_id"):
@@ -92,12 +95,12 @@ def handle(ctx: Context) -> None:
                     extra={"id": ctx.activity["id"]})
 
 
-def _remove(actor_id: str, original_id: str) -> None:
+def _remove(actor_id: str, original_id: str) -> bool:
     from ...repo import uris
 
     edge = statuses_repo.edge(keys.reblog_edge(actor_id, original_id))
     if edge is None:
-        return
+        return False
     reblog = statuses_repo.get(edge["reblog_id"])
     ops = [base.Op("Delete", key=keys.reblog_edge(actor_id, original_id)),
            base.Op("Delete", key=keys.status(edge["reblog_id"])),
@@ -106,6 +109,7 @@ def _remove(actor_id: str, original_id: str) -> None:
             uris.find(reblog["uri"]) == ("status", edge["reblog_id"]):
         ops.append(uris.release_op(reblog["uri"], "status", edge["reblog_id"]))
     base.transact(ops)
+    return True
 
 
 def undo(ctx: Context, announce: dict[str, Any] | str) -> None:
@@ -121,8 +125,9 @@ def undo(ctx: Context, announce: dict[str, Any] | str) -> None:
             return
     if isinstance(announce, dict):
         original_id = known_status_id(object_id(announce.get("object")))
-        if original_id is not None:
-            _remove(ctx.actor_id, original_id)
+        if original_id is not None and _remove(ctx.actor_id, original_id):
+            return
+    mark_undone(ctx, object_id(announce))
 
 
 def remove_reblog(actor_id: str, reblog: dict[str, Any]) -> None:

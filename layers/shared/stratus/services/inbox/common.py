@@ -149,6 +149,27 @@ def edge_item(kind: str, key: dict[str, str], account_id: str, status: dict[str,
             **keys.edge_index_keys(kind, account_id, status["id"], edge_id), **extra}
 
 
+UNDONE_SECONDS = 6 * 3600  # Mastodon's delete_later!: a Redis key for 6 hours
+
+
+def mark_undone(ctx: Context, uri: str | None) -> None:
+    """An Undo of an activity we have not seen: remembered, so that it has no effect when it
+    arrives after its Undo (Mastodon's delete_later!)."""
+    from ...repo import dedupe
+
+    if uri:
+        dedupe.mark("inbox-undone", dedupe.actor_scoped(ctx.actor["uri"], uri),
+                    ttl=UNDONE_SECONDS)
+
+
+def undone_first(ctx: Context) -> bool:
+    """Mastodon's delete_arrived_first?(@json['id'])."""
+    from ...repo import dedupe
+
+    key = dedupe.actor_scoped(ctx.actor["uri"], str(ctx.activity.get("id")))
+    return bool(dedupe.marked("inbox-undone", [key]))
+
+
 def blocks(blocker_id: str, blocked_id: str) -> bool:
     from ...repo import keys
     from ...repo import relationships as relationships_repo

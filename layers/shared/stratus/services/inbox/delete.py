@@ -26,4 +26,5 @@ def handle(ctx: Context) -> None:
         if item is not None and item.get("reblog_of_id"):
             announce.remove_reblog(ctx.actor_id, item)
             return
-    remote_statuses.delete(uri, actor_id=ctx.actor_id)
+    if not remote_statuses.delete(uri, actor_id=ctx.actor_id) and known is None:
+        remote_statuses.mark_deleted(uri, ctx.actor)

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from ...repo import base, keys
 from ...repo import statuses as statuses_repo
-from .common import Context, blocks, edge_item, local_status_id, object_id
+from .common import (Context, blocks, edge_item, local_status_id, mark_undone, object_id,
+                     undone_first)
 
 
 def handle(ctx: Context) -> None:
     status_id = local_status_id(object_id(ctx.object))
     status = statuses_repo.get(status_id) if status_id else None
-    if status is None or status.get("reblog_of_id") or blocks(status["account_id"], ctx.actor_id):
+    if status is None or status.get("reblog_of_id") or undone_first(ctx) or \
+            blocks(status["account_id"], ctx.actor_id):
         return
     base.put(edge_item("FAV", keys.favourite(ctx.actor_id, status["id"]), ctx.actor_id, status,
                        uri=ctx.activity["id"]), condition="attribute_not_exists(PK)")
@@ -25,5 +27,6 @@ def handle(ctx: Context) -> None:
 
 def undo(ctx: Context, like: dict) -> None:
     status_id = local_status_id(object_id(like.get("object")))
-    if status_id is not None:
-        statuses_repo.remove_edge(keys.favourite(ctx.actor_id, status_id))
+    if status_id is None or statuses_repo.remove_edge(
+            keys.favourite(ctx.actor_id, status_id)) is None:
+        mark_undone(ctx, object_id(like))

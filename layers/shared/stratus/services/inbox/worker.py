@@ -12,7 +12,6 @@ any type we do not handle are accepted and dropped, as Mastodon drops them."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -51,14 +50,9 @@ WHILE_SUSPENDED = ("Delete", "Undo")
 def activity_type(activity: dict[str, Any]) -> str | None:
     kind = activity.get("type")
     if isinstance(kind, list):
-        kind = next((k for k in kind if k in HANDLERS), kind[0] if kind else None)
+        kind = next((k for k in kind if isinstance(k, str) and k in HANDLERS),
+                    kind[0] if kind else None)
     return kind if isinstance(kind, str) else None
-
-
-def _claim_id(actor_uri: str, activity_id: str) -> str:
-    """The activity's identity for the once-marker: its id, as its actor sent it (an id is
-    only the sender's to use, so another actor cannot pre-empt it)."""
-    return hashlib.sha256(f"{actor_uri} {activity_id}".encode()).hexdigest()
 
 
 def handle(job: jobs.Job) -> None:
@@ -84,7 +78,7 @@ def run(activity: dict[str, Any], actor_id: str, owner_id: str | None) -> bool:
         return False
     if not domain_blocks.allowed(domain(actor.get("uri")) or ""):
         return False
-    claim = _claim_id(actor["uri"], str(activity.get("id")))
+    claim = dedupe.actor_scoped(actor["uri"], str(activity.get("id")))
     if not dedupe.claim(SCOPE, claim):
         return False
     try:
