@@ -294,3 +294,20 @@ def test_an_http_function_keeps_its_outbound_requests_inside_its_invocation(env,
     assert time.monotonic() - started < 3.0 - HTTP_MARGIN + MARGIN
     assert answer["statusCode"] == 200
     assert json.loads(answer["body"])["error"] in ("TimedOut", "OverBudget")
+
+
+def test_attack_slow_dns_answer_ends_at_the_deadline(env, monkeypatch):
+    """A name whose lookup hangs (a resolver waiting on the attacker's slow name server): the
+    request ends at its deadline, not when the resolver gives up."""
+    import socket as sockets
+
+    real = sockets.getaddrinfo
+
+    def slow(host, port, *args, **kwargs):
+        time.sleep(5.0)
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", slow)
+    elapsed, error = timed(lambda: get("http://localhost:9/users/slow", 0.5))
+    assert isinstance(error, outbound.TimedOut), error
+    assert elapsed < 0.5 + MARGIN

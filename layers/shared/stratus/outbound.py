@@ -211,15 +211,37 @@ def allowed_address(address: str, *, production: bool) -> bool:
     return _is_public(ip) or (not production and _is_loopback(ip))
 
 
-def resolve(host: str, port: int, *, production: bool | None = None) -> str:
-    """The address to connect to; Refused unless every address of the host is allowed. The
-    test stack reaches loopback only: its tests serve their own pages, and a status that links
-    a real site must not make a test wait on the network."""
+_resolver = None
+
+
+def _lookup(host: str, port: int, seconds: float | None) -> list:
+    """getaddrinfo, given up after `seconds` (the resolver's own timeouts can be far longer
+    than a request's deadline); the lookup itself finishes in a background thread."""
+    if seconds is None:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    global _resolver
+    if _resolver is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="resolve")
+    pending = _resolver.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        return pending.result(timeout=max(seconds, 0.0))
+    except TimeoutError:
+        raise TimedOut(f"resolving {host} took too long") from None
+
+
+def resolve(host: str, port: int, *, production: bool | None = None,
+            deadline: Deadline | None = None) -> str:
+    """The address to connect to; Refused unless every address of the host is allowed (the
+    lookup given up when `deadline` passes). The test stack reaches loopback only: its tests
+    serve their own pages, and a status that links a real site must not make a test wait on
+    the network."""
     production = settings().is_production if production is None else production
     if settings().environment == "test" and not production and not _loopback_name(host):
         raise NotAllowed(f"{host} is not on loopback (the test stack fetches nothing else)")
     try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        found = _lookup(host, port, deadline.left() if deadline is not None else None)
     except (socket.gaierror, UnicodeError, OSError) as exc:
         raise Refused(f"cannot resolve {host}: {exc}") from None
     addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
@@ -360,7 +382,7 @@ def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
     spending = deadline.spending()
     if spending is not None:
         spending.spend()
-    address = resolve(host, port)
+    address = resolve(host, port, deadline=deadline)
     remaining = deadline.left()
     timeout = urllib3.Timeout(connect=min(CONNECT_TIMEOUT, remaining),
                               read=min(READ_TIMEOUT, remaining))
@@ -492,7 +514,7 @@ def _get(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
     wanted = tuple(types) if types is not None else None
     for _hop in range(MAX_REDIRECTS + 1):
         _scheme, host, port, _path, _header = _target(url)
-        resolve(host, port)  # refused before anything is asked of the host, robots.txt too
+        resolve(host, port, deadline=deadline)  # refused before anything is asked, robots.txt too
         if robots and not robots_allow(url, deadline):
             raise Refused("robots.txt disallows it")
         status, headers, body = _request(url, accept=accept, max_bytes=max_bytes,
