@@ -110,3 +110,41 @@ def make_remote_account(domain: str, username: str, display_name: str = "") -> s
                    base.Op("Put", item=accounts.admin_entry(profile, {})),
                    *accounts_repo.remote_index_ops(profile)])
     return account_id
+
+
+def peer_account(peer, username: str, *, domain: str | None = None) -> str:
+    """A remote account whose actor and inboxes are a loopback peer's (`/users/<name>`, its
+    own inbox and the shared `/inbox`), stored under `domain` (the peer's host unless given)."""
+    from stratus.repo import accounts as accounts_repo
+    from stratus.repo import base
+
+    account_id = make_remote_account(domain or f"127.0.0.1:{peer.port}", username)
+    profile = accounts_repo.get_profile(account_id)
+    profile.update(uri=peer.url(f"/users/{username}"), url=peer.url(f"/@{username}"),
+                   inbox=peer.url(f"/users/{username}/inbox"), shared_inbox=peer.url("/inbox"))
+    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
+                                         if k not in ("PK", "SK", "type")}))
+    return account_id
+
+
+ADMIN_SCOPES = ("read", "write", "follow", "admin:read", "admin:write")
+
+
+def staff_headers(client) -> dict[str, str]:
+    """Auth headers of an Admin with the admin scopes."""
+    app = make_app(client, scopes="read write follow admin:read admin:write")
+    return auth(user_token(app, make_user("boss", role="Admin"), scopes=ADMIN_SCOPES))
+
+
+def suspend(client, staff: dict[str, str], account_id: str) -> None:
+    """Suspend an account through the admin API, as a moderator would."""
+    answer = client.post(f"/api/v1/admin/accounts/{account_id}/action", headers=staff,
+                         data={"type": "suspend"})
+    assert answer.status_code == 200, answer.text
+
+
+def post_status(client, headers: dict[str, str], text: str, visibility: str = "public") -> dict:
+    response = client.post("/api/v1/statuses", headers=headers,
+                           data={"status": text, "visibility": visibility})
+    assert response.status_code == 200, response.text
+    return response.json()

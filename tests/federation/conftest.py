@@ -21,3 +21,11 @@ def alice(client):
     account_id = rig.make_user("alice")
     return account_id, rig.auth(rig.user_token(app, account_id,
                                                scopes=("read", "write", "follow")))
+
+
+@pytest.fixture
+def staff(client):
+    """Auth headers of an Admin with the admin scopes."""
+    from tests import rig
+
+    return rig.staff_headers(client)

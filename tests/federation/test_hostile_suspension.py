@@ -18,24 +18,7 @@ import pytest
 from tests import rig
 from tests.hostile import hostile  # noqa: F401 - the fixture
 
-ADMIN_SCOPES = ("read", "write", "follow", "admin:read", "admin:write")
-
-
 # --- helpers -------------------------------------------------------------------------------------
-def peer_account(peer, username: str, *, domain: str | None = None) -> str:
-    """A remote account whose actor and inboxes are the peer's (`/users/<name>/inbox`, the shared
-    `/inbox`), stored under `domain` (the peer's host unless given)."""
-    from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
-
-    account_id = rig.make_remote_account(domain or peer.host, username)
-    profile = accounts_repo.get_profile(account_id)
-    profile.update(uri=peer.url(f"/users/{username}"), url=peer.url(f"/@{username}"),
-                   inbox=peer.url(f"/users/{username}/inbox"), shared_inbox=peer.url("/inbox"))
-    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
-                                         if k not in ("PK", "SK", "type")}))
-    return account_id
-
 
 def follow_id(peer, username: str, n: int) -> str:
     return peer.url(f"/users/{username}/follows/{n}")
@@ -46,19 +29,6 @@ def received(peer, kind: str | None = None) -> list[tuple[str, dict]]:
     return [(path, body) for path, _, body in peer.posts
             if isinstance(body, dict) and (kind is None or body.get("type") == kind)]
 
-
-def post(client, headers, text: str, visibility: str = "public") -> dict:
-    response = client.post("/api/v1/statuses", headers=headers,
-                           data={"status": text, "visibility": visibility})
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-@pytest.fixture
-def staff(client):
-    app = rig.make_app(client, scopes="read write follow admin:read admin:write")
-    return rig.auth(rig.user_token(app, rig.make_user("boss", role="Admin"),
-                                   scopes=ADMIN_SCOPES))
 
 
 @pytest.fixture
@@ -72,11 +42,6 @@ def local(client):
                                                           scopes=("read", "write", "follow"))))
     return made
 
-
-def suspend(client, staff, account_id: str) -> None:
-    answer = client.post(f"/api/v1/admin/accounts/{account_id}/action", headers=staff,
-                         data={"type": "suspend"})
-    assert answer.status_code == 200, answer.text
 
 
 def domain_block(client, staff, domain: str, severity: str = "suspend") -> dict:
@@ -116,19 +81,19 @@ def test_attack_suspended_follower_still_receives_followers_only_posts(
     from stratus.services import follows
 
     alice_id, headers = local["alice"]
-    mallory = peer_account(hostile, "mallory")
+    mallory = rig.peer_account(hostile, "mallory")
     assert follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1)) == \
         "followed"
     drain()
-    post(client, headers, "before", "private")
+    rig.post_status(client, headers, "before", "private")
     drain()
     assert [b["object"]["content"] for _, b in received(hostile, "Create")] == ["<p>before</p>"]
     hostile.posts.clear()
 
-    suspend(client, staff, mallory)
+    rig.suspend(client, staff, mallory)
     drain()
-    post(client, headers, "for my followers only", "private")
-    post(client, headers, "and a public one")
+    rig.post_status(client, headers, "for my followers only", "private")
+    rig.post_status(client, headers, "and a public one")
     drain()
     assert received(hostile, "Create") == []
     assert {b["type"] for _, b in received(hostile)} <= {"Reject"}
@@ -146,9 +111,9 @@ def test_a_follower_suspended_before_its_follow_is_removed_hears_nothing(
     from stratus.services import delivery
 
     alice_id, headers = local["alice"]
-    mallory = peer_account(hostile, "mallory")
+    mallory = rig.peer_account(hostile, "mallory")
     rig.follow_edge(mallory, alice_id)
-    status = post(client, headers, "followers only", "private")
+    status = rig.post_status(client, headers, "followers only", "private")
     drain()
     hostile.posts.clear()
     profile = accounts_repo.get_profile(mallory)
@@ -169,12 +134,12 @@ def test_attack_suspended_account_mentioned_still_receives_the_post(
     from stratus.repo import statuses as statuses_repo
 
     _, headers = local["alice"]
-    mallory = peer_account(hostile, "mallory")
+    mallory = rig.peer_account(hostile, "mallory")
     drain()
     hostile.posts.clear()
-    status = post(client, headers, f"psst @mallory@{hostile.host}", "direct")
+    status = rig.post_status(client, headers, f"psst @mallory@{hostile.host}", "direct")
     assert statuses_repo.get(status["id"])["mention_ids"] == [mallory]
-    suspend(client, staff, mallory)
+    rig.suspend(client, staff, mallory)
     drain()
     assert received(hostile, "Create") == []
 
@@ -191,13 +156,13 @@ def test_attack_domain_block_with_explicit_port_still_delivered(
     alice_id, headers = local["alice"]
     # Stored from `https://evil.example:443/users/mallory`: its domain is the bare host, but its
     # inboxes are the peer's, on 127.0.0.1 with a port.
-    mallory = peer_account(hostile, "mallory", domain="fine.example")
+    mallory = rig.peer_account(hostile, "mallory", domain="fine.example")
     follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1))
     drain()
     no_network.clear()
     domain_block(client, staff, "127.0.0.1")
     drain()
-    post(client, headers, "not for a blocked host")
+    rig.post_status(client, headers, "not for a blocked host")
     drain()
     assert [(i, b["type"]) for i, b in no_network if b["type"] != "Reject"] == []
 
@@ -232,7 +197,7 @@ def test_suspension_rejects_and_removes_follows(
     carol_id, carol_headers = local["carol"]
     assert client.patch("/api/v1/accounts/update_credentials", headers=carol_headers,
                         data={"locked": "true"}).status_code == 200
-    mallory = peer_account(hostile, "mallory")
+    mallory = rig.peer_account(hostile, "mallory")
     assert follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1)) == \
         "followed"
     assert follows.remote_follow(mallory, bob_id, follow_id(hostile, "mallory", 2)) == \
@@ -243,7 +208,7 @@ def test_suspension_rejects_and_removes_follows(
     assert followers_count(client, alice_headers, alice_id) == 1
     hostile.posts.clear()
 
-    suspend(client, staff, mallory)
+    rig.suspend(client, staff, mallory)
     drain()
     rejects = received(hostile, "Reject")
     assert {path for path, _ in rejects} == {"/users/mallory/inbox"}  # its own inbox
@@ -276,7 +241,7 @@ def test_a_domain_suspension_rejects_and_removes_follows(client, drain, staff, l
     from stratus.services import follows
 
     alice_id, alice_headers = local["alice"]
-    mallory = peer_account(hostile, "mallory")
+    mallory = rig.peer_account(hostile, "mallory")
     follows.remote_follow(mallory, alice_id, follow_id(hostile, "mallory", 1))
     drain()
     hostile.posts.clear()
@@ -287,7 +252,7 @@ def test_a_domain_suspension_rejects_and_removes_follows(client, drain, staff, l
     assert path == "/users/mallory/inbox" and reject["object"]["id"] == \
         follow_id(hostile, "mallory", 1)
     assert followers_count(client, alice_headers, alice_id) == 0
-    post(client, alice_headers, "nothing for a suspended domain", "private")
+    rig.post_status(client, alice_headers, "nothing for a suspended domain", "private")
     drain()
     assert received(hostile, "Create") == []
 
@@ -327,7 +292,7 @@ def test_delivery_queued_before_an_account_suspension_is_dropped(
     from stratus.services import delivery
 
     alice_id, headers = local["alice"]
-    mallory = peer_account(hostile, "mallory")
+    mallory = rig.peer_account(hostile, "mallory")
     profile = accounts_repo.get_profile(mallory)
     profile.pop("shared_inbox")
     base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
@@ -344,7 +309,7 @@ def test_delivery_queued_before_an_account_suspension_is_dropped(
         return original(job, **kwargs)
 
     monkeypatch.setattr(delivery, "attempt", suspended_meanwhile)
-    post(client, headers, "for my followers only", "private")
+    rig.post_status(client, headers, "for my followers only", "private")
     drain()
     assert received(hostile, "Create") == []
 
@@ -420,8 +385,8 @@ def test_suspension_reads_only_the_requests_the_account_made(
     carol, dave = locked_user("carol2"), locked_user("dave")
     for n in range(10):  # the local accounts the former walk read through
         rig.make_user(f"bystander{n}")
-    mallory = peer_account(hostile, "mallory")
-    eve = peer_account(hostile, "eve")
+    mallory = rig.peer_account(hostile, "mallory")
+    eve = rig.peer_account(hostile, "eve")
     assert follows.remote_follow(mallory, carol, follow_id(hostile, "mallory", 1)) == \
         "requested"
     assert follows.remote_follow(eve, carol, follow_id(hostile, "eve", 1)) == "requested"
@@ -429,7 +394,7 @@ def test_suspension_reads_only_the_requests_the_account_made(
     drain()
     hostile.posts.clear()
 
-    suspend(client, staff, mallory)
+    rig.suspend(client, staff, mallory)
     with DynamoCalls() as dynamo:
         assert follows.reject_follows_of_suspended(mallory, f"{follows.REQUESTS}:") is None
     [(op, query)] = dynamo.reads()
@@ -456,14 +421,14 @@ def test_suspension_pages_the_requests_made_and_a_step_run_twice_does_nothing_mo
 
     monkeypatch.setattr(follows, "REJECTED_PER_STEP", 2)
     targets = [locked_user(f"locked{n}") for n in range(5)]
-    mallory = peer_account(hostile, "mallory")
+    mallory = rig.peer_account(hostile, "mallory")
     for n, target in enumerate(targets):
         assert follows.remote_follow(mallory, target, follow_id(hostile, "mallory", n)) == \
             "requested"
     drain()
     hostile.posts.clear()
 
-    suspend(client, staff, mallory)
+    rig.suspend(client, staff, mallory)
     found = []
     made = relationships_repo.follow_requests_made
 

@@ -10,17 +10,7 @@ import pytest
 from tests import rig
 from tests.hostile import hostile  # noqa: F401 - the fixture
 
-ADMIN_SCOPES = ("read", "write", "follow", "admin:read", "admin:write")
-
-
 # --- helpers -------------------------------------------------------------------------------------
-@pytest.fixture
-def staff(client):
-    app = rig.make_app(client, scopes="read write follow admin:read admin:write")
-    return rig.auth(rig.user_token(app, rig.make_user("boss", role="Admin"),
-                                   scopes=ADMIN_SCOPES))
-
-
 @pytest.fixture
 def users(client):
     """Local users alice (who posts), bob and sam: {name: (account id, auth headers)}."""
@@ -33,31 +23,7 @@ def users(client):
     return made
 
 
-def peer_account(peer, username: str) -> str:
-    """A remote account whose actor and inboxes are the peer's."""
-    from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
 
-    account_id = rig.make_remote_account(peer.host, username)
-    profile = accounts_repo.get_profile(account_id)
-    profile.update(uri=peer.url(f"/users/{username}"), url=peer.url(f"/@{username}"),
-                   inbox=peer.url(f"/users/{username}/inbox"), shared_inbox=peer.url("/inbox"))
-    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
-                                         if k not in ("PK", "SK", "type")}))
-    return account_id
-
-
-def suspend(client, staff, account_id: str) -> None:
-    answer = client.post(f"/api/v1/admin/accounts/{account_id}/action", headers=staff,
-                         data={"type": "suspend"})
-    assert answer.status_code == 200, answer.text
-
-
-def post(client, headers, text: str, visibility: str = "public") -> dict:
-    response = client.post("/api/v1/statuses", headers=headers,
-                           data={"status": text, "visibility": visibility})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def notifications(account_id: str) -> list[dict]:
@@ -82,10 +48,10 @@ def test_a_suspended_local_account_is_not_mentioned(client, drain, staff, users)
     alice_id, alice = users["alice"]
     bob_id, _ = users["bob"]
     sam_id, _ = users["sam"]
-    suspend(client, staff, sam_id)
+    rig.suspend(client, staff, sam_id)
     drain()
 
-    status = post(client, alice, "hello @sam and @bob")
+    status = rig.post_status(client, alice, "hello @sam and @bob")
     assert [m["id"] for m in status["mentions"]] == [bob_id]
     assert stored_mentions(status["id"]) == [bob_id]
     assert "@sam" in status["content"] and "/@sam" not in status["content"]
@@ -98,8 +64,8 @@ def test_a_suspended_local_account_is_not_mentioned(client, drain, staff, users)
 def test_an_edit_does_not_mention_a_suspended_account(client, drain, staff, users):
     _, alice = users["alice"]
     sam_id, _ = users["sam"]
-    status = post(client, alice, "hello")
-    suspend(client, staff, sam_id)
+    status = rig.post_status(client, alice, "hello")
+    rig.suspend(client, staff, sam_id)
     drain()
     edited = client.put(f"/api/v1/statuses/{status['id']}", headers=alice,
                         data={"status": "hello @sam"})
@@ -115,13 +81,13 @@ def test_an_edit_does_not_mention_a_suspended_account(client, drain, staff, user
 def test_a_suspended_remote_account_is_not_mentioned_nor_sent_the_post(
         client, drain, staff, users, hostile, visibility):  # noqa: F811
     _, alice = users["alice"]
-    mallory = peer_account(hostile, "mallory")
-    eve = peer_account(hostile, "eve")
-    suspend(client, staff, mallory)
+    mallory = rig.peer_account(hostile, "mallory")
+    eve = rig.peer_account(hostile, "eve")
+    rig.suspend(client, staff, mallory)
     drain()
     hostile.posts.clear()
 
-    status = post(client, alice, f"psst @mallory@{hostile.host} @eve@{hostile.host}",
+    status = rig.post_status(client, alice, f"psst @mallory@{hostile.host} @eve@{hostile.host}",
                   visibility)
     assert [m["id"] for m in status["mentions"]] == [eve]
     assert stored_mentions(status["id"]) == [eve]
