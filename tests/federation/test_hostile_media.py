@@ -198,6 +198,28 @@ def test_concurrent_first_uses_fetch_once(client, hostile, mallory):  # noqa: F8
     assert hostile.hits("/avatar.png") == 1
 
 
+def test_a_fetch_that_lands_between_a_look_and_a_claim_is_not_repeated(client, hostile,  # noqa: F811
+                                                                       mallory, monkeypatch):
+    """A viewer looks (no copy yet), another's fetch stores the copy, then the first viewer
+    claims the fetch: the claim is refused because a copy of that URL now exists, and the
+    viewer is sent to it — one fetch, one copy."""
+    from stratus.repo import remote_media as repo
+    from stratus.services import remote_media
+
+    proxied = _account(client, mallory["id"])["avatar"]
+    _kind, owner_id, digest = _path(proxied).split("/")[2:5]
+    first = remote_media.proxy("avatar", owner_id, digest)
+    real_get, looks = repo.get, []
+
+    def stale_first_look(kind, ref):
+        looks.append(ref)
+        return None if len(looks) == 1 else real_get(kind, ref)
+
+    monkeypatch.setattr(repo, "get", stale_first_look)
+    assert remote_media.proxy("avatar", owner_id, digest) == first
+    assert hostile.hits("/avatar.png") == 1
+
+
 def test_a_proxy_url_that_was_never_given_out_is_not_found(client, hostile, mallory):  # noqa: F811
     """The digest of the remote URL is part of the proxy URL: walking ids finds nothing."""
     proxied = _account(client, mallory["id"])["avatar"]

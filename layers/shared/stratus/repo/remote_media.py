@@ -27,15 +27,17 @@ def get_many(kind: str, refs: list[str]) -> dict[str, dict[str, Any]]:
     return {item["ref"]: item for item in found if item.get("ref") is not None}
 
 
-def claim(kind: str, ref: str, *, now: int, seconds: int) -> bool:
-    """Take the right to fetch the object for `seconds` (False: another fetch holds it)."""
+def claim(kind: str, ref: str, *, source: str, now: int, seconds: int) -> bool:
+    """Take the right to fetch the object from `source` for `seconds` (False: another fetch
+    holds it, or a copy of `source` was stored since the caller looked)."""
     try:
         base.update(keys.remote_media(kind, ref),
                     "SET #type = :type, #kind = :kind, #ref = :ref, lease_until = :until",
-                    names={"#type": "type", "#kind": "kind", "#ref": "ref"},
+                    names={"#type": "type", "#kind": "kind", "#ref": "ref", "#source": "source"},
                     vals={":type": ITEM_TYPE, ":kind": kind, ":ref": ref,
-                          ":until": now + seconds, ":now": now},
-                    condition="attribute_not_exists(lease_until) OR lease_until < :now")
+                          ":until": now + seconds, ":now": now, ":source": source},
+                    condition="(attribute_not_exists(lease_until) OR lease_until < :now) AND "
+                              "(attribute_not_exists(object_keys) OR #source <> :source)")
     except dynamodb().exceptions.ConditionalCheckFailedException:
         return False
     return True

@@ -271,7 +271,8 @@ def copy_of(target: Target) -> dict[str, Any]:
             return state
         if _recently_failed(state, target):
             raise Unavailable("fetching it failed recently")
-        if repo.claim(target.kind, target.ref, now=int(time.time()), seconds=LEASE_SECONDS):
+        if repo.claim(target.kind, target.ref, source=target.source, now=int(time.time()),
+                      seconds=LEASE_SECONDS):
             break
         if time.monotonic() > waited_until:
             raise Unavailable("another fetch of it is still running")
