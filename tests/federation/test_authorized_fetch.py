@@ -24,7 +24,7 @@ def secure(runtime, monkeypatch, keys):
     """Authorized fetch on; every key of remote.example is its account bob's, keys[0] (a fake
     signer lookup); the lookups made."""
     from stratus import ids
-    from stratus.services import authorized_fetch, settings
+    from stratus.services import settings
 
     settings.set_value("authorized_fetch", "true")
     calls: list[tuple[str, bool]] = []
@@ -32,10 +32,12 @@ def secure(runtime, monkeypatch, keys):
            "uri": "https://remote.example/users/bob", "key_id": KEY_ID,
            "public_key_pem": _pem(keys[0])}
 
-    def signer_account(key_id: str, refetch: bool) -> dict | None:
+    from stratus.services import remote_accounts
+
+    def by_key_id(key_id: str, *, refetch: bool = False) -> dict | None:
         calls.append((key_id, refetch))
         return bob if key_id.startswith("https://remote.example/") else None
-    monkeypatch.setattr(authorized_fetch, "signer_account", signer_account)
+    monkeypatch.setattr(remote_accounts, "by_key_id", by_key_id)
     return calls
 
 

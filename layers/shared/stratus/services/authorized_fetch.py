@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import hosts
-from ..config import settings as config
 from ..errors import Forbidden, Unauthorized
 from ..federation import signatures
 from . import domain_blocks, remote_accounts
@@ -43,12 +42,6 @@ def enabled() -> bool:
     return bool(settings_service.current()["authorized_fetch"])
 
 
-def signer_account(key_id: str, refetch: bool) -> dict[str, Any] | None:
-    """The remote account that owns `key_id` (Mastodon's `actor_from_key_id`, then
-    `actor_refresh_key!` when `refetch`), None when there is none to be had."""
-    return remote_accounts.by_key_id(key_id, refetch=refetch)
-
-
 def check(method: str, path: str, query: str, headers: dict[str, str]) -> Access:
     """Let a GET of an actor, collection or status through, or refuse it: 401 unsigned or
     badly signed (the reason as the error), 403 signed from a domain we do not federate with.
@@ -61,21 +54,8 @@ def check(method: str, path: str, query: str, headers: dict[str, str]) -> Access
     domain = hosts.hostname(hosts.of_url(key_id)) if key_id else None
     if domain and not domain_blocks.allowed(domain):
         raise Forbidden(f"Requests from {domain} are not accepted")
-    owners: dict[str, dict[str, Any]] = {}
-
-    def key_for(wanted: str, refetch: bool) -> str | None:
-        account = signer_account(wanted, refetch)
-        if account is None or not account.get("public_key_pem"):
-            return None
-        owners[wanted] = account
-        return account["public_key_pem"]
-
     try:
-        signer = signatures.verify(method, path, query, headers, None, key_for=key_for,
-                                   scheme=config().scheme)
+        signer, account = remote_accounts.verify_signed(method, path, query, headers, None)
     except signatures.SignatureError as refused:
         raise Unauthorized(refused.message) from None
-    account = owners.get(signer.key_id)
-    if account is None:  # verified with a key no account owns: not a signer we can name
-        raise Unauthorized(f"Public key not found for key {signer.key_id}")
     return Access(True, signer, account)

@@ -456,6 +456,31 @@ def by_key_id(key_id: str, *, refetch: bool = False) -> dict[str, Any] | None:
     return profile if profile and profile.get("key_id") == key_id else None
 
 
+def verify_signed(method: str, path: str, query: str, headers: dict[str, str],
+                  body: bytes | None) -> tuple[Any, dict[str, Any]]:
+    """(the verified signature, the remote account that signed) of a signed request: the key
+    is the account's that owns the keyId (`by_key_id`; refetched once when it does not verify,
+    for rotated keys). signatures.SignatureError when it does not verify or no account owns
+    the key. The inbox and authorized fetch both ask this."""
+    from ..federation import signatures
+
+    owners: dict[str, dict[str, Any]] = {}
+
+    def key_for(key_id: str, refetch: bool) -> str | None:
+        profile = by_key_id(key_id, refetch=refetch)
+        if profile is None or not profile.get("public_key_pem"):
+            return None
+        owners[key_id] = profile
+        return profile["public_key_pem"]
+
+    verified = signatures.verify(method, path, query, headers, body, key_for=key_for,
+                                 scheme=settings().scheme)
+    owner = owners.get(verified.key_id)
+    if owner is None:  # verified with a key no account owns: not a signer we can name
+        raise signatures.SignatureError(f"Public key not found for key {verified.key_id}")
+    return verified, owner
+
+
 def update_from(document: dict[str, Any]) -> dict[str, Any] | None:
     """Apply an actor document delivered in an Update (the inbox verified it is the actor's
     own): the stored account changes; an unknown actor is stored as if fetched."""

@@ -86,28 +86,16 @@ def _check_domain(uri: str | None) -> None:
 
 def _verified_actor(method: str, path: str, query: str, headers: dict[str, str], body: bytes,
                     actor_uri: str) -> dict[str, Any]:
-    from ...config import settings
     from .. import remote_accounts
 
     signed_by = signatures.signed_key_id(headers)
     if signed_by is not None and domain(signed_by) not in (None, domain(actor_uri)):
         _check_domain(signed_by)  # the actor's domain is checked already
-    owners: dict[str, dict[str, Any]] = {}
-
-    def key_for(key_id: str, refetch: bool) -> str | None:
-        profile = remote_accounts.by_key_id(key_id, refetch=refetch)
-        if profile is None or not profile.get("public_key_pem"):
-            return None
-        owners[key_id] = profile
-        return profile["public_key_pem"]
-
     try:
-        verified = signatures.verify(method, path, query, headers, body, key_for=key_for,
-                                     scheme=settings().scheme)
+        _verified, profile = remote_accounts.verify_signed(method, path, query, headers, body)
     except signatures.SignatureError as exc:
         raise Unauthorized(exc.message or "Signature is invalid") from None
-    profile = owners.get(verified.key_id)
-    if profile is None or profile.get("uri") != actor_uri:
+    if profile.get("uri") != actor_uri:
         raise Unauthorized(KEY_NOT_ACTOR)
     return profile
 
