@@ -245,7 +245,8 @@ def test_reject_media_domain_never_fetched(client, hostile, mallory):  # noqa: F
 
 
 def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile, mallory):  # noqa: F811
-    """remote_media.remove_for_domain (for the domain block's application to call): the
+    """remote_media.copies_of_block and forget_all (what the effects worker runs when a block
+    comes to reject a domain's media, driven here directly): the
     copies go, the account renders our proxy again, and the proxy fetches nothing."""
     from stratus.services import remote_media
 
@@ -253,7 +254,9 @@ def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile,
     location = client.get(_path(proxied), follow_redirects=False).headers["location"]
     assert _account(client, mallory["id"])["avatar"] == location
     _block_media()
-    assert remote_media.remove_for_domain("127.0.0.1") == 1
+    copies = remote_media.copies_of_block("127.0.0.1", 100)
+    assert len(copies) == 1
+    remote_media.forget_all(copies)
     assert _stored_keys() == [] and client.get(_path(location)).status_code == 404
     assert _account(client, mallory["id"])["avatar"] == proxied
     again = client.get(_path(proxied), follow_redirects=False)

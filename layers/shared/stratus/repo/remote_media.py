@@ -109,12 +109,12 @@ def stored_before(fetched_before: str) -> Iterator[dict[str, Any]]:
             yield item
 
 
-def stored_for_domain(domain: str) -> Iterator[dict[str, Any]]:
-    """The copies of the accounts of `domain` (its exact host name)."""
-    for entry in base.query(keys.remote_media_of_domain(domain), index="GSI2"):
-        item = base.get({"PK": entry["PK"], "SK": entry["SK"]}, consistent=True)
-        if item is not None and item.get("fetched_at"):
-            yield item
+def stored_for_domain(domain: str, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` copies of the accounts of `domain` (its exact host name): one Query of
+    the index, one batched read of the items."""
+    entries = list(base.query(keys.remote_media_of_domain(domain), index="GSI2", limit=limit))
+    found = base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries], consistent=True)
+    return [item for item in found if item.get("fetched_at")]
 
 
 def delete(kind: str, ref: str, fetched_at: str) -> bool:

@@ -345,13 +345,6 @@ def remove_older_than(days: int, *, seconds: float | None = None) -> int:
     return removed
 
 
-def remove_for_domain(domain: str) -> int:
-    """Remove the copies of the accounts of `domain` (its host name, as blocks name hosts):
-    what a domain block that rejects media, or suspends, does to media already fetched
-    (Mastodon's BlockDomainService clears their files). Returns how many."""
-    return sum(_forget(item) for item in repo.stored_for_domain(hosts.hostname(domain)))
-
-
 def copies_of_block(domain: str, limit: int) -> list[dict[str, Any]]:
     """Up to `limit` copies of the accounts of the hosts a domain block of `domain` covers
     (the domain and the subdomains we know accounts of)."""
@@ -367,10 +360,9 @@ def copies_of_block(domain: str, limit: int) -> list[dict[str, Any]]:
         after = page[-1]
     found: list[dict[str, Any]] = []
     for host in dict.fromkeys(hosts.hostname(h) for h in covered):
-        for item in repo.stored_for_domain(host):
-            found.append(item)
-            if len(found) >= limit:
-                return found
+        found += repo.stored_for_domain(host, limit - len(found))
+        if len(found) >= limit:
+            break
     return found
 
 
