@@ -57,10 +57,11 @@ def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
           keep_clients: bool = False, environment: str = "development") -> Runtime:
     for key, value in AWS_DEFAULTS.items():
         os.environ.setdefault(key, value)
-    from stratus import config
+    from stratus import config, memo
     from stratus.repo import client
 
     config.reset()
+    memo.forget_all()  # new tables: what the process wrote to the old ones is not in them
     if not keep_clients:
         client.reset()
     # A local stack is never production: development for `make dev`, test for the tests.

@@ -12,7 +12,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from .. import clock, ids
+from .. import clock, ids, memo
 from ..domain.roles import Permission
 from ..jobs import messages as jobs
 from ..paging import Budget
@@ -82,7 +82,7 @@ def _silenced(account_id: str) -> bool:
     return bool(profile.get("silenced_at") or profile.get("suspended_at"))
 
 
-_registered_hours: set[tuple[str, str]] = set()
+_registered_hours = memo.Done()
 
 
 def _register_public_hour(status_id: str, local: bool) -> None:

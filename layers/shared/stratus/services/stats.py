@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from .. import clock
+from .. import clock, memo
 from ..repo import instance as repo
 
 ACTIVE_MONTH_DAYS = 28  # Mastodon: 4 weeks
@@ -16,7 +16,7 @@ ACTIVE_HALFYEAR_DAYS = 168  # Mastodon: 24 weeks
 ACTIVITY_TTL_DAYS = ACTIVE_HALFYEAR_DAYS + 7
 LOGIN_WEEKS = 12
 
-_recent: set[tuple[str, str]] = set()
+_recent = memo.Done()
 
 
 def record_sign_in(account_id: str, at: datetime | None = None) -> None:
@@ -27,8 +27,6 @@ def record_sign_in(account_id: str, at: datetime | None = None) -> None:
         return
     ttl = int((moment + timedelta(days=ACTIVITY_TTL_DAYS)).timestamp())
     repo.record_active(day, account_id, ttl)
-    if len(_recent) > 10_000:
-        _recent.clear()
     _recent.add((account_id, day))
 
 
