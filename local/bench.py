@@ -244,8 +244,11 @@ def timings(runtime) -> None:
 def statuses_bench(gateway, calls) -> None:
     """Warm time and DynamoDB round trips for status reads, at two page and thread sizes:
     the round trips must stay flat as pages and threads grow (batched reads)."""
+    from stratus.api.accounts import accounts
+    from stratus.api.oauth import oauth
+    from stratus.api.statuses import interactions, statuses
+    from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
-    from stratus.services import accounts, identity, interactions, oauth, statuses
 
     account_id, _ = accounts.operator_create("bench", "bench@example.org", "bench password",
                                              role=None, confirmed=True)
@@ -289,8 +292,11 @@ def statuses_bench(gateway, calls) -> None:
 def notifications_bench(runtime, calls) -> None:
     """Warm time and DynamoDB round trips for a page of notifications (v1) and of groups
     (v2): 46 statuses liked three times each and ten mentions, from ten accounts."""
+    from stratus.api.accounts import accounts
+    from stratus.api.oauth import oauth
+    from stratus.api.statuses import interactions, statuses
+    from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
-    from stratus.services import accounts, identity, interactions, oauth, statuses
 
     app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
 
@@ -356,8 +362,9 @@ class Writer:
     MIX = ["post"] * 10 + ["favourite"] * 5 + ["boost"] * 3 + ["refused_sign_up"] * 2
 
     def __init__(self, gateway, users: int = 40) -> None:
+        from stratus.api.accounts import accounts
+        from stratus.api.oauth import oauth
         from stratus.repo import oauth as oauth_repo
-        from stratus.services import accounts, oauth
 
         self.gateway = gateway
         app, _ = oauth.create_app("memory bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)

@@ -383,7 +383,6 @@ def quick_password_hashes() -> Iterator[None]:
     Argon2 parameters (the default ones take ~0.4 s each here). Sign-ups measured in the mix go
     through the real hasher."""
     from argon2 import PasswordHasher
-
     from stratus.auth import passwords
 
     saved = passwords._hasher  # noqa: SLF001 - a bench fixture, restored below
@@ -396,8 +395,10 @@ def quick_password_hashes() -> Iterator[None]:
 
 def people(prefix: str, count: int) -> tuple[list[Person], dict[str, Any]]:
     """`count` confirmed accounts with read/write tokens of one app, made through the services."""
+    from stratus.api.accounts import accounts
+    from stratus.api.oauth import oauth
+    from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
-    from stratus.services import accounts, identity, oauth
 
     app, _ = oauth.create_app(f"{prefix} bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
     found = []
@@ -414,8 +415,8 @@ def people(prefix: str, count: int) -> tuple[list[Person], dict[str, Any]]:
 
 def app_token(app: dict[str, Any]) -> str:
     """A client-credentials token (what a client signs up with)."""
+    from stratus.api.oauth import oauth
     from stratus.repo import oauth as oauth_repo
-    from stratus.services import oauth
 
     token, raw = oauth.new_token(app, None, ["read", "write"])
     oauth_repo.put_token(token)
@@ -431,7 +432,7 @@ class Community:
     writes."""
 
     def __init__(self, runtime: Any, size: int = 20) -> None:
-        from stratus.services import interactions, statuses
+        from stratus.api.statuses import interactions, statuses
 
         self.runtime = runtime
         self.members, self.app = people("mix", size)
@@ -637,8 +638,8 @@ def report_mix(result: MixResult) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- contention
 def contention(runtime: Any, fans: int = 100) -> dict[str, Any]:
     """`fans` accounts like one status at once (32 threads through the local API Gateway)."""
+    from stratus.api.statuses import statuses
     from stratus.repo import statuses as statuses_repo
-    from stratus.services import statuses
 
     crowd, _ = people("fan", fans + 1)
     author, crowd = crowd[0], crowd[1:]
@@ -680,8 +681,8 @@ class _Upload:
 
 def history(person: Person, media: list[bool]) -> None:
     """Statuses oldest first, the ones marked True with an image attached."""
-    from stratus.services import media as media_service
-    from stratus.services import statuses
+    from stratus.api.media import media as media_service
+    from stratus.api.statuses import statuses
 
     for i, with_media in enumerate(media):
         params: dict[str, Any] = {"status": f"entry {i}"}

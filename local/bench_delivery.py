@@ -55,8 +55,8 @@ class Inboxes:
 def _seed(inboxes: Inboxes, author: str, followers: int, hosts: int) -> None:
     """Remote followers as the remote-accounts work stores them (profiles with inboxes), and
     their follows of the author, written straight to the table."""
-    from stratus import clock, ids
-    from stratus.domain.relationships import FollowOptions
+    from stratus.core import clock, ids
+    from stratus.model.relationships import FollowOptions
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import base, relationships
 
@@ -76,9 +76,11 @@ def _seed(inboxes: Inboxes, author: str, followers: int, hosts: int) -> None:
 
 
 def run(runtime: Any, followers: int = 1000, hosts: int = 100) -> dict[str, Any]:
-    from local import lambda_runtime
+    from stratus.api.statuses import statuses
+    from stratus.auth import identity
     from stratus.repo.client import client, dynamodb
-    from stratus.services import identity, statuses
+
+    from local import lambda_runtime
 
     from .bench_timelines import _viewer
 

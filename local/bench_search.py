@@ -13,8 +13,11 @@ NAMES = ("alice", "alicia", "alina", "alison", "ali", "alister", "alma", "bob", 
 
 
 def _setup(runtime: Any) -> tuple[str, str]:
+    from stratus.api.accounts import accounts
+    from stratus.api.oauth import oauth
+    from stratus.api.statuses import interactions, statuses
+    from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
-    from stratus.services import accounts, identity, interactions, oauth, statuses
 
     app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
     people = []

@@ -86,7 +86,10 @@ def _round(runtime: Any, port: int, tokens: list[str], stream: str, post: Any
 
 
 def run(runtime: Any, clients: int = 100) -> dict[str, Any]:
-    from stratus.services import fanout, follows, identity, statuses
+    from stratus.api.graph import follows
+    from stratus.api.statuses import statuses
+    from stratus.auth import identity
+    from stratus.workers import fanout
 
     author, author_token = _viewer("streamer")
     writer = identity.viewer_for_token(author_token)

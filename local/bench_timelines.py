@@ -73,8 +73,9 @@ def _what(params: dict[str, Any]) -> str:
 
 
 def _viewer(name: str) -> tuple[str, str]:
+    from stratus.api.accounts import accounts
+    from stratus.api.oauth import oauth
     from stratus.repo import oauth as oauth_repo
-    from stratus.services import accounts, oauth
 
     account_id, _ = accounts.operator_create(name, f"{name}@example.org", "bench password",
                                              role=None, confirmed=True)
@@ -96,7 +97,9 @@ def _get(runtime: Any, path: str, query: str, token: str) -> int:
 
 def home_pages(runtime: Any) -> list[tuple[str, float, float]]:
     """A reader following 10 accounts with 60 posts between them: (page, handler ms, calls)."""
-    from stratus.services import follows, identity, statuses
+    from stratus.api.graph import follows
+    from stratus.api.statuses import statuses
+    from stratus.auth import identity
 
     _reader, reader_token = _viewer("reader")
     reader_viewer = identity.viewer_for_token(reader_token)
@@ -134,10 +137,12 @@ def home_pages(runtime: Any) -> list[tuple[str, float, float]]:
 def fan_out(runtime: Any, followers: int) -> dict[str, Any]:
     """One post by an account with `followers` active followers (written straight to the
     tables: the follows and active feeds as the graph and home reads leave them)."""
-    from stratus import ids
-    from stratus.domain.relationships import FollowOptions
+    from stratus.api.statuses import statuses
+    from stratus.auth import identity
+    from stratus.core import ids
+    from stratus.model.relationships import FollowOptions
     from stratus.repo import base, feeds, keys, relationships
-    from stratus.services import fanout, identity, statuses
+    from stratus.workers import fanout
 
     author, author_token = _viewer(f"popular{followers}")
     now = fanout.now_epoch()

@@ -1,7 +1,7 @@
 """`make bench` (`python -m local.bench trends [POSTS]`): what the trends job costs after a day
 of POSTS public posts (default 10,000).
 
-The day is seeded as the workers leave it (services/counters.py and services/effects.py): each
+The day is seeded as the workers leave it (workers/counters.py and workers/effects.py): each
 post by one of 1,000 accounts carries 0–3 hashtags drawn from 2,000 by a Zipf law, each first use
 of a hashtag by an account that day counts one distinct account and marks the hashtag a
 candidate; three posts in ten get favourites and boosts (Zipf again), which marks them
@@ -36,7 +36,7 @@ _zipf.cache = {}
 
 
 def seed(posts: int, rng: random.Random) -> dict[str, int]:
-    from stratus import clock, ids
+    from stratus.core import clock, ids
     from stratus.repo import base, keys, trends
     from stratus.repo import tags as tags_repo
 

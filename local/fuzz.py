@@ -102,10 +102,10 @@ def _seed(runtime: Any) -> dict[str, Any]:
     import base64
 
     from starlette.testclient import TestClient
-
+    from stratus.api.accounts import accounts
+    from stratus.api.oauth import oauth
     from stratus.repo import base
     from stratus.repo import oauth as oauth_repo
-    from stratus.services import accounts, oauth
 
     def user(name: str, role: str | None = None) -> str:
         data = accounts.NewAccount(username=name, email=f"{name}@example.org",
@@ -564,7 +564,6 @@ def inbox_requests(count: int, seed: int, *, local: str, status_uri: str, target
     import random
 
     from cryptography.hazmat.primitives.asymmetric import rsa
-
     from stratus.federation import signatures
 
     rng = random.Random(seed)
@@ -678,7 +677,6 @@ def run_inbox(base_url: str, workdir: Path, count: int, seed: int) -> dict[str, 
     """Warm up (each peer actor sends one activity that changes nothing, so its account is
     stored), count the items, send `count` hostile POSTs, let the queues drain, count again."""
     import httpx
-
     from stratus.federation import signatures
 
     seeded = json.loads((workdir / "ready.json").read_text())

@@ -57,7 +57,7 @@ def start(domain: str, base_url: str, *, mail_dir: Path, retry_delay: int = 1,
           keep_clients: bool = False, environment: str = "development") -> Runtime:
     for key, value in AWS_DEFAULTS.items():
         os.environ.setdefault(key, value)
-    from stratus import config, memo
+    from stratus.core import config, memo
     from stratus.repo import client
 
     config.reset()

@@ -255,7 +255,7 @@ def apply_env(stack: Stack, overrides: dict[str, str], *, keep_clients: bool = F
               ) -> dict[str, str]:
     env = stack.env(overrides)
     os.environ.update(env)
-    from stratus import config
+    from stratus.core import config
     from stratus.repo import client, secrets
 
     config.reset()

@@ -73,7 +73,7 @@ def _print(value: Any) -> None:
 
 
 def cmd_settings(args: argparse.Namespace) -> None:
-    from stratus.services import settings
+    from stratus.read import settings
 
     if args.action == "list":
         values = settings.current()
@@ -85,7 +85,7 @@ def cmd_settings(args: argparse.Namespace) -> None:
 
 
 def cmd_emoji(args: argparse.Namespace) -> None:
-    from stratus.services import emojis
+    from stratus.api.instance import emojis
 
     if args.action == "list":
         for emoji in emojis.list_emojis():
@@ -98,7 +98,7 @@ def cmd_emoji(args: argparse.Namespace) -> None:
 
 
 def cmd_accounts(args: argparse.Namespace) -> None:
-    from stratus.services import accounts
+    from stratus.api.accounts import accounts
 
     if args.action == "create":
         account_id, password = accounts.operator_create(
@@ -119,7 +119,7 @@ def cmd_accounts(args: argparse.Namespace) -> None:
 def cmd_announcements(args: argparse.Namespace) -> None:
     """Announcements as the admin API writes them (no actor: the audit log records staff
     actions through the API only)."""
-    from stratus.services import announcements
+    from stratus.api.announcements import announcements
 
     if args.action == "list":
         _print(announcements.admin_list())
@@ -138,7 +138,7 @@ def cmd_announcements(args: argparse.Namespace) -> None:
 
 
 def cmd_keys(args: argparse.Namespace) -> None:
-    from stratus.services import activitypub, actor_keys
+    from stratus.federation import activitypub, actor_keys
 
     if args.instance_actor:
         actor_keys.rotate(None)
@@ -154,7 +154,7 @@ def cmd_keys(args: argparse.Namespace) -> None:
 def cmd_media(args: argparse.Namespace) -> None:
     """Our copies of remote media (tootctl media remove): those fetched more than `--days`
     days ago are removed, and fetched again when next shown."""
-    from stratus.services import remote_media
+    from stratus.federation import remote_media
 
     if args.days < 0:
         raise CliError("--days must not be negative")
@@ -246,7 +246,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from stratus.errors import ApiError
+    from stratus.core.errors import ApiError
 
     try:
         connect(args.stack)

@@ -124,7 +124,7 @@ def _fast_actor_keys():
     take keys from a small pool made once (any 8 consecutive keys differ)."""
     import itertools
 
-    from stratus.services import actor_keys
+    from stratus.federation import actor_keys
 
     original = actor_keys.new_key_pair
     pool: list = []
@@ -151,10 +151,10 @@ def people(client):
                   for n, a in ids_.items()}
 
 
-# --- roles area: per-process caches (stratus.warm) start empty in every test ------------------
+# --- roles area: per-process caches (stratus.core.warm) start empty in every test ------------------
 @pytest.fixture(autouse=True)
 def _fresh_warm_caches():
-    from stratus import warm
+    from stratus.core import warm
 
     warm.forget_all()
     yield

@@ -111,7 +111,7 @@ def count_state() -> dict[str, int]:
 
 
 def _new_peer():
-    from stratus import outbound
+    from stratus.core import outbound
 
     outbound.reset()
     return HostilePeer()

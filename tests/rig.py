@@ -7,9 +7,10 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
+from stratus.api.accounts import accounts
+from stratus.api.oauth import oauth
 from stratus.repo import base
 from stratus.repo import oauth as oauth_repo
-from stratus.services import accounts, oauth
 
 
 @dataclass
@@ -65,8 +66,8 @@ def pkce_pair() -> tuple[str, str]:
 def follow_edge(follower_id: str, followed_id: str, created_at: str | None = None) -> None:
     """A follow written straight to the table as the social graph writes it (for tests that
     need one without the API's side effects)."""
-    from stratus import ids
-    from stratus.domain.relationships import FollowOptions
+    from stratus.core import ids
+    from stratus.model.relationships import FollowOptions
     from stratus.repo import relationships
 
     base.put(relationships.follow_item(ids.new_id(), follower_id, followed_id, FollowOptions(),
@@ -94,7 +95,7 @@ def mastodon_py_users(base_url: str, *names: str, app: str = "test client") -> l
 def make_remote_account(domain: str, username: str, display_name: str = "") -> str:
     """A remote account as federation will store it: its profile, handle, staff index entry,
     and the entries that find it by domain (repo/accounts.remote_index_ops)."""
-    from stratus import clock, ids
+    from stratus.core import clock, ids
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import keys
 

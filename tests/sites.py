@@ -114,7 +114,7 @@ class Site:
 
 @pytest.fixture
 def site():
-    from stratus import outbound
+    from stratus.core import outbound
 
     outbound.reset()
     served = Site()

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.accounts import accounts
+from stratus.api.search import search
+from stratus.api.tags import featured_tags
 from stratus.auth.deps import Viewer, optional, require
+from stratus.core.observability import http_handler
+from stratus.http import ratelimit
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.client import client_ip
 from stratus.http.forms import request_params
-from stratus.observability import http_handler
-from stratus.services import accounts, featured_tags, ratelimit, search
 
 router = APIRouter()
 
@@ -42,7 +44,7 @@ def accounts_lookup(request: Request, response: Response,
     return accounts.lookup(request.query_params.get("acct", ""))
 
 
-# search (services/search.py): declared before /{account_id}, which would take "search" for an id
+# search (api/search/search.py): declared before /{account_id}, which would take "search" for an id
 @router.get("/api/v1/accounts/search")
 async def accounts_search(request: Request,
                           viewer: Viewer = Depends(require("read:accounts"))):

@@ -2,8 +2,8 @@
 instance actor), outboxes, follower and featured collections, statuses as objects
 (docs/federation.md). Browsers asking for `/users/:name` are sent to the profile page; the
 inboxes are InboxFunction's. With authorized fetch on, actors, collections and statuses need a
-signed GET (services/authorized_fetch.py) and are answered as the signing account may see them
-(services/activitypub.py: blocks, followers-only and direct statuses); the instance actor,
+signed GET (federation/authorized_fetch.py) and are answered as the signing account may see them
+(federation/activitypub.py: blocks, followers-only and direct statuses); the instance actor,
 WebFinger and host-meta never need one."""
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
-
-from stratus.errors import ApiError
+from stratus.core.errors import ApiError
+from stratus.core.observability import http_handler
+from stratus.federation import activitypub, authorized_fetch
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import ACTIVITYPUB_1_MIN, ACTIVITYPUB_3_MIN, WEBFINGER
 from stratus.http.negotiation import activity_json, wants_activitypub
-from stratus.observability import http_handler
-from stratus.services import activitypub, authorized_fetch
 
 router = APIRouter()
 NOT_FOUND_CACHE = "max-age=180, public"

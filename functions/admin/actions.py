@@ -6,13 +6,12 @@ View Audit Log."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.admin import action_logs, moderation
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
+from stratus.core.paging import page_params
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.paging import page_params
-from stratus.services import action_logs, moderation
+from stratus.model.roles import Permission
 
 router = APIRouter()
 write_accounts = require_permission(Permission.MANAGE_USERS, "admin:write:accounts")

@@ -5,11 +5,10 @@ audit log. The entity is docs/api-coverage.md's "Admin announcement"."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
+from stratus.api.announcements import announcements
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
 from stratus.http.forms import request_params
-from stratus.services import announcements
+from stratus.model.roles import Permission
 
 router = APIRouter()
 read = require_permission(Permission.MANAGE_ANNOUNCEMENTS, "admin:read")

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
+import access_blocks
+import actions
+import announcements
+import dashboard
+import roles
+from domains import router as domains_router
 from fastapi import APIRouter, Depends, Request, Response
-
+from reports import router as reports_router
+from stratus.api.admin import admin
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.paging import page_params
-from stratus.observability import http_handler
-from stratus.services import admin
-
-import actions
-from reports import router as reports_router
+from stratus.model.roles import Permission
 from trends import router as trends_router
-from domains import router as domains_router
-import announcements
-import dashboard
-import access_blocks
-import roles
 
 router = APIRouter()
 read_accounts = require_permission(Permission.MANAGE_USERS, "admin:read:accounts")

@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
+from stratus.api.admin import metrics
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
 from stratus.http.forms import request_params
-from stratus.services import metrics
+from stratus.model.roles import Permission
 
 router = APIRouter()
 dashboard = require_permission(Permission.VIEW_DASHBOARD, "admin:read")

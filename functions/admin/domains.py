@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.admin import domain_blocks
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
+from stratus.core.paging import page_params
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.paging import page_params
-from stratus.services import domain_blocks
+from stratus.model.roles import Permission
 
 router = APIRouter()
 read_blocks = require_permission(Permission.MANAGE_FEDERATION, "admin:read:domain_blocks")

@@ -4,13 +4,12 @@ one report, its category and rules, assignment, resolving and reopening. Manage 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.graph import reports
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
+from stratus.core.paging import page_params
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.paging import page_params
-from stratus.services import reports
+from stratus.model.roles import Permission
 
 router = APIRouter()
 read_reports = require_permission(Permission.MANAGE_REPORTS, "admin:read:reports")

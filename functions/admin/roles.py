@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
+from stratus.api.admin import roles
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
 from stratus.http.forms import request_params
-from stratus.services import roles
+from stratus.model.roles import Permission
 
 router = APIRouter()
 read_roles = require_permission(Permission.MANAGE_ROLES, "admin:read")

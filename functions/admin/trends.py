@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.trends import trends
 from stratus.auth.deps import Viewer, require_permission
-from stratus.domain.roles import Permission
+from stratus.core.paging import page_params
 from stratus.http.pagination import set_offset_link
-from stratus.paging import page_params
-from stratus.services import trends
+from stratus.model.roles import Permission
 
 router = APIRouter()
 read = require_permission(Permission.MANAGE_TAXONOMIES, "admin:read")

@@ -5,12 +5,11 @@ ReactionsController). Staff write them through the admin API (functions/admin/an
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
+from stratus.api.announcements import announcements
 from stratus.auth.deps import Viewer, require
+from stratus.core.observability import http_handler
 from stratus.http.app import create_app
 from stratus.http.forms import request_params
-from stratus.observability import http_handler
-from stratus.services import announcements
 
 router = APIRouter()
 signed_in = require()

@@ -4,13 +4,12 @@ unread, remove."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.conversations import conversations
 from stratus.auth.deps import Viewer, require
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.pagination import set_link
-from stratus.observability import http_handler
-from stratus.paging import page_params
-from stratus.services import conversations
 
 router = APIRouter()
 write = require("write:conversations")

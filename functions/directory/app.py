@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.directory import directory, suggestions
 from stratus.auth.deps import Viewer, optional, require
+from stratus.core.observability import http_handler
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
-from stratus.observability import http_handler
-from stratus.services import directory, suggestions
 
 router = APIRouter()
 

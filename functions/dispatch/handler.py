@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import job_handler, logger
 from stratus.jobs.outbox import STATE_MACHINES, route
-from stratus.observability import job_handler, logger
 from stratus.repo import machines, queues
 
 

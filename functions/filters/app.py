@@ -5,12 +5,11 @@ development sent them (`/api/v1/filters/keywords/:id`, `/api/v2/filter_keywords/
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
+from stratus.api.filters import filter_edits as edits
 from stratus.auth.deps import Viewer, require
+from stratus.core.observability import http_handler
 from stratus.http.app import create_app
 from stratus.http.forms import request_params
-from stratus.observability import http_handler
-from stratus.services import filter_edits as edits
 
 router = APIRouter()
 read_filters = require("read:filters")

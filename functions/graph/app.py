@@ -4,16 +4,16 @@ relationships, familiar followers, the followers / following lists, and filing r
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.graph import blocks, endorsements, follows, reports
 from stratus.auth.deps import Viewer, optional, require
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
+from stratus.core.params import flag
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.observability import http_handler
-from stratus.paging import page_params
-from stratus.params import flag
-from stratus.services import blocks, endorsements, follows, relationships, reports
+from stratus.read import relationships
 
 router = APIRouter()
 ACCOUNTS_PAGE = {"default": 40, "maximum": 80}

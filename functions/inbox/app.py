@@ -1,6 +1,6 @@
 """Inbox function: the ActivityPub inboxes — each user's (`/users/:name/inbox`), the shared
 inbox (`/inbox`) and the instance actor's (`/actor/inbox`). A POST is checked (signature,
-key owner, domain policy: services/inbox/ingress.py), queued to the inbox worker and
+key owner, domain policy: federation/inbox/ingress.py), queued to the inbox worker and
 answered 202 at once (docs/federation.md, "Inbox")."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
+from stratus.core.observability import http_handler
+from stratus.federation.inbox import ingress
 from stratus.http.app import create_app
-from stratus.observability import http_handler
-from stratus.services.inbox import ingress
 
 router = APIRouter()
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.instance import emojis, instance
 from stratus.auth.deps import Viewer, optional
+from stratus.core.observability import http_handler
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import NODEINFO_DISCOVERY, NODEINFO_DOCUMENT, PUBLIC_5_MIN, cache
-from stratus.observability import http_handler
-from stratus.services import emojis, instance
 
 router = APIRouter()
 

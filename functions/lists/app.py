@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.lists import lists
 from stratus.auth.deps import Viewer, require
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.observability import http_handler
-from stratus.paging import page_params
-from stratus.services import lists
 
 router = APIRouter()
 read_lists = require("read:lists")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
-from stratus.http.app import JSONResponse
+from stratus.api.media import media
 from stratus.auth.deps import Viewer, require
+from stratus.core.observability import http_handler
+from stratus.http.app import JSONResponse, create_app
 from stratus.http.forms import request_params
-from stratus.http.app import create_app
-from stratus.observability import http_handler
-from stratus.services import media
 
 router = APIRouter()
 write_media = require("write:media")

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from starlette.responses import RedirectResponse
-
+from stratus.core.observability import http_handler
+from stratus.federation import remote_media
 from stratus.http.app import create_app
-from stratus.observability import http_handler
-from stratus.services import remote_media
 
 router = APIRouter()
 # The copy's key never changes while it exists, but it expires (it is fetched again, under a

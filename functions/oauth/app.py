@@ -7,17 +7,18 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
-
+from stratus.api.accounts import accounts
+from stratus.api.oauth import oauth
 from stratus.auth.deps import Viewer, require
 from stratus.convert import accounts as convert
-from stratus.errors import NotFound
+from stratus.core.errors import NotFound
+from stratus.core.observability import http_handler
+from stratus.core.params import truthy
+from stratus.http import ratelimit
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import PUBLIC_5_MIN
 from stratus.http.client import client_ip
 from stratus.http.forms import request_params
-from stratus.params import truthy
-from stratus.observability import http_handler
-from stratus.services import accounts, oauth, ratelimit
 from stratus.web import session as web_session
 from stratus.web.render import render
 

@@ -4,12 +4,11 @@ answered at `/subscriptions`). Delivery is the push worker's (functions/workers/
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
+from stratus.api.push import push
 from stratus.auth.deps import Viewer, bearer, require
+from stratus.core.observability import http_handler
 from stratus.http.app import create_app
 from stratus.http.forms import request_params
-from stratus.observability import http_handler
-from stratus.services import push
 
 router = APIRouter()
 push_scope = require("push")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
-
+from stratus.api.search import search
 from stratus.auth.deps import Viewer, optional
+from stratus.core.observability import http_handler
 from stratus.http.app import create_app
 from stratus.http.forms import request_params
-from stratus.observability import http_handler
-from stratus.services import search
 
 router = APIRouter()
 

@@ -4,15 +4,14 @@ statuses, favourites/bookmarks lists and an account's statuses."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.statuses import cards, interactions, polls, scheduled, statuses
 from stratus.auth.deps import Viewer, optional, require
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.paging import page_params
-from stratus.observability import http_handler
-from stratus.services import cards, interactions, polls, scheduled, statuses
 
 router = APIRouter()
 read_statuses = optional("read:statuses")

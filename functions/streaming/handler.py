@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from stratus.observability import job_handler
-from stratus.services import streaming
+from stratus.api.streaming import streaming
+from stratus.core.observability import job_handler
 
 
 def _route(event: dict[str, Any], _context: Any) -> dict[str, Any]:

@@ -4,7 +4,7 @@ as Mastodon's streaming server serves them and Mastodon.py reads them by default
 On AWS this ASGI app runs behind a Lambda function URL in RESPONSE_STREAM mode through the AWS
 Lambda Web Adapter (`run.sh` starts uvicorn; the adapter streams the response as it is
 written). The local stack's gateway serves the same app on the REST port. A request is a
-connection like a WebSocket (services/streaming.py): the stream worker puts its events in the
+connection like a WebSocket (api/streaming/streaming.py): the stream worker puts its events in the
 connection's mailbox and this app sends them on, polling every `SSE_POLL_SECONDS`, with a
 `:thump` heartbeat comment every 15 s. A response ends before Lambda's 15-minute limit
 (`SSE_MAX_SECONDS`); clients reconnect (Mastodon.py does, with `reconnect_async`).
@@ -18,8 +18,7 @@ import time
 
 from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, PlainTextResponse, StreamingResponse
-
-from stratus.services import streaming
+from stratus.api.streaming import streaming
 
 HEARTBEAT_SECONDS = 15
 

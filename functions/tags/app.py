@@ -4,15 +4,14 @@ featured hashtags (featuring and unfeaturing them, suggestions)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.tags import featured_tags, tags
 from stratus.auth.deps import Viewer, optional, require
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import cache_if_unauthenticated
-from stratus.http.pagination import set_link
-from stratus.observability import http_handler
-from stratus.paging import page_params
 from stratus.http.forms import request_params
-from stratus.services import featured_tags, tags
+from stratus.http.pagination import set_link
 
 router = APIRouter()
 

@@ -4,16 +4,15 @@ a home feed being rebuilt (Mastodon's async refreshes)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.timelines import timelines
+from stratus.api.timelines.links import timeline as link_timeline
 from stratus.auth.deps import Viewer, optional, require
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
-from stratus.observability import http_handler
-from stratus.paging import page_params
-from stratus.services import timelines
-from stratus.services.links import timeline as link_timeline
 
 router = APIRouter()
 read_statuses = optional("read:statuses")

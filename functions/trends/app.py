@@ -1,17 +1,16 @@
-"""Trends function: trending hashtags, statuses and links (services/trends.py ranks them on a
+"""Trends function: trending hashtags, statuses and links (api/trends/trends.py ranks them on a
 schedule; this reads the rankings)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-
+from stratus.api.trends import trends
 from stratus.auth.deps import Viewer, optional
+from stratus.core.observability import http_handler
+from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.pagination import set_offset_link
-from stratus.observability import http_handler
-from stratus.paging import page_params
-from stratus.services import trends
 
 router = APIRouter()
 

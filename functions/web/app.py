@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
-
-from stratus.errors import NotFound
+from stratus.api.web import pages
+from stratus.core.errors import NotFound
+from stratus.core.observability import http_handler
+from stratus.federation import activitypub, authorized_fetch
 from stratus.http.app import create_app
 from stratus.http.cache import ACTIVITYPUB_3_MIN, PUBLIC_15_S
 from stratus.http.negotiation import activity_json, wants_activitypub
-from stratus.observability import http_handler
-from stratus.services import activitypub, authorized_fetch, pages
 
 router = APIRouter()
 # Pages show what users wrote: no script runs, whatever gets through (styles are inline in

@@ -7,9 +7,9 @@ import hashlib
 from contextlib import contextmanager
 
 import pytest
-
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit
+
 from tests.conftest import BASE_URL
 from tests.rig import app_token, auth, make_app, make_user, user_token
 
@@ -257,8 +257,9 @@ def test_blocks_need_manage_blocks(client, app):
 def test_every_http_function_may_read_the_ip_blocks_and_roles(client, runtime, app):
     """Every HTTP function checks the caller's address (and resolves roles) under its own IAM
     role: a call from a real address, with each function's caches empty, is never a 500."""
+    from stratus.core import warm
+
     from local.routes import route_table
-    from stratus import warm
 
     token = auth(user_token(app, make_user("walker")))
     first_route = {}

@@ -65,7 +65,7 @@ def test_filters_run_on_the_index_within_a_budget(client, alice, monkeypatch):
     on from where it stopped, so following `next` finds everything, a budget at a time."""
     import base64
 
-    from stratus import paging
+    from stratus.core import paging
     from stratus.repo.client import dynamodb
 
     monkeypatch.setattr(paging, "EXAMINED_PER_PAGE", 10)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from stratus.api.instance.instance import solid_png
 
-from stratus.services.instance import solid_png
 from tests import images
 from tests.rig import app_token, auth, make_app, make_user, user_token
 
@@ -58,7 +58,7 @@ def test_app_token_where_a_user_is_needed_is_422(client, app):
 
 
 def test_disabled_user_is_403(client, app):
-    from stratus.services import accounts
+    from stratus.api.accounts import accounts
 
     token = user_token(app, make_user("erin"))
     accounts.operator_modify("erin", disable=True)

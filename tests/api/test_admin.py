@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
+from stratus.api.accounts import accounts
 from stratus.repo import audit
-from stratus.services import accounts
+
 from tests.rig import auth, make_app, make_user, user_token
 
 ADMIN_SCOPES = ("admin:read", "admin:write")
@@ -131,7 +131,7 @@ def test_approved_user_can_use_the_api(client, app, staff, people):
 
 
 def test_operator_role_changes_and_password_resets(client, app, staff, people):
-    from stratus.services import accounts as accounts_service
+    from stratus.api.accounts import accounts as accounts_service
 
     token = auth(user_token(app, people["active"], scopes=ADMIN_SCOPES))
     assert client.get("/api/v1/admin/accounts", headers=token).status_code == 403

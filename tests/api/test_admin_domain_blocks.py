@@ -6,10 +6,11 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-
+from stratus.api.admin import domain_blocks
+from stratus.read import settings
 from stratus.repo import audit
 from stratus.repo import domain_blocks as repo
-from stratus.services import domain_blocks, settings
+
 from tests.rig import auth, make_app, make_user, user_token
 
 ADMIN_SCOPES = ("admin:read", "admin:write")
@@ -348,7 +349,7 @@ def test_stratusctl_turns_limited_federation_on_and_off(runtime, monkeypatch, ca
 
 
 def test_refused_compares_hosts_as_the_host_normaliser_does(client, staff):
-    """What federation asks before delivering (services/delivery.py): a port, upper case, a
+    """What federation asks before delivering (federation/delivery.py): a port, upper case, a
     trailing dot or an IDN form of a suspended domain (or a subdomain) is refused; a silenced
     one is not; in limited federation mode only allowed hosts (exactly) pass."""
     block(client, staff, "evil.example", severity="suspend")

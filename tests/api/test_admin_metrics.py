@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-
-from stratus import clock
+from stratus.auth import activity as stats
+from stratus.core import clock
 from stratus.jobs.outbox import route
 from stratus.repo import base, keys
 from stratus.repo.base import serialize
-from stratus.services import counters, stats
+from stratus.workers import counters
+
 from tests.rig import auth, make_app, make_user, user_token
 
 

@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import pytest
-
-from stratus.domain.roles import Permission as P
+from stratus.auth import identity
+from stratus.model.roles import Permission as P
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit
-from stratus.services import identity
+
 from tests.rig import auth, make_app, make_user, user_token
 
 ADMIN_SCOPES = ("admin:read", "admin:write")

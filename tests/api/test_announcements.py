@@ -7,9 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
-
-from stratus import clock
+from stratus.core import clock
 from stratus.repo import audit
+
 from tests.rig import auth, make_app, make_user, user_token
 
 ADMIN = "/api/v1/admin/announcements"
@@ -192,8 +192,8 @@ def test_scheduled_announcement_publishes_once(client, staff, users, runtime, dr
     created = announce(client, staff, scheduled_at=when)
     assert created["published"] is False and created["scheduled_at"] == when
     assert listing(client, users["ann"]) == []
+    from stratus.api.announcements import announcements
     from stratus.repo.client import client as aws
-    from stratus.services import announcements
 
     name = f"announcement-{created['id']}"
     schedule = aws("scheduler").get_schedule(Name=name)

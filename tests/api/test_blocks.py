@@ -4,9 +4,9 @@ StatusPolicy and StatusFilter do), the notifications they stop, expiring mutes, 
 from __future__ import annotations
 
 import pytest
-
+from stratus.api.accounts import accounts as accounts_service
 from stratus.repo import base, keys
-from stratus.services import accounts as accounts_service
+
 from tests.api.test_follows import account, lock, notifications, relationship
 from tests.api.test_statuses import follow, post
 
@@ -143,7 +143,7 @@ def test_a_block_takes_away_the_blocked_accounts_notifications_and_stops_new_one
 
 def test_a_blocks_notification_sweep_continues_in_further_jobs(client, people, drain,
                                                                monkeypatch):
-    from stratus.services import effects
+    from stratus.workers import effects
 
     monkeypatch.setattr(effects, "BLOCK_SWEEP", 2)
     ids_, tokens = people

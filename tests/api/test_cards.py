@@ -6,13 +6,13 @@ that links it, the card shows wherever the status renders, and link shares are c
 from __future__ import annotations
 
 import pytest
-
-from stratus import clock
+from stratus.core import clock
 from stratus.repo import cards as cards_repo
 from stratus.repo import keys
 from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import client as aws
 from stratus.repo.client import dynamodb
+
 from tests.api.test_link_timeline import discoverable  # noqa: F401 - the fixture
 from tests.api.test_statuses import post
 from tests.api.test_timelines import active  # noqa: F401 - the fixture
@@ -64,7 +64,7 @@ def test_a_new_status_gets_the_card_of_its_first_link(  # noqa: F811
 
 def test_mentions_hashtags_and_local_links_are_not_fetched(client, people, drain, runtime,
                                                           monkeypatch):
-    from stratus import outbound
+    from stratus.core import outbound
 
     _, tokens = people
     fetched = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from stratus.repo import base, keys
 from stratus.repo import effects as effects_repo
 from stratus.repo import statuses as statuses_repo
+
 from tests.api.test_statuses import post
 
 
@@ -55,7 +56,7 @@ def test_deleting_a_status_removes_everything_that_points_at_it(client, people, 
 
 
 def test_a_cascade_too_big_for_one_job_continues_in_another(client, people, drain, monkeypatch):
-    from stratus.services import effects
+    from stratus.workers import effects
 
     monkeypatch.setattr(effects, "CASCADE_PAGE", 2)
     monkeypatch.setattr(effects, "CASCADE_PAGES", 2)

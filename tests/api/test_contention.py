@@ -9,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlencode
 
 import pytest
-
 from stratus.repo import base, keys
 from stratus.repo import effects as effects_repo
 from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import dynamodb
+
 from tests.api.test_statuses import post
 from tests.rig import app_token, auth, make_app, make_user, user_token
 
@@ -185,7 +185,7 @@ def test_counter_jobs_under_conflict_are_redelivered_and_count_once(client, peop
 def test_a_batch_of_likes_is_one_counter_write(runtime):
     """A hundred likes of one status in one worker batch: one transaction, exact count."""
     from stratus.jobs.messages import Count
-    from stratus.services import counters
+    from stratus.workers import counters
 
     base.put(statuses_repo.stats_item("7"))
     for i in range(100):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from stratus.errors import Unprocessable
-from stratus.limits import CUSTOM_EMOJI_SIZE_LIMIT
-from stratus.services import emojis
-from stratus.services.instance import default_thumbnail
+from stratus.api.instance import emojis
+from stratus.api.instance.instance import default_thumbnail
+from stratus.core.errors import Unprocessable
+from stratus.core.limits import CUSTOM_EMOJI_SIZE_LIMIT
 
 PNG = default_thumbnail()
 

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from stratus.read import settings as settings_service
 from stratus.repo import base, keys
-from stratus.services import settings as settings_service
+
 from tests.api.test_statuses import follow, post
 
 

@@ -8,10 +8,10 @@ here directly, as they exist in data written before the fix."""
 from __future__ import annotations
 
 import pytest
-
-from stratus import clock, ids
+from stratus.core import clock, ids
 from stratus.repo import base, keys
 from stratus.repo import statuses as statuses_repo
+
 from tests.api.test_statuses import follow, post
 
 

@@ -4,10 +4,11 @@ accounts, dismissal, `grouped_types[]`, `expand_accounts` and unread counts."""
 
 from __future__ import annotations
 
-from stratus import clock, ids
+from stratus.core import clock, ids
 from stratus.repo import effects as effects_repo
 from stratus.repo import notifications as notifications_repo
-from stratus.services import effects
+from stratus.workers import effects
+
 from tests.api.test_notifications import favourite, notes
 from tests.api.test_statuses import post
 
@@ -185,7 +186,7 @@ def test_one_group_its_accounts_and_dismissing_it(client, people, drain, entity)
 
 
 def test_a_large_group_is_dismissed_by_the_worker(client, people, drain, monkeypatch):
-    from stratus.services import notifications as service
+    from stratus.api.notifications import notifications as service
 
     ids_, tokens = people
     liked = post(client, tokens["alice"], status="like me")
@@ -352,7 +353,7 @@ def test_an_undone_newest_like_moves_its_group_back(client, people, drain):
 
 
 def test_heads_settled_concurrently_lose_no_member(client, people, drain, monkeypatch):
-    from stratus.services import notification_groups
+    from stratus.workers import notification_groups
 
     ids_, tokens = people
     liked = post(client, tokens["alice"], status="like me")

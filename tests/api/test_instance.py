@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from stratus import MASTODON_API_LEVEL, limits
-from stratus.services import settings as settings_service
+from stratus import MASTODON_API_LEVEL
+from stratus.core import limits
+from stratus.read import settings as settings_service
 
 PUBLIC_5_MIN = "max-age=300, public, stale-while-revalidate=30, stale-if-error=86400"
 
@@ -114,7 +114,7 @@ def test_rules(client, entity):
 
 
 def test_bad_setting_values_are_refused(runtime):
-    from stratus.errors import Unprocessable
+    from stratus.core.errors import Unprocessable
 
     with pytest.raises(Unprocessable):
         settings_service.set_value("registrations_mode", "sometimes")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 
 from stratus.http.cache import PUBLIC_5_MIN
-from stratus.services import settings
+from stratus.read import settings
+
 from tests.rig import auth, make_app, make_user, user_token
 
 URL = "/api/v1/instance/domain_blocks"

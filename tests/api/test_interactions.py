@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-
 from stratus.repo import effects
 from stratus.repo import statuses as statuses_repo
+
 from tests.api.test_statuses import follow, post
 
 
@@ -157,9 +157,8 @@ def test_mention_notifications_once(client, people, drain, runtime):
     assert [n["notification_type"] for n in effects.notifications(ids_["carol"])] == ["mention"]
     assert effects.notifications(ids_["alice"]) == []
     # Duplicate SQS delivery of the same job creates nothing new.
-    from stratus.services import effects as effects_service
-
     from stratus.jobs.messages import StatusCreated
+    from stratus.workers import effects as effects_service
 
     job = StatusCreated(event_id="dup", status_id="1", account_id=ids_["alice"],
                         mention_ids=[ids_["bob"]])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from email import message_from_bytes
 from email.policy import default
 
-from stratus import mail
+from stratus.core import mail
 
 
 def test_sent_mail_lands_in_the_mailbox(runtime):

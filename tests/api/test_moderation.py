@@ -7,8 +7,8 @@ from email import message_from_bytes
 from email.policy import default
 
 import pytest
-
 from stratus.repo import audit
+
 from tests.rig import auth, follow_edge, make_app, make_user, user_token
 
 ADMIN_SCOPES = ("read", "write", "follow", "admin:read", "admin:write")
@@ -164,7 +164,7 @@ def test_sensitive_marks_its_statuses_for_others(client, drain, staff, cast):
 
 def test_disable_refuses_sign_in_and_tokens_until_enabled(client, staff, cast):
     (ids_, h), (_, sh) = cast, staff
-    from stratus.services import accounts
+    from stratus.api.accounts import accounts
 
     assert act(client, sh["admin"], ids_["target"], type="disable").status_code == 200
     refused = client.get("/api/v1/accounts/verify_credentials", headers=h["target"])

@@ -7,11 +7,11 @@ from datetime import timedelta
 
 import jsonschema
 import pytest
-
-from stratus import clock
+from stratus.auth import activity as stats
+from stratus.core import clock
+from stratus.read import settings as settings_service
 from stratus.repo import base, keys
-from stratus.services import settings as settings_service
-from stratus.services import stats
+
 from tests.conftest import REFERENCE
 
 SCHEMA = json.loads((REFERENCE / "nodeinfo-2.0.schema.json").read_text())
@@ -100,7 +100,7 @@ def test_usage_counters_come_from_the_stream(client, drain):
 def test_redelivered_jobs_count_once(runtime, drain):
     """SQS delivers at least once: the same change applied twice counts once."""
     from stratus.jobs.messages import Count
-    from stratus.services import counters
+    from stratus.workers import counters
 
     base.put(_user("101"))
     job = Count(event_id="evt-1", event="INSERT", item_type="user",

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-
-from stratus import clock
+from stratus.core import clock
 from stratus.repo import base, keys
+
 from tests.api.test_notifications import favourite, kinds, notes
 from tests.api.test_statuses import post
 from tests.rig import auth, follow_edge, make_app, make_user, user_token

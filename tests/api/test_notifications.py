@@ -5,10 +5,10 @@ notification types that come from existing features (update, admin.sign_up)."""
 from __future__ import annotations
 
 import pytest
-
-from stratus import clock, ids
+from stratus.api.notifications import notifications as notifications_service
+from stratus.core import clock, ids
 from stratus.repo import effects
-from stratus.services import notifications as notifications_service
+
 from tests.api.test_statuses import post
 from tests.rig import auth, follow_edge, make_app, make_user, user_token
 
@@ -229,7 +229,7 @@ def test_markers(client, people, entity):
 
 
 def test_a_marker_saved_concurrently_is_a_conflict(client, people, monkeypatch):
-    from stratus.services import markers
+    from stratus.api.notifications import markers
 
     _, tokens = people
     alice = tokens["alice"]
@@ -284,7 +284,7 @@ def test_an_edit_notifies_those_who_boosted_it_once_per_edit(client, people, dra
 
 
 def test_edits_of_a_much_boosted_status_notify_in_pages(client, people, drain, monkeypatch):
-    from stratus.services import effects as effects_service
+    from stratus.workers import effects as effects_service
 
     ids_, tokens = people
     status = post(client, tokens["alice"], status="boost me")
@@ -332,8 +332,9 @@ def test_staff_who_may_approve_hear_of_new_users(client, people, drain, entity):
 
 
 def test_role_changes_move_users_in_and_out_of_the_staff_index(client, people, drain):
-    from stratus.services import accounts, identity
-    from stratus.domain.roles import Permission
+    from stratus.api.accounts import accounts
+    from stratus.auth import identity
+    from stratus.model.roles import Permission
 
     ids_, _ = people
     assert identity.accounts_who_can(Permission.MANAGE_USERS) == []

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from stratus.auth.tokens import digest
 from stratus.repo import base, keys
+
 from tests.rig import app_token, auth, make_app, make_user, pkce_pair
 
 PASSWORD = "correct horse battery"
@@ -224,7 +225,7 @@ def test_plain_pkce(client):
 
 
 def test_disabled_users_cannot_sign_in(client):
-    from stratus.services import accounts
+    from stratus.api.accounts import accounts
 
     app = make_app(client, redirect_uris="https://app.example/cb")
     make_user()
@@ -343,7 +344,7 @@ def test_a_stored_script_redirect_uri_is_never_followed(client):
 
 
 def test_confirmation_never_redirects_to_a_script_uri(client):
-    from stratus.services import accounts
+    from stratus.api.accounts import accounts
 
     app = make_app(client, redirect_uris="https://app.example/welcome")
     base.update(keys.app(app.client_id), "SET redirect_uris = :u",

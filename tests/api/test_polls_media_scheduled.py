@@ -6,11 +6,10 @@ import random
 from datetime import timedelta
 
 import pytest
-
-
-from stratus import clock, limits
+from stratus.api.instance.instance import solid_png
+from stratus.core import clock, limits
 from stratus.repo import base, effects, keys
-from stratus.services.instance import solid_png
+
 from tests import images
 from tests.api.test_statuses import follow, post
 
@@ -222,7 +221,7 @@ def test_scheduled_status_publishes_once(client, people, runtime, drain, entity)
     moved = client.put(f"/api/v1/scheduled_statuses/{scheduled['id']}", headers=tokens["alice"],
                        data={"scheduled_at": clock.iso(clock.now() + timedelta(hours=1))})
     assert moved.status_code == 200 and moved.json()["scheduled_at"] != when
-    from stratus.services import scheduled as scheduled_service
+    from stratus.api.statuses import scheduled as scheduled_service
 
     published = scheduled_service.publish(scheduled["id"])
     assert published is not None
@@ -264,7 +263,7 @@ def test_expired_media_files_are_removed(runtime):
     from stratus.repo import media as storage
     from stratus.repo.base import serialize
     from stratus.repo.client import client as aws
-    from stratus.services import effects as effects_service
+    from stratus.workers import effects as effects_service
 
     storage.put_object("media_attachments/files/x/original/a.png", PNG, "image/png")
     old = {"type": "media_attachment", "id": "5", "file_key": "media_attachments/files/x/original/a.png"}

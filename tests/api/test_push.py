@@ -7,12 +7,13 @@ import base64
 from datetime import timedelta
 
 import pytest
-
-from stratus import clock
+from stratus.core import clock
 from stratus.jobs import messages
+from stratus.read import secrets
 from stratus.repo import base, effects, keys
 from stratus.repo import push as push_repo
-from stratus.services import secrets, webpush
+from stratus.workers import push as webpush
+
 from tests.api.test_statuses import follow, post
 from tests.push_receiver import PushReceiver, b64url
 from tests.rig import auth, make_app, user_token
@@ -381,10 +382,10 @@ def test_a_failed_push_goes_back_on_the_queue_with_its_delay(client, pushers, ru
     import json
 
     from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
-
-    from local.lambda_runtime import invoke
     from stratus.repo import queues
     from stratus.repo.client import client as aws
+
+    from local.lambda_runtime import invoke
 
     ids_, headers, _ = pushers
     receiver = PushReceiver()
@@ -433,9 +434,7 @@ def test_filtered_notifications_are_not_pushed(client, pushers, receiver, drain)
 
 def test_private_push_endpoints_are_refused_in_production(client, pushers, receiver, drain,
                                                           monkeypatch):
-    from stratus import config
-
-    from stratus import outbound
+    from stratus.core import config, outbound
 
     for address in ("127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254", "100.64.0.1",
                     "0.0.0.0", "::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1", "localhost"):
@@ -513,7 +512,7 @@ def test_attack_a_push_service_dripping_its_answer_cannot_hold_the_worker(runtim
     a 201 whose 100 MB body trickles is a 201 at once."""
     import time
 
-    from stratus import outbound
+    from stratus.core import outbound
 
     monkeypatch.setattr(webpush, "TIMEOUT", 1.0)
     service = DripPushService(headers_too=headers_too)

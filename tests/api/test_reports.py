@@ -6,11 +6,13 @@ one report, update, assignment, resolve and reopen, permissions, the audit log).
 from __future__ import annotations
 
 import pytest
-
-from stratus import clock
-from stratus.domain.roles import Permission
+from stratus.api.accounts import accounts
+from stratus.api.graph import reports
+from stratus.core import clock
+from stratus.model.roles import Permission
+from stratus.read import settings
 from stratus.repo import audit, base, keys
-from stratus.services import accounts, reports, settings
+
 from tests.api.test_statuses import post
 from tests.rig import auth, make_app, make_user, user_token
 from tests.workers.test_redelivery import deliver_twice, dispatch_only
@@ -150,7 +152,7 @@ def test_comment_limit_and_scope(client, people):
 
 
 def test_filing_is_rate_limited_per_account(client, people, monkeypatch):
-    from stratus.services import ratelimit
+    from stratus.http import ratelimit
 
     ids_, tokens = people
     monkeypatch.setattr(ratelimit, "REPORTS", ratelimit.Limit("reports", 2, 24 * 60 * 60))
@@ -376,7 +378,7 @@ def test_staff_routes_need_manage_reports_and_admin_scopes(client, people, staff
 
 # --- the hook for account actions ----------------------------------------------------------------
 def test_resolve_returns_the_writes_for_the_callers_transaction(client, people, staff):
-    from stratus.services import identity
+    from stratus.auth import identity
 
     ids_, tokens = people
     mod_id, mod = staff["mod"]

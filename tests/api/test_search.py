@@ -4,8 +4,9 @@ and without `type`; what anonymous searches may not do; blocks and suspensions h
 
 from __future__ import annotations
 
-from stratus import clock
+from stratus.core import clock
 from stratus.repo import base, keys
+
 from tests.api.test_statuses import follow, post
 from tests.rig import make_remote_account
 

@@ -9,8 +9,8 @@ from email import message_from_bytes
 from email.policy import default
 
 import pytest
+from stratus.read import settings as settings_service
 
-from stratus.services import settings as settings_service
 from tests.rig import app_token, auth, make_app, make_user, user_token
 
 GOOD = {"username": "carol", "email": "carol@example.org", "password": "a good password",
@@ -109,7 +109,7 @@ def test_one_422_lists_every_failing_field(client, token):
 
 def test_resend_only_from_the_signing_up_app(client, app, token):
     assert sign_up(client, token).status_code == 200
-    from stratus.services import accounts
+    from stratus.api.accounts import accounts
 
     carol = accounts.repo.id_by_handle("carol")
     foreign = user_token(make_app(client), carol, scopes=("write",))
@@ -209,8 +209,8 @@ def test_sixth_sign_up_from_one_address_is_429(client, token):
 
 
 def test_rate_limit_keys_ipv6_by_64(runtime):
-    from stratus.errors import TooManyRequests
-    from stratus.services import ratelimit
+    from stratus.core.errors import TooManyRequests
+    from stratus.http import ratelimit
 
     assert ratelimit.ip_key("2001:db8:1:2:aaaa::1") == ratelimit.ip_key("2001:db8:1:2:bbbb::9")
     assert ratelimit.ip_key("2001:db8:1:3::1") != ratelimit.ip_key("2001:db8:1:2::1")
@@ -270,7 +270,7 @@ def test_instant_signups_still_wait_for_approval(client, token):
 @contextlib.contextmanager
 def production_stack():
     """Run as a stack deployed with Environment=production (config is read lazily)."""
-    from stratus import config
+    from stratus.core import config
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("STRATUS_ENVIRONMENT", "production")
@@ -283,7 +283,7 @@ def production_stack():
 
 
 def test_instant_signups_are_refused_and_ignored_in_production(client, runtime, token):
-    from stratus.errors import Unprocessable
+    from stratus.core.errors import Unprocessable
 
     settings_service.set_value("instant_signups", "true")  # stored while a test stack
     with production_stack():
@@ -301,8 +301,8 @@ def test_instant_signups_are_refused_and_ignored_in_production(client, runtime, 
 
 @pytest.mark.parametrize("value", ["", "staging", "Production"])
 def test_an_unknown_environment_counts_as_production(runtime, monkeypatch, value):
-    from stratus import config
-    from stratus.errors import Unprocessable
+    from stratus.core import config
+    from stratus.core.errors import Unprocessable
 
     monkeypatch.setenv("STRATUS_ENVIRONMENT", value)
     config.reset()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from stratus import clock
+from stratus.core import clock
 from stratus.repo import tags as tags_repo
+
 from tests.api.test_statuses import post
 from tests.workers.test_redelivery import deliver_twice, dispatch_only
 

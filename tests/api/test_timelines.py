@@ -4,10 +4,10 @@ users, public timelines over hour buckets, hashtag timelines."""
 from __future__ import annotations
 
 import pytest
-
-from stratus import ids
+from stratus.core import ids
 from stratus.repo import base, keys
 from stratus.repo import statuses as statuses_repo
+
 from tests.api.test_statuses import follow, post
 
 
@@ -262,7 +262,7 @@ def test_a_follow_with_notify_tells_about_new_posts(client, active, drain):
 
 
 def test_home_pagination_and_the_feed_cap(client, active, drain, monkeypatch):
-    from stratus.services import fanout
+    from stratus.workers import fanout
 
     monkeypatch.setattr(fanout, "FEED_SIZE", 5)
     monkeypatch.setattr(fanout, "TRIM_ONE_IN", 1)
@@ -281,7 +281,8 @@ def test_fan_out_to_many_followers_runs_in_batches_without_duplicates(client, pe
                                                                      drain, monkeypatch):
     """A post to many followers: FanOut pages of followers, Deliver batches, each redelivered
     once more without duplicate entries or notifications."""
-    from stratus.services import fanout
+    from stratus.workers import fanout
+
     from tests.rig import auth, make_app, make_user, user_token
 
     monkeypatch.setattr(fanout, "FOLLOWERS_PAGE", 10)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from email import message_from_bytes
 from email.policy import default as default_policy
 
-from local.lambda_runtime import invoke
+from stratus.read import settings
 from stratus.repo import base, keys
-from stratus.services import settings
+
+from local.lambda_runtime import invoke
 from tests.api.test_statuses import post
 from tests.rig import app_token, auth, make_app, make_user, user_token
 from tests.sites import article, png, site  # noqa: F401 - the fixture
@@ -41,7 +42,7 @@ def staff(client):
 
 
 def silence(account_id):
-    """As a moderator's silence leaves the account (services/moderation.py)."""
+    """As a moderator's silence leaves the account (api/admin/moderation.py)."""
     base.update(keys.account_profile(account_id), "SET silenced_at = :t",
                 vals={":t": "2026-01-01T00:00:00.000Z"})
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from mastodon import Mastodon
 from mastodon.errors import MastodonAPIError, MastodonNotFoundError
+from stratus.read import settings
 
-from stratus.services import settings
 from tests.rig import make_user
 
 SCOPES = ["read", "write", "follow", "admin:read", "admin:write"]

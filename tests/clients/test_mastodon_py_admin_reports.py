@@ -5,8 +5,8 @@ resolving and reopening."""
 from __future__ import annotations
 
 from mastodon import Mastodon
+from stratus.read import settings
 
-from stratus.services import settings
 from tests.rig import make_user, mastodon_py_users
 
 STAFF_SCOPES = ["read", "write", "follow", "admin:read", "admin:write"]

@@ -37,7 +37,7 @@ def test_register_confirm_log_in_and_edit_profile(live_server, tmp_path):
     assert me.username == "carol" and me.acct == "carol"
     assert me.source.privacy == "public"
     avatar = tmp_path / "avatar.png"
-    from stratus.services.instance import solid_png
+    from stratus.api.instance.instance import solid_png
 
     avatar.write_bytes(solid_png(16, 16, (200, 100, 50)))
     updated = user.account_update_credentials(display_name="Carol C.", note="Hi there",

@@ -3,7 +3,8 @@ delete), follow suggestions (v2, v1, dismissing one) and the profile directory."
 
 from __future__ import annotations
 
-from stratus.services import settings as settings_service
+from stratus.read import settings as settings_service
+
 from tests.rig import mastodon_py_users
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from mastodon import Mastodon
+from stratus.api.instance.instance import solid_png
 
-from stratus.services.instance import solid_png
 from tests.rig import make_user
 
 

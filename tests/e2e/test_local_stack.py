@@ -93,7 +93,7 @@ def test_stratusctl_turns_instant_signups_on_for_the_dev_stack(dev_stack):
 
 
 def test_stratusctl_emoji_import_serves_the_image(dev_stack, tmp_path):
-    from stratus.services.instance import default_thumbnail
+    from stratus.api.instance.instance import default_thumbnail
 
     image = tmp_path / "blob.png"
     image.write_bytes(default_thumbnail())
@@ -102,7 +102,7 @@ def test_stratusctl_emoji_import_serves_the_image(dev_stack, tmp_path):
     assert result.returncode == 0, result.stderr
     # A warm function keeps the rendered list for emojis.CACHE_SECONDS (an earlier test read
     # it): the import shows within that window.
-    from stratus.services.emojis import CACHE_SECONDS
+    from stratus.api.instance.emojis import CACHE_SECONDS
 
     deadline = time.monotonic() + CACHE_SECONDS + 5
     while True:
@@ -182,8 +182,7 @@ def test_owner_from_stratusctl_approves_a_pending_sign_up(dev_stack):
 def test_posting_through_the_dev_stack(dev_stack):
     """Statuses, polls, media and schedules against the emulator running as a server."""
     import requests
-
-    from stratus.services.instance import solid_png
+    from stratus.api.instance.instance import solid_png
 
     base = dev_stack["base"]
     for name in ("poster", "friend"):

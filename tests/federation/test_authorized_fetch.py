@@ -1,4 +1,4 @@
-"""Authorized fetch ("secure mode", services/authorized_fetch.py): with the setting on, actors,
+"""Authorized fetch ("secure mode", federation/authorized_fetch.py): with the setting on, actors,
 collections and statuses are served only to GETs signed by a server we federate with, as
 Mastodon's `require_account_signature!` does; the instance actor, WebFinger, host-meta and
 NodeInfo stay public. Signers are fake accounts here (remote.example's bob, keys[0]), and real
@@ -23,8 +23,8 @@ KEY_ID = "https://remote.example/users/bob#main-key"
 def secure(runtime, monkeypatch, keys):
     """Authorized fetch on; every key of remote.example is its account bob's, keys[0] (a fake
     signer lookup); the lookups made."""
-    from stratus import ids
-    from stratus.services import settings
+    from stratus.core import ids
+    from stratus.read import settings
 
     settings.set_value("authorized_fetch", "true")
     calls: list[tuple[str, bool]] = []
@@ -32,7 +32,7 @@ def secure(runtime, monkeypatch, keys):
            "uri": "https://remote.example/users/bob", "key_id": KEY_ID,
            "public_key_pem": _pem(keys[0])}
 
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     def by_key_id(key_id: str, *, refetch: bool = False) -> dict | None:
         calls.append((key_id, refetch))
@@ -168,7 +168,8 @@ def _actor(site, key) -> tuple[str, str]:  # noqa: F811
 def test_the_signer_is_fetched_from_its_actor_and_stored(client, people, site, keys):  # noqa: F811
     """An unknown signer's actor is fetched once and stored as a remote account (Mastodon's
     FetchRemoteKeyService); later GETs read it here; a rotated key fetches it again."""
-    from stratus.services import remote_accounts, settings
+    from stratus.federation import remote_accounts
+    from stratus.read import settings
 
     settings.set_value("authorized_fetch", "true")
     actor_url, key_id = _actor(site, keys[0])
@@ -188,7 +189,7 @@ def test_the_signer_is_fetched_from_its_actor_and_stored(client, people, site, k
 def test_a_key_served_by_another_host_is_not_trusted(client, people, site, keys):  # noqa: F811
     """A keyId whose document names itself on another host is no signer's; nor is a keyId
     whose document is missing."""
-    from stratus.services import settings
+    from stratus.read import settings
 
     settings.set_value("authorized_fetch", "true")
     _actor_url, key_id = _actor(site, keys[0])
@@ -201,7 +202,9 @@ def test_a_key_served_by_another_host_is_not_trusted(client, people, site, keys)
 def test_a_stored_signer_needs_no_fetch(client, people, site, keys):  # noqa: F811
     """A server we already federate with (its actor stored by federation) is verified with the
     stored key: nothing is fetched, until a failed verification asks for a refetch."""
-    from stratus.services import remote_accounts, settings
+    from stratus.federation import remote_accounts
+    from stratus.read import settings
+
     from tests.federation import peers
 
     settings.set_value("authorized_fetch", "true")

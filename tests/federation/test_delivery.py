@@ -1,4 +1,4 @@
-"""Outbound delivery (services/delivery.py): a local post reaches each remote server once,
+"""Outbound delivery (federation/delivery.py): a local post reaches each remote server once,
 through its shared inbox, signed by its author, as the exact document our own endpoint serves;
 direct statuses reach only those mentioned; failed deliveries are retried on Mastodon's curve
 (the test plays SQS's clock), unsalvageable ones dropped; a host's breaker opens after ten
@@ -35,8 +35,8 @@ def sqs_clock(monkeypatch):
     """SQS's clock, played: a delayed message is sent at once and time jumps by its delay
     (what the delivery worker reads as now), so retries run without waiting. `waits` records
     each delay asked for."""
+    from stratus.federation import delivery
     from stratus.repo import queues
-    from stratus.services import delivery
 
     now = [1_900_000_000.0]
     waits: list[int] = []
@@ -61,7 +61,7 @@ def _post(client, headers, text: str, visibility: str = "public") -> dict:
 
 
 def test_a_post_reaches_each_server_once_signed_as_its_author(client, drain, alice, site):  # noqa: F811
-    from stratus.services import activitypub, actor_keys
+    from stratus.federation import activitypub, actor_keys
 
     alice_id, headers = alice
     followers = [remote(site, "a.example", "bob"), remote(site, "a.example", "carol"),
@@ -145,7 +145,7 @@ def test_a_deleted_status_is_a_tombstone_for_the_same_servers(client, drain, ali
 
 
 def test_a_suspended_domain_hears_nothing(client, drain, alice, site):  # noqa: F811
-    from stratus import clock, ids
+    from stratus.core import clock, ids
     from stratus.repo import base
     from stratus.repo import domain_blocks as blocks_repo
 
@@ -165,7 +165,7 @@ def test_a_suspended_domain_hears_nothing(client, drain, alice, site):  # noqa: 
 
 def test_followers_are_read_a_page_at_a_time_and_each_server_gets_it_once(
         client, drain, alice, site, monkeypatch):  # noqa: F811
-    from stratus.services import delivery
+    from stratus.federation import delivery
 
     monkeypatch.setattr(delivery, "FOLLOWERS_PAGE", 2)
     alice_id, headers = alice
@@ -178,8 +178,8 @@ def test_followers_are_read_a_page_at_a_time_and_each_server_gets_it_once(
 
 
 def test_a_redelivered_fan_out_job_sends_nothing_twice(client, drain, alice, site):  # noqa: F811
+    from stratus.federation import delivery
     from stratus.jobs import messages as jobs
-    from stratus.services import delivery
 
     alice_id, headers = alice
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
@@ -226,7 +226,7 @@ def test_an_unsalvageable_answer_drops_the_delivery(
 
 def test_sixteen_attempts_then_the_delivery_is_abandoned(
         client, drain, alice, sqs_clock, site):  # noqa: F811
-    from stratus.services import delivery
+    from stratus.federation import delivery
 
     alice_id, headers = alice
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
@@ -240,8 +240,8 @@ def test_sixteen_attempts_then_the_delivery_is_abandoned(
 
 
 def test_the_breaker_opens_after_ten_failures_and_closes_after_a_minute(runtime, site):  # noqa: F811
+    from stratus.federation import delivery
     from stratus.jobs import messages as jobs
-    from stratus.services import delivery
 
     site.answers["/x/inbox"] = [500] * 10
     job = jobs.DeliverActivity(inbox=site.url("/x/inbox"), body=json.dumps({"id": "a"}))
@@ -257,7 +257,7 @@ def test_the_breaker_opens_after_ten_failures_and_closes_after_a_minute(runtime,
 
 
 def test_a_profile_change_or_a_new_key_is_an_update_of_the_actor(client, drain, alice, site):  # noqa: F811
-    from stratus.services import activitypub, actor_keys
+    from stratus.federation import activitypub, actor_keys
 
     alice_id, headers = alice
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
@@ -333,8 +333,8 @@ def test_likes_boosts_and_votes_on_a_remote_status_reach_its_author(client, drai
 
 
 def test_an_account_peers_cannot_see_sends_no_update(client, drain, site):  # noqa: F811
+    from stratus.federation import delivery
     from stratus.jobs import messages as jobs
-    from stratus.services import delivery
 
     pending = rig.make_user("pending", confirmed=False)
     rig.follow_edge(remote(site, "a.example", "bob"), pending)

@@ -1,5 +1,5 @@
 """Authorized fetch answers by the signing ACCOUNT, not just by a server that signed
-(services/authorized_fetch.py, services/activitypub.py): Mastodon's `signed_request_account`
+(federation/authorized_fetch.py, federation/activitypub.py): Mastodon's `signed_request_account`
 checked by StatusPolicy#show? and its controllers' block checks.
 
 - An account the author blocks, or an account of a domain the author blocks, gets 404 for the
@@ -33,7 +33,7 @@ def servers(hostile):  # noqa: F811 - tests.hostile's fixture
 @pytest.fixture
 def secure(runtime):
     """Authorized fetch on."""
-    from stratus.services import settings
+    from stratus.read import settings
 
     settings.set_value("authorized_fetch", "true")
 
@@ -49,7 +49,7 @@ def signed_get(client, peer: Peer, path: str):
 
 def known(peer: Peer) -> str:
     """The peer's actor stored here (as federation stores one it meets); its account id."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     return remote_accounts.resolve(peer.uri)["id"]
 
@@ -237,7 +237,7 @@ def test_private_statuses_stay_unserved_with_authorized_fetch_off(client, drain,
 def test_an_unknown_signer_is_fetched_and_stored_once(client, alice, servers, secure):
     """Mastodon's signed_request_account: an unknown signer's actor is fetched and stored
     (remote_accounts.by_key_id), so later GETs read it here instead of fetching again."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     mallory = servers.actor("mallory")
     assert remote_accounts.find(mallory.uri) is None

@@ -95,8 +95,9 @@ def test_a_message_that_is_no_job_is_dropped(runtime, body):
 
 
 def test_a_job_that_recurses_without_end_is_dropped_and_a_failure_is_still_retried(runtime):
+    from stratus.core.observability import sqs_batch_handler
+
     from local.lambda_runtime import isolated
-    from stratus.observability import sqs_batch_handler
 
     def record(item) -> None:
         if item.body == "deep":
@@ -112,7 +113,7 @@ def test_a_job_that_recurses_without_end_is_dropped_and_a_failure_is_still_retri
 
 
 def test_a_job_carrying_an_activity_as_deep_as_the_inbox_takes_decodes():
-    from stratus import jsondoc
+    from stratus.core import jsondoc
     from stratus.jobs import messages
 
     activity = {"id": "https://a.example/1", "type": "Note", "actor": "https://a.example/u",

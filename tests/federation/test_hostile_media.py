@@ -1,4 +1,4 @@
-"""Remote media are ours to serve (services/remote_media.py): a client shown a remote account
+"""Remote media are ours to serve (federation/remote_media.py): a client shown a remote account
 or status gets our URLs only — our copy in the media bucket, or our proxy that makes it — so no
 viewer's browser contacts a host a remote server chose. The copy is fetched under the outbound
 rules, once, re-encoded by the image pipeline, never for a domain whose media are rejected, and
@@ -37,7 +37,7 @@ def _png_with_text(width: int = 80, height: int = 60) -> bytes:
 @pytest.fixture
 def mallory(runtime, hostile):  # noqa: F811
     """A remote account on the hostile host, with an avatar and a header it serves."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     hostile.serve("/avatar.png", _png_with_text(500, 500), "image/png")
     hostile.serve("/header.png", images.png(1600, 600), "image/png")
@@ -48,7 +48,7 @@ def mallory(runtime, hostile):  # noqa: F811
 def _status(hostile, mallory, number: int = 1, **overrides):  # noqa: F811
     """A remote status of mallory's with an image, a video and a custom emoji, each an
     `http://` URL on the hostile host."""
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     hostile.serve("/p.png", _png_with_text(), "image/png")
     hostile.serve("/v.mp4", b"\x00\x00\x00\x18ftypmp42", "video/mp4")
@@ -75,7 +75,7 @@ def _show(client, status_id):
 
 
 def _stored_keys() -> list[str]:
-    from stratus.config import settings
+    from stratus.core.config import settings
     from stratus.repo.client import client as aws
 
     listed = aws("s3").list_objects_v2(Bucket=settings().media_bucket, Prefix="cache/")
@@ -83,7 +83,7 @@ def _stored_keys() -> list[str]:
 
 
 def _block_media(domain: str = "127.0.0.1") -> None:
-    from stratus import clock, ids
+    from stratus.core import clock, ids
     from stratus.repo import base
     from stratus.repo import domain_blocks as blocks_repo
 
@@ -178,7 +178,7 @@ def test_concurrent_first_uses_fetch_once(client, hostile, mallory):  # noqa: F8
     both are sent to the same copy."""
     import threading
 
-    from stratus.services import remote_media
+    from stratus.federation import remote_media
 
     hostile.drip("/avatar.png", images.png(8, 8), every=0.01, content_type="image/png")
     proxied = _account(client, mallory["id"])["avatar"]
@@ -203,8 +203,8 @@ def test_a_fetch_that_lands_between_a_look_and_a_claim_is_not_repeated(client, h
     """A viewer looks (no copy yet), another's fetch stores the copy, then the first viewer
     claims the fetch: the claim is refused because a copy of that URL now exists, and the
     viewer is sent to it — one fetch, one copy."""
+    from stratus.federation import remote_media
     from stratus.repo import remote_media as repo
-    from stratus.services import remote_media
 
     proxied = _account(client, mallory["id"])["avatar"]
     _kind, owner_id, digest = _path(proxied).split("/")[2:5]
@@ -248,7 +248,7 @@ def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile,
     """remote_media.copies_of_block and forget_all (what the effects worker runs when a block
     comes to reject a domain's media, driven here directly): the
     copies go, the account renders our proxy again, and the proxy fetches nothing."""
-    from stratus.services import remote_media
+    from stratus.federation import remote_media
 
     proxied = _account(client, mallory["id"])["avatar"]
     location = client.get(_path(proxied), follow_redirects=False).headers["location"]

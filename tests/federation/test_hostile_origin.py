@@ -34,7 +34,7 @@ def state(drain) -> dict[str, int]:
 
 def stored(uri: str) -> dict[str, Any]:
     """What an attack on an account aims at: its id, key, inbox and profile URL."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     profile = remote_accounts.find(uri)
     assert profile is not None
@@ -53,7 +53,7 @@ def forged_actor(victim, attacker_site, key_id: str) -> dict[str, Any]:
 
 def known(peer) -> str:
     """Store a peer's actor (as a search or a first activity would); its account id."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     profile = remote_accounts.resolve(peer.uri)
     assert profile is not None and profile["key_id"] == peer.key_id
@@ -70,7 +70,7 @@ def note(peer, number: int, **extra: Any) -> dict[str, Any]:
 
 def served_status(peer, number: int) -> tuple[str, str]:
     """A status of `peer`, served by its site and stored here: (its URI, its id)."""
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     document = note(peer, number)
     peer.site.serve_json(f"/users/{peer.username}/statuses/{number}", document)
@@ -120,7 +120,7 @@ def test_attack_key_url_serves_attackers_actor(client, drain, hostile, victim_si
 def test_attack_forged_actor_is_not_stored_for_an_unknown_victim(  # noqa: F811
         client, drain, hostile, victim_site):  # noqa: F811
     """The same redirect before Bob is known here: nothing is stored as Bob."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     bob = victim_site.actor("bob")
     before = state(drain)
@@ -135,8 +135,8 @@ def test_attack_forged_actor_is_not_stored_for_an_unknown_victim(  # noqa: F811
 def test_attack_actor_fetch_redirects_to_a_forged_actor(runtime, drain, hostile, victim_site):  # noqa: F811
     """Bob's actor URL answers with a redirect to the attacker's copy naming itself Bob: a
     refresh keeps what we know, a first fetch stores nothing."""
+    from stratus.federation import remote_accounts
     from stratus.repo import base, keys
-    from stratus.services import remote_accounts
 
     bob = victim_site.actor("bob")
     known(bob)
@@ -157,7 +157,7 @@ def test_attack_actor_fetch_redirects_to_a_forged_actor(runtime, drain, hostile,
 def test_attack_search_url_serves_a_forged_actor(runtime, drain, hostile, victim_site):  # noqa: F811
     """A URL searched for (on the victim's host) serves a document naming itself Bob: Bob is
     fetched by his id instead, and keeps his key."""
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     bob = victim_site.actor("bob")
     bob_id = known(bob)
@@ -172,7 +172,7 @@ def test_attack_search_url_serves_a_forged_actor(runtime, drain, hostile, victim
 def test_attack_uploaded_json_poses_as_an_actor(runtime, drain, victim_site):  # noqa: F811
     """A JSON file on the victim's host naming itself (an upload served as application/json)
     is not ActivityPub: no account `admin@victim` is made of it."""
-    from stratus.services import remote_accounts, remote_statuses
+    from stratus.federation import remote_accounts, remote_statuses
 
     url = victim_site.url("/media/admin.json")
     document = {"@context": "https://www.w3.org/ns/activitystreams", "id": url,
@@ -187,7 +187,7 @@ def test_attack_uploaded_json_poses_as_an_actor(runtime, drain, victim_site):  #
 
 
 def test_ld_json_with_the_activitystreams_profile_is_activitypub(runtime, victim_site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     carol = victim_site.actor("carol")
     victim_site.serve_json("/users/carol", carol.document, AS_LD)
@@ -196,8 +196,7 @@ def test_ld_json_with_the_activitystreams_profile_is_activitypub(runtime, victim
 
 def test_attack_deeply_nested_document(runtime, hostile):  # noqa: F811
     """A document nested past the bound is a failed fetch, never a RecursionError."""
-    from stratus.federation import http
-    from stratus.services import remote_accounts
+    from stratus.federation import http, remote_accounts
 
     depth = 200_000
     url = hostile.serve("/users/deep", '{"id": ' + "[" * depth + "]" * depth + "}", AP)
@@ -228,8 +227,8 @@ def test_attack_status_fetch_redirects_to_a_forged_status(client, drain, hostile
 def test_attack_search_url_serves_a_forged_status(runtime, drain, hostile, victim_site):  # noqa: F811
     """A searched URL on the victim's host serves a Note naming itself Bob's: it is fetched
     again by that id (where it does not exist), and nothing is stored."""
+    from stratus.federation import remote_statuses
     from stratus.repo import uris
-    from stratus.services import remote_statuses
 
     bob = victim_site.actor("bob")
     known(bob)
@@ -243,7 +242,7 @@ def test_attack_search_url_serves_a_forged_status(runtime, drain, hostile, victi
 
 def test_attack_profile_url_points_elsewhere(client, hostile, victim_site):  # noqa: F811
     """An actor's profile `url` on another host (Bob's page) is not shown as its URL."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     bob = victim_site.actor("bob")
     mallory = hostile.actor("mallory", url=bob.document["url"])
@@ -296,10 +295,10 @@ def test_attack_announce_id_claims_a_status_of_its_own_host(client, drain, victi
     """Another actor of Bob's own host boosts with Bob's status URI as the Announce's id: the
     entry is another owner's, the conditional write refuses it, the whole boost is dropped
     (no half of it stored) and the worker does not fail."""
+    from stratus.federation.inbox import announce as announce_use_case
+    from stratus.federation.inbox.common import Context
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import uris
-    from stratus.services.inbox import announce as announce_use_case
-    from stratus.services.inbox.common import Context
 
     bob = victim_site.actor("bob")
     known(bob)
@@ -320,8 +319,8 @@ def test_attack_announce_id_claims_a_status_of_its_own_host(client, drain, victi
 def test_attack_key_id_squatting(client, drain, hostile, victim_site):  # noqa: F811
     """An attacker's actor names Bob's key id as its own key: it does not capture the key id,
     so Bob's signed activities are still accepted."""
+    from stratus.federation import remote_accounts
     from stratus.repo import uris
-    from stratus.services import remote_accounts
 
     bob = victim_site.actor("bob")
     bob_id = known(bob)
@@ -340,8 +339,8 @@ def test_attack_same_host_actor_cannot_take_a_stored_key(client, drain, victim_s
     """An actor of Bob's own host that names Bob's key id (first fetched, then in an Update it
     signs) does not take the key id over: the write is refused, nothing half-written, and the
     Update is dropped without failing the worker."""
+    from stratus.federation import remote_accounts
     from stratus.repo import uris
-    from stratus.services import remote_accounts
 
     bob = victim_site.actor("bob")
     bob_id = known(bob)
@@ -366,8 +365,8 @@ def test_attack_same_host_actor_cannot_take_a_stored_key(client, drain, victim_s
 def test_attack_key_id_names_anothers_actor(runtime, hostile, victim_site):  # noqa: F811
     """An attacker's actor names Bob's actor id as its key id: resolving Bob still gives Bob
     (the URI entry of his id stays his)."""
+    from stratus.federation import remote_accounts
     from stratus.repo import uris
-    from stratus.services import remote_accounts
 
     bob = victim_site.actor("bob")
     bob_id = known(bob)
@@ -383,7 +382,7 @@ def test_attack_key_id_names_anothers_actor(runtime, hostile, victim_site):  # n
 def test_a_key_url_serving_its_actor_leads_to_the_actor(runtime, victim_site):  # noqa: F811
     """GoToSocial's shape: the key id is its own URL, which serves the owner's actor (another
     id). The actor is fetched again by its id and stored: the key is its `publicKey.id`."""
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     key_id = victim_site.url("/users/erin/main-key")
     erin = victim_site.actor("erin", key_index=3, publicKey={

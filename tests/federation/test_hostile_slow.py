@@ -13,8 +13,8 @@ import time
 from types import SimpleNamespace
 
 import pytest
+from stratus.core import config, outbound
 
-from stratus import config, outbound
 from tests.hostile import count_state, hostile, victim_site  # noqa: F401 - fixtures
 from tests.peers import AP
 
@@ -170,7 +170,7 @@ def test_attack_reply_chain_exhausts_budget(client, drain, runtime, hostile, mon
     """A Create replying to a chain of notes, each served slowly (3 s, under the 15 s of one
     fetch): the inbox worker's job stops fetching when its budget is spent, and the reply
     itself is still stored, without the parents it had no time for."""
-    from stratus.observability import JobLimits
+    from stratus.core.observability import JobLimits
 
     mallory = hostile.actor("mallory")
     chain = [note(hostile, f"/notes/{n}",
@@ -230,8 +230,9 @@ class Clock:
 
 
 def test_a_batch_starts_no_record_it_has_no_time_for(runtime):
+    from stratus.core.observability import JobLimits, sqs_batch_handler
+
     from local.lambda_runtime import isolated
-    from stratus.observability import JobLimits, sqs_batch_handler
 
     ran: list[int] = []
     context = Clock(60.0)
@@ -247,8 +248,9 @@ def test_a_batch_starts_no_record_it_has_no_time_for(runtime):
 
 
 def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):  # noqa: F811
+    from stratus.core.observability import JobLimits, sqs_batch_handler
+
     from local.lambda_runtime import isolated
-    from stratus.observability import JobLimits, sqs_batch_handler
 
     url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
     errors: list[BaseException | None] = []
@@ -269,8 +271,7 @@ def test_an_http_function_keeps_its_outbound_requests_inside_its_invocation(env,
     than the function's time left: the fetch ends before the function does, and the client
     gets an answer (here 3 s left, a 15 s fetch of a drip-fed document)."""
     from fastapi import FastAPI
-
-    from stratus.observability import HTTP_MARGIN, http_handler
+    from stratus.core.observability import HTTP_MARGIN, http_handler
 
     url = hostile.drip("/users/slow", b'{"id": "x", "type": "Person"}' * 4, every=0.2)
     app = FastAPI()

@@ -4,7 +4,7 @@ allowed), hears nothing more from us — checked when the fan-out picks inboxes 
 queued delivery is sent. Suspending a remote account rejects its follows of local accounts
 (Mastodon's SuspendAccountService#reject_remote_follows!): a Reject(Follow) to its own inbox,
 the one activity it still gets, and the follow is gone (counted as any unfollow). Hosts are
-compared as stratus/hosts.py normalises them: a port, upper case or an IDN form escapes nothing.
+compared as stratus/core/hosts.py normalises them: a port, upper case or an IDN form escapes nothing.
 
 The attacker is a HostilePeer (tests/hostile.py): its accounts live on `127.0.0.1:<port>` and
 every POST we make to it is kept in `.posts`."""
@@ -78,7 +78,7 @@ def test_attack_suspended_follower_still_receives_followers_only_posts(
         client, drain, staff, local, hostile):  # noqa: F811
     """A suspended account followed a local one: after its suspension a followers-only post of
     that local account must not reach it (today's fan-out never looked at `suspended_at`)."""
-    from stratus.services import follows
+    from stratus.api.graph import follows
 
     alice_id, headers = local["alice"]
     mallory = rig.peer_account(hostile, "mallory")
@@ -104,11 +104,11 @@ def test_a_follower_suspended_before_its_follow_is_removed_hears_nothing(
     """The fan-out reads each follower's profile: one suspended while its follow still stands
     (the follows are removed in batches, after the suspension) is skipped, its server's shared
     inbox too when it was the only follower there."""
-    from stratus import clock
+    from stratus.core import clock
+    from stratus.federation import delivery
     from stratus.jobs import messages as jobs
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import base
-    from stratus.services import delivery
 
     alice_id, headers = local["alice"]
     mallory = rig.peer_account(hostile, "mallory")
@@ -150,8 +150,9 @@ def test_attack_domain_block_with_explicit_port_still_delivered(
     `127.0.0.1:<port>`, whatever domain the account was stored under (an actor on a domain we
     federate with may name an inbox on the blocked host), and a block of `evil.example` covers
     inboxes written `https://EVIL.example:443/…` or in an IDN form."""
+    from stratus.api.graph import follows
+    from stratus.federation import delivery
     from stratus.jobs import messages as jobs
-    from stratus.services import delivery, follows
 
     alice_id, headers = local["alice"]
     # Stored from `https://evil.example:443/users/mallory`: its domain is the bare host, but its
@@ -187,9 +188,9 @@ def test_suspension_rejects_and_removes_follows(
     Reject(Follow) with that Follow's id, to its own inbox) and removed, followers counts drop,
     its pending follow request is rejected too; the work goes in batches (here of one) and a
     batch run twice sends and removes nothing more."""
+    from stratus.api.graph import follows
     from stratus.repo import keys
     from stratus.repo import relationships as relationships_repo
-    from stratus.services import follows
 
     monkeypatch.setattr(follows, "REJECTED_PER_STEP", 1, raising=False)
     alice_id, alice_headers = local["alice"]
@@ -237,8 +238,8 @@ def test_a_domain_suspension_rejects_and_removes_follows(client, drain, staff, l
     """A domain block of severity suspend suspends every account of the domain (here the peer's
     host with its port, covered by a block of `127.0.0.1`): their follows are rejected and
     removed too — the Reject is delivered although the domain is suspended."""
+    from stratus.api.graph import follows
     from stratus.repo import accounts as accounts_repo
-    from stratus.services import follows
 
     alice_id, alice_headers = local["alice"]
     mallory = rig.peer_account(hostile, "mallory")
@@ -262,7 +263,7 @@ def test_delivery_queued_before_a_domain_suspension_is_dropped(
     """Delivery messages already queued when a domain is suspended are dropped when their turn
     comes, without a request; a queued Reject(Follow) still goes (the one activity a suspended
     peer gets)."""
-    from stratus.services import delivery
+    from stratus.federation import delivery
 
     alice_id, _ = local["alice"]
     actor = "https://local.example/users/alice"
@@ -286,10 +287,10 @@ def test_delivery_queued_before_an_account_suspension_is_dropped(
     """A message queued for an account's own inbox (a server with no shared inbox) is dropped
     when that account was suspended before the message's turn came: the fan-out names the
     inbox's account in the message and the delivery reads it again."""
-    from stratus import clock
+    from stratus.core import clock
+    from stratus.federation import delivery
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import base
-    from stratus.services import delivery
 
     alice_id, headers = local["alice"]
     mallory = rig.peer_account(hostile, "mallory")
@@ -317,7 +318,8 @@ def test_delivery_queued_before_an_account_suspension_is_dropped(
 def test_limited_federation_drops_queued_delivery_outside_the_allowlist(
         client, drain, staff, local, hostile):  # noqa: F811
     """In limited federation mode only allowed domains hear from us, queued messages too."""
-    from stratus.services import delivery, settings
+    from stratus.federation import delivery
+    from stratus.read import settings
 
     alice_id, _ = local["alice"]
     create = {"@context": "https://www.w3.org/ns/activitystreams", "type": "Create",
@@ -378,9 +380,9 @@ def test_suspension_reads_only_the_requests_the_account_made(
     request finds that request with one Query of the requests it made (its own index
     partition) — no walk of the local accounts, no batched read of keys guessed from them —
     removes it (one Reject(Follow) to its inbox) and leaves another account's requests."""
+    from stratus.api.graph import follows
     from stratus.repo import keys
     from stratus.repo import relationships as relationships_repo
-    from stratus.services import follows
 
     carol, dave = locked_user("carol2"), locked_user("dave")
     for n in range(10):  # the local accounts the former walk read through
@@ -416,8 +418,8 @@ def test_suspension_pages_the_requests_made_and_a_step_run_twice_does_nothing_mo
     """The requests a suspended account made are rejected a bounded page per step (here two),
     as many steps as pages of its own requests; each step run twice (a redelivered job)
     removes and sends nothing more."""
+    from stratus.api.graph import follows
     from stratus.repo import relationships as relationships_repo
-    from stratus.services import follows
 
     monkeypatch.setattr(follows, "REJECTED_PER_STEP", 2)
     targets = [locked_user(f"locked{n}") for n in range(5)]

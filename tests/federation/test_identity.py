@@ -41,9 +41,9 @@ def suspend(account_id):
 # --- keys ----------------------------------------------------------------------------------
 def test_the_outbox_makes_each_new_user_a_sealed_key_pair(client, people, drain):
     from cryptography.hazmat.primitives import serialization
-
+    from stratus.federation import actor_keys
+    from stratus.read import secrets
     from stratus.repo import actor_keys as repo
-    from stratus.services import actor_keys, secrets
 
     ids_, _ = people
     assert repo.get(ids_["alice"]) is None  # not made in the sign-up transaction
@@ -69,9 +69,9 @@ def test_the_outbox_makes_each_new_user_a_sealed_key_pair(client, people, drain)
 
 
 def test_one_key_per_account_under_redelivery_and_races(client, people, monkeypatch):
+    from stratus.federation import actor_keys
     from stratus.jobs import messages as jobs
     from stratus.repo import actor_keys as repo
-    from stratus.services import actor_keys
 
     ids_, _ = people
     job = jobs.GenerateActorKey(event_id="e1", account_id=ids_["alice"])
@@ -458,9 +458,10 @@ def test_featured_collections(client, people):
 
 
 def test_a_rejected_sign_up_takes_its_key_with_it(client, drain):
+    from stratus.federation import actor_keys
     from stratus.jobs import messages as jobs
     from stratus.repo import actor_keys as repo
-    from stratus.services import actor_keys
+
     from tests.rig import auth, make_app, make_user, user_token
 
     app = make_app(client, scopes="read write admin:read admin:write")

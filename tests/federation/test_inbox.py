@@ -1,4 +1,4 @@
-"""The inbox (functions/inbox, services/inbox): a remote server's signed activities and their
+"""The inbox (functions/inbox, federation/inbox): a remote server's signed activities and their
 effects, seen through the client API — follows, likes, boosts, blocks, reports, undos — and
 what is refused: bad signatures (forged, expired, tampered), another actor's key, blocked and
 unlisted domains, unknown inboxes; replays have one effect."""
@@ -16,7 +16,7 @@ from tests.rig import auth, make_app, make_user, user_token
 
 @pytest.fixture
 def site():
-    from stratus import outbound
+    from stratus.core import outbound
 
     outbound.reset()
     served = PeerSite()
@@ -40,7 +40,7 @@ ALICE = "http://localhost:8000/users/alice"
 
 
 def remote_id(peer: Peer) -> str:
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     return remote_accounts.find(peer.uri)["id"]
 
@@ -354,7 +354,7 @@ def test_a_suspended_domain_is_403_before_anything_is_fetched(client, drain, sit
 
 
 def test_limited_federation_takes_only_allowed_domains(client, drain, peer, alice, staff):
-    from stratus.services import settings
+    from stratus.read import settings
 
     headers = alice[1]
     settings.set_value("limited_federation_mode", True)

@@ -1,4 +1,4 @@
-"""Remote accounts (services/remote_accounts.py): actors fetched from a loopback peer, checked,
+"""Remote accounts (federation/remote_accounts.py): actors fetched from a loopback peer, checked,
 stored once, refreshed when stale, removed when gone, refused by domain policy."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ LOCAL = "http://localhost:8000"
 
 
 def test_resolve_stores_the_actor_once(runtime, site):  # noqa: F811
+    from stratus.federation import remote_accounts
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import uris
-    from stratus.services import remote_accounts
 
     document = peers.serve_actor(site)
     profile = remote_accounts.resolve(document["id"])
@@ -41,7 +41,7 @@ def test_resolve_stores_the_actor_once(runtime, site):  # noqa: F811
 
 
 def _block(domain: str, severity: str, reject_media: bool = False) -> None:
-    from stratus import clock, ids
+    from stratus.core import clock, ids
     from stratus.repo import base
     from stratus.repo import domain_blocks as repo
 
@@ -54,7 +54,7 @@ def _block(domain: str, severity: str, reject_media: bool = False) -> None:
 
 def test_the_api_renders_a_remote_account_as_mastodon(client, site):  # noqa: F811
     from stratus.convert.remote_media import digest
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     document = peers.serve_actor(site, type="Service", manuallyApprovesFollowers=True)
     profile = remote_accounts.resolve(document["id"])
@@ -70,7 +70,7 @@ def test_the_api_renders_a_remote_account_as_mastodon(client, site):  # noqa: F8
         "note": '<p>Hello <a href="https://x.example/" target="_blank" '
                 'rel="nofollow noopener">there</a></p>',
         "url": site.url("/@bob"), "uri": document["id"],
-        # Ours to serve (services/remote_media.py): the proxy until we hold a copy.
+        # Ours to serve (federation/remote_media.py): the proxy until we hold a copy.
         "avatar": f"{LOCAL}/media_proxy/avatar/{profile['id']}/{digest(site.url('/avatar.png'))}",
         "avatar_static": f"{LOCAL}/media_proxy/avatar/{profile['id']}/"
                          f"{digest(site.url('/avatar.png'))}/static",
@@ -88,7 +88,8 @@ def test_the_api_renders_a_remote_account_as_mastodon(client, site):  # noqa: F8
 
 
 def test_relationships_and_admin_listings_include_remote_accounts(client, people, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
+
     from tests.rig import follow_edge
 
     ids, headers = people
@@ -101,7 +102,8 @@ def test_relationships_and_admin_listings_include_remote_accounts(client, people
 
 
 def test_admin_lists_remote_accounts_by_domain(client, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
+
     from tests.rig import auth, make_app, make_user, user_token
 
     peers.serve_actor(site)
@@ -122,8 +124,8 @@ def test_admin_lists_remote_accounts_by_domain(client, site):  # noqa: F811
 
 
 def test_an_actor_whose_id_is_on_another_host_is_refused(runtime, site):  # noqa: F811
+    from stratus.federation import remote_accounts
     from stratus.repo import uris
-    from stratus.services import remote_accounts
 
     forged = peers.actor(site, id=site.url("/users/bob", host="localhost"))
     site.serve("/users/bob", json.dumps(forged), peers.AP)
@@ -136,14 +138,14 @@ def test_an_actor_whose_id_is_on_another_host_is_refused(runtime, site):  # noqa
     {"inbox": None}, {"id": None},
 ])
 def test_documents_that_are_not_actors_are_refused(runtime, site, broken):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     peers.serve_actor(site, **broken)
     assert remote_accounts.resolve(site.url("/users/bob")) is None
 
 
 def test_tolerant_of_json_ld_forms(runtime, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     uri = site.url("/users/bob")
     peers.serve_actor(site, type=["Person"], url=[{"type": "Link", "href": site.url("/@bob")}],
@@ -162,7 +164,7 @@ def test_tolerant_of_json_ld_forms(runtime, site):  # noqa: F811
 
 
 def test_suspended_domains_are_never_fetched(runtime, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     _block("127.0.0.1", "suspend")
     peers.serve_actor(site)
@@ -172,10 +174,11 @@ def test_suspended_domains_are_never_fetched(runtime, site):  # noqa: F811
 
 
 def test_limited_federation_stores_only_allowed_domains(runtime, site):  # noqa: F811
-    from stratus import ids
+    from stratus.core import ids
+    from stratus.federation import remote_accounts
+    from stratus.read import settings
     from stratus.repo import base
     from stratus.repo import domain_blocks as repo
-    from stratus.services import remote_accounts, settings
 
     settings.set_value("limited_federation_mode", "true")
     peers.serve_actor(site)
@@ -187,7 +190,7 @@ def test_limited_federation_stores_only_allowed_domains(runtime, site):  # noqa:
 
 
 def test_a_silenced_domains_new_accounts_are_silenced(client, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     _block("127.0.0.1", "silence")
     peers.serve_actor(site)
@@ -197,8 +200,8 @@ def test_a_silenced_domains_new_accounts_are_silenced(client, site):  # noqa: F8
 
 
 def test_stale_accounts_are_refreshed_on_request(runtime, site):  # noqa: F811
+    from stratus.federation import remote_accounts
     from stratus.repo import base, keys
-    from stratus.services import remote_accounts
 
     uri = site.url("/users/bob")
     peers.serve_actor(site)
@@ -215,9 +218,9 @@ def test_stale_accounts_are_refreshed_on_request(runtime, site):  # noqa: F811
 
 
 def test_an_actor_gone_on_refetch_is_removed(client, site):  # noqa: F811
+    from stratus.federation import remote_accounts
     from stratus.repo import base, keys
     from stratus.repo import moderation as moderation_repo
-    from stratus.services import remote_accounts
 
     uri = site.url("/users/bob")
     peers.serve_actor(site)
@@ -233,7 +236,7 @@ def test_an_actor_gone_on_refetch_is_removed(client, site):  # noqa: F811
 
 
 def test_webfinger_finds_the_actor(runtime, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     peers.serve_actor(site)
     peers.serve_webfinger(site)
@@ -246,12 +249,12 @@ def test_webfinger_finds_the_actor(runtime, site):  # noqa: F811
 
 
 def test_webfinger_is_https_except_for_loopback_outside_production(runtime, monkeypatch):
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     assert remote_accounts.webfinger_url("a", "example.com") == \
         "https://example.com/.well-known/webfinger?resource=acct:a@example.com"
     assert remote_accounts.webfinger_url("a", "127.0.0.1:81").startswith("http://127.0.0.1:81/")
-    from stratus.config import settings
+    from stratus.core.config import settings
 
     settings().environment  # noqa: B018 - computed, then replaced for this test
     monkeypatch.setitem(settings().__dict__, "environment", "production")
@@ -259,7 +262,7 @@ def test_webfinger_is_https_except_for_loopback_outside_production(runtime, monk
 
 
 def test_a_key_object_leads_to_its_owner(runtime, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     uri = site.url("/users/bob")
     key_id = site.url("/keys/1")
@@ -275,8 +278,8 @@ def test_a_key_object_leads_to_its_owner(runtime, site):  # noqa: F811
 
 
 def test_a_rotated_key_is_found_on_refetch(runtime, site):  # noqa: F811
+    from stratus.federation import remote_accounts
     from stratus.repo import uris
-    from stratus.services import remote_accounts
 
     uri = site.url("/users/bob")
     peers.serve_actor(site)
@@ -290,7 +293,7 @@ def test_a_rotated_key_is_found_on_refetch(runtime, site):  # noqa: F811
 
 
 def test_update_from_changes_the_profile(runtime, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     document = peers.serve_actor(site)
     profile = remote_accounts.resolve(document["id"])
@@ -301,8 +304,9 @@ def test_update_from_changes_the_profile(runtime, site):  # noqa: F811
 
 
 def test_usernames_are_unique_per_domain_only(runtime, site):  # noqa: F811
+    from stratus.federation import remote_accounts
     from stratus.repo import accounts as accounts_repo
-    from stratus.services import remote_accounts
+
     from tests.rig import make_user
 
     local = make_user("bob")
@@ -314,7 +318,7 @@ def test_usernames_are_unique_per_domain_only(runtime, site):  # noqa: F811
 
 
 def test_oversized_documents_are_cut_to_fit_an_item(runtime, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     long = "x" * 2_500  # over each cap, the document small enough to fetch fast
     peers.serve_actor(site, summary=f"<p>{'y' * 25_000}</p>", name=long,

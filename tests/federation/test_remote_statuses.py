@@ -1,4 +1,4 @@
-"""Remote statuses (services/remote_statuses.py): objects of remote accounts stored as
+"""Remote statuses (federation/remote_statuses.py): objects of remote accounts stored as
 statuses through the local write path, rendered with their own uri, url and account, fanned
 out to local followers, idempotent, edited, deleted only by their author."""
 
@@ -14,14 +14,14 @@ LOCAL = "http://localhost:8000"
 
 @pytest.fixture
 def bob(runtime, site):  # noqa: F811
-    from stratus.services import remote_accounts
+    from stratus.federation import remote_accounts
 
     peers.serve_actor(site)
     return remote_accounts.resolve(site.url("/users/bob"))
 
 
 def test_a_note_renders_as_mastodon_renders_a_remote_status(client, people, site, bob, drain):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     ids, headers = people
     obj = peers.note(
@@ -56,7 +56,7 @@ def test_a_note_renders_as_mastodon_renders_a_remote_status(client, people, site
         'rel="nofollow noopener">#<span>Cats</span></a> :blob:</p>')
     assert [m["id"] for m in body["mentions"]] == [ids["alice"]]
     assert body["tags"] == [{"name": "cats", "url": "http://localhost:8000/tags/cats"}]
-    # Remote images are ours to serve (services/remote_media.py): our proxy until we hold a
+    # Remote images are ours to serve (federation/remote_media.py): our proxy until we hold a
     # copy, never the remote server's URL; `remote_url` keeps the original, as Mastodon's does.
     [emoji] = body["emojis"]
     assert {k: emoji[k] for k in ("shortcode", "visible_in_picker", "category")} == {
@@ -82,7 +82,8 @@ def test_a_note_renders_as_mastodon_renders_a_remote_status(client, people, site
 
 
 def test_local_followers_get_it_in_their_home_feed(client, people, site, bob, drain):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
+
     from tests.rig import follow_edge
 
     ids, headers = people
@@ -111,8 +112,8 @@ def test_local_followers_get_it_in_their_home_feed(client, people, site, bob, dr
     ([f"{LOCAL}/users/alice"], [], "direct"),
 ])
 def test_visibility_follows_the_addressing(runtime, site, bob, to, cc, expected):  # noqa: F811
+    from stratus.federation import remote_statuses
     from stratus.repo import statuses as repo
-    from stratus.services import remote_statuses
 
     followers = site.url("/users/bob/followers")
     obj = peers.note(site, 2, to=[followers if a == "FOLLOWERS" else a for a in to], cc=cc)
@@ -121,7 +122,7 @@ def test_visibility_follows_the_addressing(runtime, site, bob, to, cc, expected)
 
 
 def test_a_direct_status_reaches_only_who_it_is_addressed_to(client, people, site, bob, drain):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     ids, headers = people
     status_id = remote_statuses.ingest(peers.note(site, 3, to=[f"{LOCAL}/users/alice"], cc=[]),
@@ -133,8 +134,8 @@ def test_a_direct_status_reaches_only_who_it_is_addressed_to(client, people, sit
 
 
 def test_objects_not_of_the_actor_are_refused(runtime, site, bob):  # noqa: F811
+    from stratus.federation import remote_statuses
     from stratus.repo import uris
-    from stratus.services import remote_statuses
 
     other = peers.note(site, 4, attributedTo=site.url("/users/mallory"))
     assert remote_statuses.ingest(other, actor=bob) is None
@@ -146,7 +147,7 @@ def test_objects_not_of_the_actor_are_refused(runtime, site, bob):  # noqa: F811
 
 
 def test_a_reply_fetches_its_unknown_parent(client, people, site, bob):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     parent = peers.serve_note(site, 10)
     reply = peers.note(site, 11, inReplyTo=parent["id"])
@@ -161,7 +162,7 @@ def test_a_reply_fetches_its_unknown_parent(client, people, site, bob):  # noqa:
 
 
 def test_a_reply_to_a_local_status(client, people, site, bob, drain):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     ids, headers = people
     local = client.post("/api/v1/statuses", data={"status": "hello"},
@@ -176,7 +177,7 @@ def test_a_reply_to_a_local_status(client, people, site, bob, drain):  # noqa: F
 
 
 def test_an_update_with_a_new_time_is_an_edit(client, people, site, bob, drain):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     obj = peers.note(site, 20)
     status_id = remote_statuses.ingest(obj, actor=bob)
@@ -194,9 +195,10 @@ def test_an_update_with_a_new_time_is_an_edit(client, people, site, bob, drain):
 
 
 def test_only_the_author_deletes(client, people, site, bob, drain):  # noqa: F811
+    from stratus.federation import remote_statuses
     from stratus.repo import uris
+
     from tests.rig import make_remote_account
-    from stratus.services import remote_statuses
 
     obj = peers.note(site, 30)
     status_id = remote_statuses.ingest(obj, actor=bob)
@@ -210,7 +212,7 @@ def test_only_the_author_deletes(client, people, site, bob, drain):  # noqa: F81
 
 
 def test_resolve_fetches_the_author_and_the_status(client, site):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     peers.serve_actor(site, "zoe")
     obj = peers.serve_note(site, 40, "zoe")
@@ -223,7 +225,7 @@ def test_resolve_fetches_the_author_and_the_status(client, site):  # noqa: F811
 
 
 def test_a_question_is_a_poll(client, people, site, bob):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     obj = peers.note(site, 50, type="Question", endTime="2030-01-01T00:00:00Z", votersCount=5,
                      oneOf=[{"type": "Note", "name": "yes", "replies": {"totalItems": 3}},
@@ -242,7 +244,7 @@ def test_a_question_is_a_poll(client, people, site, bob):  # noqa: F811
 
 
 def test_an_article_keeps_its_name_and_link(client, site, bob):  # noqa: F811
-    from stratus.services import remote_statuses
+    from stratus.federation import remote_statuses
 
     page = site.url("/2026/01/post")  # its page on its own host (another host's is refused)
     obj = peers.note(site, 60, type="Article", name="Title <b>", content="<p>Body</p>",
@@ -298,10 +300,10 @@ def test_search_resolves_a_url_to_an_actor_or_a_status(client, people, site):  #
 
 
 def test_a_domain_whose_media_are_rejected_gets_none_stored(client, site, bob):  # noqa: F811
-    from stratus import ids
+    from stratus.core import ids
+    from stratus.federation import remote_statuses
     from stratus.repo import base
     from stratus.repo import domain_blocks as blocks_repo
-    from stratus.services import remote_statuses
 
     base.transact([blocks_repo.put_block_op({
         "id": ids.new_id(), "domain": "127.0.0.1", "severity": "noop", "reject_media": True,
@@ -314,7 +316,7 @@ def test_a_domain_whose_media_are_rejected_gets_none_stored(client, site, bob): 
 
 
 def test_another_actor_cannot_take_over_a_status(client, site, bob):  # noqa: F811
-    from stratus.services import remote_accounts, remote_statuses
+    from stratus.federation import remote_accounts, remote_statuses
 
     obj = peers.note(site, 90)
     status_id = remote_statuses.ingest(obj, actor=bob)
@@ -329,8 +331,7 @@ def test_another_actor_cannot_take_over_a_status(client, site, bob):  # noqa: F8
 
 
 def test_our_own_urls_are_never_fetched(runtime, monkeypatch):
-    from stratus.federation import http
-    from stratus.services import remote_statuses
+    from stratus.federation import http, remote_statuses
 
     def refuse(url, **_):
         raise AssertionError(f"fetched {url}")
@@ -344,8 +345,8 @@ def test_our_status_urls_name_a_status_only_with_its_own_author(client, people):
     """One parser of our status URLs (remote_statuses.local_status_id, which the inbox and
     search use): `/users/<name>/statuses/<id>` and `/@<name>/<id>` name the status only when
     <name> wrote it."""
-    from stratus.config import settings
-    from stratus.services import remote_statuses
+    from stratus.core.config import settings
+    from stratus.federation import remote_statuses
 
     _ids, tokens = people
     status = client.post("/api/v1/statuses", data={"status": "mine"},

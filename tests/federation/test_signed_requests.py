@@ -28,8 +28,7 @@ def _verify(headers: dict[str, str], method: str, path: str, public_pem: str) ->
 
 
 def test_fetch_object_is_signed_by_the_instance_actor(runtime, site):  # noqa: F811
-    from stratus.federation import http
-    from stratus.services import actor_keys
+    from stratus.federation import actor_keys, http
 
     url = site.url("/users/bob?x=1")
     site.serve("/users/bob?x=1", json.dumps({"id": url, "type": "Person"}),
@@ -62,8 +61,7 @@ def test_fetch_object_refuses_what_is_not_an_object(runtime, site, status, conte
 
 
 def test_redirects_are_followed_and_signed_again(runtime, site):  # noqa: F811
-    from stratus.federation import http
-    from stratus.services import actor_keys
+    from stratus.federation import actor_keys, http
 
     site.serve("/final", json.dumps({"id": site.url("/final")}), "application/activity+json")
     url = site.redirect("/start", site.url("/final"))
@@ -75,7 +73,7 @@ def test_redirects_are_followed_and_signed_again(runtime, site):  # noqa: F811
 
 
 def test_fetch_refuses_private_addresses_in_production(runtime, monkeypatch):
-    from stratus import outbound
+    from stratus.core import outbound
     from stratus.federation import http
 
     monkeypatch.setenv("STRATUS_ENVIRONMENT", "production")
@@ -91,8 +89,8 @@ class Inbox:
     others, with an Accept-Signature header when given), verifying what it accepts."""
 
     def __init__(self, accepts: set[str], accept_signature: str | None = None) -> None:
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         self.accepts, self.accept_signature = accepts, accept_signature
         self.knocks: list[dict[str, str]] = []
@@ -145,8 +143,7 @@ BODY = b'{"type":"Create"}'
 
 
 def test_post_knocks_with_rfc9421_after_a_401_and_remembers_the_host(runtime, inbox):
-    from stratus.federation import http, signatures
-    from stratus.services import actor_keys
+    from stratus.federation import actor_keys, http, signatures
 
     peer = inbox({"rfc9421"})
     response = http.post_activity(peer.url, BODY, username=None, account_id=None)
@@ -187,8 +184,7 @@ def test_post_knocks_once_when_cavage_is_accepted_or_both_are_refused(runtime, i
 
 
 def test_post_honours_accept_signature(runtime, inbox):
-    from stratus.federation import http, signatures
-    from stratus.services import actor_keys
+    from stratus.federation import actor_keys, http, signatures
 
     peer = inbox({"rfc9421"}, 'wanted=("@method" "@target-uri" "@authority" "content-digest")'
                               ';alg="rsa-v1_5-sha256"')

@@ -15,7 +15,7 @@ import pytest
 
 @pytest.fixture
 def log_lines():
-    from stratus.observability import logger
+    from stratus.core.observability import logger
 
     stream = io.StringIO()
     capture = logging.StreamHandler(stream)
@@ -27,8 +27,9 @@ def log_lines():
 
 def test_concurrent_invocations_of_two_functions_log_their_own_names(runtime, log_lines,
                                                                      monkeypatch):
+    from stratus.api.instance import instance
+
     from local.lambda_runtime import invoke
-    from stratus.services import instance
 
     # Both invocations wait here, after each has set up its logging context, so each of them
     # logs while the other one is running.
@@ -80,7 +81,7 @@ def test_concurrent_invocations_of_two_functions_log_their_own_names(runtime, lo
 
 
 def test_lines_outside_any_invocation_name_no_function(runtime, log_lines, client):
-    from stratus.observability import logger
+    from stratus.core.observability import logger
 
     assert client.get("/api/v1/instance").status_code == 200
     logger.info("between invocations")

@@ -82,7 +82,7 @@ def test_a_refused_sign_up_leaves_no_trace_and_the_next_one_mails_and_counts(
 
 def test_a_worker_failing_once_is_retried_and_mails_exactly_once(
         client, runtime, drain, token, monkeypatch):
-    from stratus import mail
+    from stratus.core import mail
 
     real_send, calls = mail.send, []
 
@@ -139,10 +139,10 @@ def test_work_pending_at_a_restart_runs_once_after_it(client, runtime, token, tm
     triggers none, and what comes next still works."""
     from moto.core.base_backend import BackendDict
     from starlette.testclient import TestClient
+    from stratus.core import mail
 
     from local import snapshot
     from local.runtime import start
-    from stratus import mail
     from tests.conftest import BASE_URL, DOMAIN
 
     assert sign_up(client, token, "carol").status_code == 200

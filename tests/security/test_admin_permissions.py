@@ -8,13 +8,13 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from local.routes import route_table
 from stratus.auth import scopes
-from stratus.domain import roles
-from stratus.domain.roles import Permission
+from stratus.model import roles
+from stratus.model.roles import Permission
 from stratus.repo import base
 from stratus.repo import roles as roles_repo
+
+from local.routes import route_table
 from tests.rig import auth, make_app, make_user, user_token
 
 ADMIN_SCOPES = ("admin:read", "admin:write")

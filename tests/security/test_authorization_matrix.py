@@ -13,11 +13,11 @@ import re
 from datetime import timedelta
 
 import pytest
+from stratus.api.instance.instance import solid_png
+from stratus.auth import scopes
+from stratus.core import clock
 
 from local.routes import route_table
-from stratus import clock
-from stratus.auth import scopes
-from stratus.services.instance import solid_png
 from tests.rig import auth, make_app, make_user, user_token
 
 EVERY_SCOPE = ("read", "write", "follow", "push", "admin:read", "admin:write")
@@ -43,7 +43,7 @@ PUBLIC = {
     ("GET", "/.well-known/oauth-authorization-server"): "discovery",
     ("GET", "/packs/media/images/preview.png"): "static image",
     ("GET", "/avatars/original/missing.png"): "static image",
-    # Remote media (services/remote_media.py): images load without a token; the digest of the
+    # Remote media (federation/remote_media.py): images load without a token; the digest of the
     # remote URL in the path is what keeps the URL to those shown the item.
     ("GET", "/media_proxy/{kind}/{owner_id}/{digest}"): "remote media proxy",
     ("GET", "/media_proxy/{kind}/{owner_id}/{digest}/{style}"): "remote media proxy",
@@ -66,9 +66,9 @@ PUBLIC = {
     ("GET", "/users/{username}/statuses/{status_id}/activity"): "public status activity",
     ("GET", "/actor"): "instance actor",
     ("GET", "/actor/outbox"): "instance actor",
-    ("POST", "/users/{username}/inbox"): "HTTP signature (services/inbox/ingress.py)",
-    ("POST", "/inbox"): "HTTP signature (services/inbox/ingress.py)",
-    ("POST", "/actor/inbox"): "HTTP signature (services/inbox/ingress.py)",
+    ("POST", "/users/{username}/inbox"): "HTTP signature (federation/inbox/ingress.py)",
+    ("POST", "/inbox"): "HTTP signature (federation/inbox/ingress.py)",
+    ("POST", "/actor/inbox"): "HTTP signature (federation/inbox/ingress.py)",
     ("GET", "/about"): "public page",
     ("POST", "/api/v1/apps"): "app registration is open (Mastodon)",
     ("POST", "/oauth/token"): "OAuth: client credentials in the body",

@@ -140,7 +140,7 @@ def test_lone_surrogates_in_json_are_400(client, alice, method, path, payload):
 
 
 def test_lone_surrogates_in_media_descriptions_are_400(client, alice):
-    from stratus.services.instance import solid_png
+    from stratus.api.instance.instance import solid_png
 
     _, headers = alice
     media = client.post("/api/v1/media", headers=headers,
@@ -230,13 +230,13 @@ def test_concurrent_posts_with_one_idempotency_key(live_server):
     ("١٢٣", False), ("12a", False), ("", False), (" 1", False), ("-1", False), (12, False),
 ])
 def test_is_id_reads_ids_like_a_bigint(value, expected):
-    from stratus.ids import is_id
+    from stratus.core.ids import is_id
 
     assert is_id(value) is expected
 
 
 def test_indexed_values_orders_numbers_then_the_rest():
-    from stratus.params import indexed_values
+    from stratus.core.params import indexed_values
 
     assert indexed_values({"10": "c", "x": "d", "2": "b", "²": "e", "0": "a"}) == \
         ["a", "b", "c", "d", "e"]

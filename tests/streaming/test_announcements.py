@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-
+from stratus.api.streaming import streaming
+from stratus.api.streaming.streaming import Listener, subscription
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import connections
 from stratus.repo.base import serialize
-from stratus.services import streaming
-from stratus.services.streaming import Listener, subscription
+
 from tests.rig import auth, make_app, make_user, user_token
 
 

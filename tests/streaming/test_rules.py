@@ -5,13 +5,13 @@ job posting nothing twice, and which change produces which streaming job."""
 from __future__ import annotations
 
 import pytest
-
+from stratus.api.streaming import streaming
+from stratus.api.streaming.streaming import Listener, StreamError, subscription
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import connections
 from stratus.repo.base import serialize
-from stratus.services import streaming
-from stratus.services.streaming import Listener, StreamError, subscription
+
 from tests.rig import make_app, make_user, user_token
 
 
@@ -168,9 +168,11 @@ def test_an_event_for_many_recipients_reads_what_they_share_once(runtime):
     """Rendering one status for each recipient of a stream event: the author's and mentioned
     accounts, media and emoji are read once for all of them; only each recipient's own edges
     and filters are read per recipient."""
-    from stratus.repo.client import dynamodb
+    from stratus.api.statuses import statuses
+    from stratus.auth import identity
+    from stratus.read import status_views
     from stratus.repo import statuses as statuses_repo
-    from stratus.services import identity, statuses, status_views
+    from stratus.repo.client import dynamodb
 
     author = make_user("author")
     readers = [make_user(f"reader{i}") for i in range(4)]

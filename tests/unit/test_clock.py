@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from stratus import clock
+from stratus.core import clock
 
 
 def test_iso_pads_the_year_and_parses_back():

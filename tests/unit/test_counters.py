@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stratus.jobs.messages import Count
-from stratus.services.counters import deltas
+from stratus.workers.counters import deltas
 
 
 def count(event: str, item_type: str, **item) -> tuple[dict, dict]:

@@ -5,7 +5,7 @@ expiry."""
 
 from __future__ import annotations
 
-from stratus.services.filters import Matcher, Stored, compile_rules, plain_text
+from stratus.read.filters import Matcher, Stored, compile_rules, plain_text
 
 
 def stored(filter_id, keywords=(), statuses=(), action="warn", context=("home",),

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from fastapi import APIRouter, Request
 from starlette.testclient import TestClient
-
+from stratus.core.params import flag, to_i, truthy
 from stratus.http.app import create_app
 from stratus.http.forms import nest, request_params
-from stratus.params import flag, to_i, truthy
 
 
 def test_nesting_arrays_and_hashes():

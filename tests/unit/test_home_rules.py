@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stratus.repo.feeds import Crutches
-from stratus.services.fanout import filtered_from_home
+from stratus.workers.fanout import filtered_from_home
 
 ME = "1"
 POST = {"id": "10", "account_id": "2", "mention_ids": []}
@@ -62,7 +62,7 @@ def test_a_follows_languages():
 
 
 def test_hashtag_followers_need_not_follow_but_blocks_and_mutes_still_count():
-    from stratus.services.fanout import filtered_from_tags
+    from stratus.workers.fanout import filtered_from_tags
 
     assert not filtered_from_tags(POST, ME, rules())
     assert not filtered_from_tags({**POST, "in_reply_to_id": "9",

@@ -1,12 +1,12 @@
-"""The one host normaliser (stratus/hosts.py): every comparison of domains goes through it, so a
+"""The one host normaliser (stratus/core/hosts.py): every comparison of domains goes through it, so a
 host written another way (a default port, capitals, a trailing dot, Unicode) is the same host."""
 
 from __future__ import annotations
 
 import pytest
-
-from stratus import hosts
-from stratus.services import domain_blocks, domain_moderation
+from stratus.api.admin import domain_blocks
+from stratus.core import hosts
+from stratus.workers import moderation as domain_moderation
 
 
 @pytest.mark.parametrize("url, host", [

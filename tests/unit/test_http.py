@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 from starlette.testclient import TestClient
-
-from stratus import ids
-from stratus.errors import Forbidden, NotFound, OAuthError, ValidationFailed
+from stratus.core import ids
+from stratus.core.errors import Forbidden, NotFound, OAuthError, ValidationFailed
+from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.pagination import link_header
-from stratus.paging import page_params
 from stratus.repo import keys
 
 
@@ -83,7 +82,7 @@ def test_cache_headers():
 def test_link_header_is_absolute_and_keeps_other_params(monkeypatch):
     monkeypatch.setenv("INSTANCE_DOMAIN", "social.example")
     monkeypatch.setenv("INSTANCE_SCHEME", "https")
-    from stratus import config
+    from stratus.core import config
 
     config.reset()
     header = link_header("/api/v1/favourites",
@@ -127,7 +126,7 @@ def test_local_gateway_answers_cors_like_api_gateway(client):
 
 
 def test_fill_page_walks_batches_until_full():
-    from stratus.paging import Budget, Page, fill_page
+    from stratus.core.paging import Budget, Page, fill_page
 
     batches = []
 
@@ -152,7 +151,7 @@ def test_fill_page_walks_batches_until_full():
 def test_a_page_whose_entries_are_all_kept_reads_one_step_of_the_index():
     """The repository reads `page.step` entries per Query and fill_page hydrates `page.step`
     per batch: a default page of 20 where every entry is kept costs one Query, not two."""
-    from stratus.paging import Budget, Page, fill_page
+    from stratus.core.paging import Budget, Page, fill_page
 
     for limit in (1, 20, 40):
         page, consumed = Page(limit=limit), []
@@ -169,7 +168,7 @@ def test_a_page_whose_entries_are_all_kept_reads_one_step_of_the_index():
 
 
 def test_a_spent_budget_gives_a_short_page_that_continues_where_reading_stopped():
-    from stratus.paging import Budget, Page, fill_page
+    from stratus.core.paging import Budget, Page, fill_page
 
     budget = Budget(entries=4)
 

@@ -6,8 +6,8 @@ import io
 
 import pytest
 from PIL import Image, ImageCms
+from stratus.imaging import images as pipeline
 
-from stratus.services import images as pipeline
 from tests import images
 
 ALL = ("image/png", "image/jpeg", "image/gif", "image/webp")

@@ -1,4 +1,4 @@
-"""stratus/jsondoc.py: JSON from other servers, with bounded nesting."""
+"""stratus/core/jsondoc.py: JSON from other servers, with bounded nesting."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 
 def test_jsondoc_refuses_deep_nesting_without_recursion_error():
-    from stratus import jsondoc
+    from stratus.core import jsondoc
 
     assert jsondoc.loads(b'{"a": [1, {"b": 2}]}') == {"a": [1, {"b": 2}]}
     for body in (b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 40 + b"1" + b"}" * 40):
@@ -20,7 +20,7 @@ def test_jsondoc_refuses_deep_nesting_without_recursion_error():
 def test_jsondoc_refuses_lone_surrogates_in_keys_and_values():
     """`\\ud800` is valid JSON but no text: it cannot be logged, hashed or stored, so a
     document carrying one is refused where it is read (the inbox: a 400)."""
-    from stratus import jsondoc
+    from stratus.core import jsondoc
 
     for body in (b'{"id": "\\ud800"}', b'{"\\udfff": 1}', b'{"a": [{"b": ["x\\ud83d"]}]}'):
         with pytest.raises(ValueError, match="UTF-8"):

@@ -4,8 +4,9 @@ what a notification counts for, and the policy's defaults and rules as pure func
 from __future__ import annotations
 
 from stratus.jobs.messages import Count
-from stratus.services import notification_rules
-from stratus.services.counters import deltas
+from stratus.read import notification_rules
+from stratus.workers.counters import deltas
+
 from tests.unit.test_outbox import STATUS, record, routed
 
 USER = {"type": "user", "account_id": "1"}

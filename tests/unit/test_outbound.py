@@ -1,12 +1,12 @@
-"""Outbound fetching for preview cards (stratus/outbound.py): in production only public
+"""Outbound fetching for preview cards (stratus/core/outbound.py): in production only public
 addresses, redirects re-checked, bodies and content types bounded, robots.txt honoured; the
 tests' own site on loopback is reachable only because the tests are not production."""
 
 from __future__ import annotations
 
 import pytest
+from stratus.core import config, outbound
 
-from stratus import config, outbound
 from tests.sites import site  # noqa: F401 - the fixture
 
 HTML = ("text/html",)

@@ -4,7 +4,6 @@ has a consumer on its queue."""
 from __future__ import annotations
 
 import pytest
-
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import RULES, route
 from stratus.repo import keys
@@ -135,7 +134,8 @@ def test_ttl_expiry_of_unattached_media_removes_its_files():
 
 
 def test_every_job_the_registry_produces_has_a_consumer():
-    from stratus.services import effects, search
+    from stratus.api.search import search
+    from stratus.workers import effects
 
     from functions.workers.fanout.handler import HANDLERS as FANOUT
     from functions.workers.stream.handler import HANDLERS as STREAM
@@ -253,7 +253,7 @@ def test_a_warning_is_mailed_only_when_asked():  # actions
     assert route(record("REMOVE", old=warning)) == []
 
 
-# --- search (services/search.py) -----------------------------------------------------------------
+# --- search (api/search/search.py) -----------------------------------------------------------------
 def test_search_indexes_follow_accounts_and_who_may_find_a_status():
     account = {"type": "account", "id": "1", "username": "alice", "display_name": "Alice A"}
     [(queue, job), (federation, _)] = route(record("MODIFY", {**account, "display_name": "Al"},
@@ -295,7 +295,7 @@ def test_a_domain_block_starts_its_state_machine_when_severity_acts_on_accounts(
 
 def test_a_block_coming_to_reject_media_removes_the_domains_copies():
     """reject_media set, or a suspension, asks the effects worker to remove the copies of the
-    domain's remote media (services/remote_media.py); lifting or re-saving the block does not."""
+    domain's remote media (federation/remote_media.py); lifting or re-saving the block does not."""
     block = {"type": "domain_block", "domain": "example.net", "severity": "noop",
              "reject_media": True, "created_at": "2026-11-23T00:00:00.000Z", "id": "5"}
     assert route(record("INSERT", block)) == [("effects", jobs.DomainMediaRejected(
@@ -309,7 +309,7 @@ def test_a_block_coming_to_reject_media_removes_the_domains_copies():
     assert "effects" not in [q for q, _ in route(record("REMOVE", old=block))]
 
 
-# --- federation (services/delivery.py) ------------------------------------------------------------
+# --- federation (federation/delivery.py) ------------------------------------------------------------
 def test_follows_across_servers_are_announced_not_notified():
     asked = {**FOLLOW, "type": "follow_request", "uri": "https://here/1", "remote_target": True}
     assert routed(record("INSERT", asked)) == [("counters", "count"), ("federation", "federate")]

@@ -7,7 +7,8 @@ from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import keys
 from stratus.repo.counters import ACCOUNT_TAG
-from stratus.services.counters import deltas
+from stratus.workers.counters import deltas
+
 from tests.unit.test_outbox import STATUS, record, routed
 
 TOUCH = ("effects", "directory_touch")

@@ -7,10 +7,10 @@ import hashlib
 import ipaddress
 from dataclasses import replace
 
-from stratus import warm
-from stratus.domain import roles
-from stratus.domain.roles import Permission as P
-from stratus.services import access_blocks
+from stratus.api.admin import access_blocks
+from stratus.core import warm
+from stratus.model import roles
+from stratus.model.roles import Permission as P
 
 
 def test_computed_permissions_include_everyone_and_administrator():

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from stratus import clock, ids
+from stratus.api.tags import tags
+from stratus.core import clock, ids
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import counters as counters_repo
-from stratus.services import tags
-from stratus.services.counters import deltas
+from stratus.workers.counters import deltas
+
 from tests.unit.test_outbox import STATUS, record, routed
 
 DIRECT = {**STATUS, "visibility": "direct", "thread_id": "8", "mention_ids": ["2", "3"],

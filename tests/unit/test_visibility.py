@@ -4,8 +4,7 @@ StatusFilter#filtered? (`hidden`), read from a viewer's relationship view."""
 from __future__ import annotations
 
 import pytest
-
-from stratus.domain.relationships import FollowOptions, Mute, Relationships
+from stratus.model.relationships import FollowOptions, Mute, Relationships
 from stratus.policy import visibility
 
 AUTHOR, VIEWER = "1", "2"

@@ -5,6 +5,7 @@ request's merge, a dismissed request's cleanup, and a sweep."""
 from __future__ import annotations
 
 from stratus.repo import notifications as notifications_repo
+
 from tests.api.test_notification_policy import requests, set_policy
 from tests.api.test_notifications import kinds, notes
 from tests.api.test_statuses import post
@@ -80,7 +81,7 @@ def test_dismissing_twice(client, people, runtime, drain):
 
 
 def test_a_sweep_twice(client, people, runtime, drain, monkeypatch):
-    from stratus.services import notifications as service
+    from stratus.api.notifications import notifications as service
 
     _, tokens = people
     for name in ("bob", "carol", "dave"):

@@ -6,14 +6,14 @@ retried (partial batch responses)."""
 from __future__ import annotations
 
 import pytest
-
 from stratus.jobs.messages import PollExpired
 from stratus.repo import actor_keys as actor_keys_repo
-from stratus.repo import keys
 from stratus.repo import effects as effects_repo
+from stratus.repo import keys
 from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import client as aws
 from stratus.repo.queues import send
+
 from tests.api.test_statuses import post
 from tests.rig import app_token, auth, make_app
 
@@ -169,7 +169,7 @@ def test_a_job_that_keeps_failing_goes_to_the_dlq_after_max_receives(client, peo
     client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
     dispatch_only(runtime)
     from stratus.jobs import messages
-    from stratus.services import effects
+    from stratus.workers import effects
 
     def failing(job):
         raise RuntimeError("the table is busy")
@@ -198,7 +198,7 @@ def test_a_poison_message_does_not_hold_back_its_batch(client, people, runtime, 
     for body in bodies:
         aws("sqs").send_message(QueueUrl=url, MessageBody=body)
     applied = []
-    from stratus.services import effects
+    from stratus.workers import effects
 
     real = effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))]
     effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))] = \

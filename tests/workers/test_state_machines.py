@@ -10,6 +10,7 @@ from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, machines
 from stratus.repo import moderation as moderation_repo
 from stratus.repo.client import client as aws
+
 from tests.workers.test_purge_account import app, world  # noqa: F401,F811 - fixtures
 
 
@@ -69,7 +70,7 @@ def test_a_redelivered_change_starts_no_second_execution(runtime):
 
 
 def test_a_step_that_keeps_failing_fails_the_execution(runtime, monkeypatch):
-    from stratus.services import purge
+    from stratus.workers import purge
 
     def broken(state):
         raise RuntimeError("the table is gone")
@@ -105,7 +106,7 @@ def test_a_domain_block_moved_from_silence_to_suspend_to_noop(client, runtime, d
     own_stamp = profile_of(on_domain[0])["silenced_at"]
 
     domain_steps, kills = [], []
-    from stratus.services import domain_moderation
+    from stratus.workers import moderation as domain_moderation
 
     real_apply = domain_moderation.apply
 

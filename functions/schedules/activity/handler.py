@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.observability import job_handler, logger
-from stratus.services import stats
+from stratus.auth import activity as stats
+from stratus.core.observability import job_handler, logger
 
 
 def _run(_event: dict[str, Any], _context: Any) -> dict[str, int]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.observability import job_handler, logger
-from stratus.services import remote_media
+from stratus.core.observability import job_handler, logger
+from stratus.federation import remote_media
 
 # Stop before the function's timeout; what is left is removed by the next run.
 RUN_SECONDS = 240

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.observability import job_handler, logger
-from stratus.services import trends
+from stratus.api.trends import trends
+from stratus.core.observability import job_handler, logger
 
 
 def _run(event: dict[str, Any], _context: Any) -> dict[str, Any]:

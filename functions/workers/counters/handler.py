@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import job_handler, logger
 from stratus.jobs import messages
-from stratus.observability import job_handler, logger
-from stratus.services import counters
+from stratus.workers import counters
 
 
 def _handle(event: dict[str, Any], _context: Any) -> dict[str, Any]:

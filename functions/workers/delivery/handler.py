@@ -1,14 +1,14 @@
 """SQS worker: the delivery queue. Each message is one activity for one inbox, signed and
-POSTed (services/delivery.py); a failure is sent on again for later on Mastodon's retry curve,
+POSTed (federation/delivery.py); a failure is sent on again for later on Mastodon's retry curve,
 so a message is reported failed only when something unexpected broke."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import JobLimits, sqs_batch_handler
+from stratus.federation import delivery
 from stratus.jobs import messages
-from stratus.observability import JobLimits, sqs_batch_handler
-from stratus.services import delivery
 
 
 def _record(record: Any) -> None:

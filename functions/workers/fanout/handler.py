@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import sqs_batch_handler
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
-from stratus.services import fanout
+from stratus.workers import fanout
 
 HANDLERS = {messages.FanOut: fanout.fan_out, messages.Deliver: fanout.deliver,
             messages.DeliverToLists: fanout.deliver_to_lists,

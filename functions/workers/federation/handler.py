@@ -1,14 +1,14 @@
 """SQS worker: the federation queue. Each local event that peers hear of becomes its activity,
-built once, and one delivery message per inbox (services/delivery.py); a large audience is
+built once, and one delivery message per inbox (federation/delivery.py); a large audience is
 covered a page of followers per job."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import JobLimits, sqs_batch_handler
+from stratus.federation import delivery
 from stratus.jobs import messages
-from stratus.observability import JobLimits, sqs_batch_handler
-from stratus.services import delivery
 
 
 def _record(record: Any) -> None:

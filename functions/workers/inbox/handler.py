@@ -1,13 +1,13 @@
-"""SQS worker: the activities our inboxes accepted, each run once (services/inbox/worker.py),
+"""SQS worker: the activities our inboxes accepted, each run once (workers/inbox.py),
 and the bounded batches of a Move's follower migration."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.jobs import messages
-from stratus.observability import JobLimits, sqs_batch_handler
-from stratus.services.inbox import worker
+from stratus.workers import inbox as worker
 
 
 def _record(record: Any) -> None:

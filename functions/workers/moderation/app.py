@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.observability import job_handler
-from stratus.services import domain_moderation, purge
+from stratus.core.observability import job_handler
+from stratus.workers import moderation as domain_moderation
+from stratus.workers import purge
 
 
 def _step(event: dict[str, Any], context: Any = None) -> dict[str, Any]:

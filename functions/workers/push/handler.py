@@ -1,14 +1,14 @@
 """SQS worker: pushes new notifications to their recipients' web push subscriptions
-(stratus.services.webpush). A job whose pushes failed is reported failed and comes back after
+(stratus.workers.push). A job whose pushes failed is reported failed and comes back after
 a growing delay; what was pushed already is not pushed again."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.jobs import messages
-from stratus.observability import JobLimits, sqs_batch_handler
-from stratus.services import webpush
+from stratus.workers import push as webpush
 
 
 def _record(record: Any) -> None:

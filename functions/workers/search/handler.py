@@ -1,12 +1,12 @@
-"""SQS worker: the search indexes (stratus.services.search) follow accounts and statuses."""
+"""SQS worker: the search indexes (stratus.api.search.search) follow accounts and statuses."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from stratus.api.search import search
+from stratus.core.observability import sqs_batch_handler
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
-from stratus.services import search
 
 
 def _record(record: Any) -> None:

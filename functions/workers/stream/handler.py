@@ -1,14 +1,14 @@
 """SQS worker: streaming events (update, delete, status.update, notification, conversation,
 filters_changed) posted to the connections that listen, and a revoked token's connections
-closed (services/streaming.py)."""
+closed (api/streaming/streaming.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from stratus.api.streaming import streaming
+from stratus.core.observability import sqs_batch_handler
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
-from stratus.services import streaming
 
 HANDLERS = streaming.HANDLERS
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.observability import sqs_batch_handler
 from stratus.jobs import messages
-from stratus.observability import sqs_batch_handler
-from stratus.services import timers
+from stratus.workers import timers
 
 
 def _record(record: Any) -> None:

@@ -7,14 +7,13 @@ on an app token 422 → unconfirmed / pending / disabled 403.
 
 from __future__ import annotations
 
-
 from dataclasses import dataclass
 
 from starlette.requests import Request
 
-from ..domain.viewer import Viewer
-from ..errors import Forbidden, Unauthorized, Unprocessable
-from . import scopes as scope_rules
+from stratus.auth import scopes as scope_rules
+from stratus.core.errors import Forbidden, Unauthorized, Unprocessable
+from stratus.model.viewer import Viewer
 
 INVALID_TOKEN = "The access token is invalid"
 OUT_OF_SCOPE = "This action is outside the authorized scopes"
@@ -51,7 +50,7 @@ def authenticate(request: Request) -> Viewer | None:
     raw = bearer(request)
     if raw is None:
         return None
-    from ..services import identity
+    from stratus.auth import identity
 
     viewer = identity.viewer_for_token(raw)
     if viewer is None:
@@ -87,7 +86,7 @@ def require(*accepted: str, user: bool = True, allow_unconfirmed: bool = False):
         check_scopes(viewer, accepted)
         if user:
             check_user(viewer, allow_unconfirmed=allow_unconfirmed)
-            from ..services import stats
+            from stratus.auth import activity as stats
 
             stats.record_sign_in(viewer.account_id)
         return viewer

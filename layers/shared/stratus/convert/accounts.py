@@ -5,11 +5,11 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from .. import clock
-from ..config import settings as env
-from ..domain import roles
-from ..domain.relationships import Relationships
-from . import remote_media
+from stratus.convert import remote_media
+from stratus.core import clock
+from stratus.core.config import settings as env
+from stratus.model import roles
+from stratus.model.relationships import Relationships
 
 DEFAULT_AVATAR = "/avatars/original/missing.png"
 DEFAULT_HEADER = "/headers/original/missing.png"
@@ -25,13 +25,13 @@ def actor_uri(username: str) -> str:
 
 def note_html(note: str) -> str:
     """The bio as Mastodon stores it: escaped plain text in paragraphs with line breaks."""
-    from ..text.sanitize import plain_to_html
+    from stratus.text.sanitize import plain_to_html
 
     return plain_to_html(note) if note else ""
 
 
 def _field_value_html(value: str) -> str:
-    from ..text.sanitize import clean
+    from stratus.text.sanitize import clean
 
     escaped = html.escape(value)
     if value.startswith(("https://", "http://")) and " " not in value:
@@ -67,7 +67,7 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
     created = clock.parse_iso(profile["created_at"])
     # A remote account's images are ours, as Mastodon's are: our copy, or until there is one
     # our proxy that makes it (convert/remote_media.py), never its server's URL. Its bio and
-    # field values were HTML sanitised when they were stored (services/remote_accounts.py).
+    # field values were HTML sanitised when they were stored (federation/remote_accounts.py).
     if domain:
         avatar, avatar_static = (remote_media.account_image(profile, "avatar") or
                                  (env().base_url + DEFAULT_AVATAR,) * 2)

@@ -8,10 +8,10 @@ import mimetypes
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from .. import clock
-from ..config import settings as env
-from ..ids import timestamp_ms
-from .accounts import _field_value_html, note_html
+from stratus.convert.accounts import _field_value_html, note_html
+from stratus.core import clock
+from stratus.core.config import settings as env
+from stratus.core.ids import timestamp_ms
 
 AS = "https://www.w3.org/ns/activitystreams"
 SECURITY = "https://w3id.org/security/v1"

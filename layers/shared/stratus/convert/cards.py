@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import settings as env
+from stratus.core.config import settings as env
 
 
 def preview_card(item: dict[str, Any]) -> dict[str, Any]:

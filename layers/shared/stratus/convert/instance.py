@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .. import MASTODON_API_LEVEL, MASTODON_VERSION, SOURCE_URL, __version__, limits, version_string
-from ..config import settings as env
+from stratus import MASTODON_API_LEVEL, MASTODON_VERSION, SOURCE_URL, __version__, version_string
+from stratus.core import limits
+from stratus.core.config import settings as env
 
 THUMBNAIL_PATH = "/packs/media/images/preview.png"
 

@@ -1,4 +1,4 @@
-"""Which URL a client gets for a remote image: ours, always (pure; services/remote_media.py
+"""Which URL a client gets for a remote image: ours, always (pure; federation/remote_media.py
 fetches and stores).
 
 Mastodon serves its own copies of remote avatars, headers, attachments and custom emoji, never
@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..config import settings as env
+from stratus.core.config import settings as env
 
 KINDS = ("avatar", "header", "attachment", "emoji")
 STYLES = ("original", "small", "static")

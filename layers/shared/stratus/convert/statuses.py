@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import clock
-from ..config import settings as env
-from ..domain.edges import ViewerEdges
-from . import remote_media
+from stratus.convert import remote_media
+from stratus.core import clock
+from stratus.core.config import settings as env
+from stratus.model.edges import ViewerEdges
 
 
 def media_attachment(item: dict[str, Any]) -> dict[str, Any]:

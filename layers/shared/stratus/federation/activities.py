@@ -2,14 +2,14 @@
 of a status, Announce, Like, Follow, Accept/Reject, Block, their Undo, Update and Delete of an
 actor, Flag, poll votes). Ids are under our domain, built as Mastodon builds them (the actor's
 URI + a fragment naming the record), so a peer that sees an activity twice knows it. Pure: every
-input is already read; `services/delivery.py` reads and delivers."""
+input is already read; `federation/delivery.py` reads and delivers."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import clock
-from ..convert import activitypub as ap
+from stratus.convert import activitypub as ap
+from stratus.core import clock
 
 PUBLIC = ap.PUBLIC
 

@@ -1,5 +1,5 @@
 """Signed server-to-server requests: fetching ActivityPub objects and posting activities to
-inboxes (docs/federation.md). Every request goes through `stratus.outbound`'s address rules
+inboxes (docs/federation.md). Every request goes through `stratus.core.outbound`'s address rules
 (no private, loopback or link-local address in production, each redirect target checked
 again, bounded size and time); every GET is signed as the instance actor (so servers in
 authorized-fetch mode answer), every POST as the actor whose activity it carries. A fetched
@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urldefrag
 
-from .. import jsondoc, outbound
-from ..convert import activitypub as ap
-from . import signatures
+from stratus.convert import activitypub as ap
+from stratus.core import jsondoc, outbound
+from stratus.federation import signatures
 
 ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
 AS_PROFILE = "https://www.w3.org/ns/activitystreams"
@@ -47,7 +47,7 @@ def key_id(username: str | None) -> str:
 def _signer(username: str | None, account_id: str | None, *, body: bytes | None = None,
             accept: str | None = None, scheme: str = signatures.CAVAGE,
             components: tuple[str, ...] | None = None, label: str = signatures.RFC9421_LABEL):
-    from ..services import actor_keys
+    from stratus.federation import actor_keys
 
     private_key = actor_keys.private_key(account_id)
 
@@ -177,8 +177,8 @@ def post_activity(inbox_url: str, body: bytes, *, username: str | None,
     account id; None for the instance actor), knocking a second time with the other signature
     scheme when the first is refused with 401 (module docstring). The answer, whatever its
     status; Refused when the inbox cannot be reached or may not be (address rules)."""
-    from .. import clock
-    from ..repo import peers
+    from stratus.core import clock
+    from stratus.repo import peers
 
     deadline = deadline or outbound.Deadline(POST_SECONDS)
     host, _path = outbound.target(inbox_url)

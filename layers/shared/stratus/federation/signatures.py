@@ -434,7 +434,7 @@ def sign_rfc9421(method: str, url: str, *, key_id: str, private_key: Any,
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import padding
 
-    from ..outbound import target
+    from stratus.core.outbound import target
 
     host, path_and_query = target(url)
     scheme = url.split(":", 1)[0].lower()

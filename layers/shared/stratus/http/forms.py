@@ -3,7 +3,7 @@
 Mastodon (Rails) params: `key[]=a&key[]=b` is an array, `a[b][c]=x` nests, `a[0][name]=x`
 is an indexed hash (clients send `fields_attributes[0][name]`). Values from the body win over
 the query string; services read what they know and ignore the rest, and read booleans with
-`stratus.params.flag` (`true/false/1/0/on/off`).
+`stratus.core.params.flag` (`true/false/1/0/on/off`).
 
 This is also the edge where bad input stops, as a 4xx with Mastodon's error body (issue 8):
 - text must be UTF-8, alike in all formats: percent-escapes that are not UTF-8, multipart fields
@@ -24,9 +24,14 @@ from urllib.parse import parse_qsl
 
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from ..errors import BadRequest, PayloadTooLarge
-from ..limits import (MAX_PARAMS_BODY, MAX_PARAMS_DEPTH, MAX_PARAMS_FIELDS, MAX_REQUEST_BODY,
-                      MAX_UPLOADS)
+from stratus.core.errors import BadRequest, PayloadTooLarge
+from stratus.core.limits import (
+    MAX_PARAMS_BODY,
+    MAX_PARAMS_DEPTH,
+    MAX_PARAMS_FIELDS,
+    MAX_REQUEST_BODY,
+    MAX_UPLOADS,
+)
 
 _SEGMENT = re.compile(r"\[([^\[\]]*)\]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -181,7 +186,7 @@ def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
 
 async def request_params(request: Any) -> dict[str, Any]:
     """All parameters of a Starlette request, nested, body over query."""
-    cached = request.scope.get("stratus.params")
+    cached = request.scope.get("stratus.core.params")
     if cached is not None:
         return cached
     params = _parse_query(request.url.query)
@@ -208,5 +213,5 @@ async def request_params(request: Any) -> dict[str, Any]:
             else:
                 body = await _parse_multipart(request)
     params = _merge(params, body)
-    request.scope["stratus.params"] = params
+    request.scope["stratus.core.params"] = params
     return params

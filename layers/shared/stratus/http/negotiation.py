@@ -35,7 +35,7 @@ def wants_activitypub(accept: str | None) -> bool:
 
 def activity_json(document: dict, *, cache: str, vary: str | None = None):
     """A JSON-LD document as Mastodon serves it: `application/activity+json; charset=utf-8`."""
-    from .app import JSONResponse
+    from stratus.http.app import JSONResponse
 
     headers = {"Cache-Control": cache}
     if vary:

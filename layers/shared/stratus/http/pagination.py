@@ -1,12 +1,12 @@
-"""Mastodon pagination's `Link` header (the page itself is `stratus.paging`)."""
+"""Mastodon pagination's `Link` header (the page itself is `stratus.core.paging`)."""
 
 from __future__ import annotations
 
 from typing import Any
 from urllib.parse import urlencode
 
-from ..config import settings
-from ..paging import CURSORS
+from stratus.core.config import settings
+from stratus.core.paging import CURSORS
 
 
 def link_header(path: str, query: list[tuple[str, str]], *, next_max_id: str | None,

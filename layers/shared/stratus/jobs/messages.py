@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-from .. import jsondoc
+from stratus.core import jsondoc
 
 _JOBS: dict[str, type[Job]] = {}
 
@@ -65,7 +65,7 @@ class ConfirmationMail(Job):
 
 @dataclass(frozen=True, kw_only=True)
 class TrendsReviewMail(Job):
-    """Tell the staff who review trends what awaits them (services/trends.py)."""
+    """Tell the staff who review trends what awaits them (api/trends/trends.py)."""
 
     name: ClassVar[str] = "trends_review_mail"
     review_id: str
@@ -189,7 +189,7 @@ class AccountActivated(Job):
 
 @dataclass(frozen=True, kw_only=True)
 class GenerateActorKey(Job):
-    """A new local user: its actor's RSA key pair is made (services/actor_keys.py), off the
+    """A new local user: its actor's RSA key pair is made (federation/actor_keys.py), off the
     sign-up request."""
 
     name: ClassVar[str] = "generate_actor_key"
@@ -227,7 +227,7 @@ class MediaExpired(Job):
 @dataclass(frozen=True, kw_only=True)
 class DomainMediaRejected(Job):
     """A domain block now rejects a domain's media (or suspends it): the copies of its remote
-    media already in our bucket are removed (services/remote_media.py)."""
+    media already in our bucket are removed (federation/remote_media.py)."""
 
     name: ClassVar[str] = "domain_media_rejected"
     domain: str
@@ -343,7 +343,7 @@ class LinksChanged(Job):
     local: bool = True
 
 
-# --- search (services/search.py) -----------------------------------------------------------------
+# --- search (api/search/search.py) -----------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class AccountWordsChanged(Job):
     """An account was created, renamed or removed: its word entries follow its profile as it is
@@ -374,7 +374,7 @@ class ProcessMedia(Job):
     media_id: str
 
 
-# --- preview cards (the cards queue, services/cards.py) --------------------------------------------
+# --- preview cards (the cards queue, api/statuses/cards.py) --------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class FetchCard(Job):
     """A local status was posted or its text edited: make (or reuse) the preview card of the
@@ -510,7 +510,7 @@ class RegenerateHome(Job):
     started: bool = False
 
 
-# --- streaming (services/streaming.py: events for WebSocket and SSE connections) -----------------
+# --- streaming (api/streaming/streaming.py: events for WebSocket and SSE connections) -----------------
 @dataclass(frozen=True, kw_only=True)
 class StreamStatus(Job):
     """A status was posted (`update`), deleted (`delete`) or edited (`status.update`): the
@@ -636,7 +636,7 @@ class ApplyDomainBlock(Job):
     previous: str | None = None
 
 
-# --- federation: the inbox (services/inbox) --------------------------------------------------------
+# --- federation: the inbox (federation/inbox) --------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class InboxActivity(Job):
     """An activity a remote server POSTed to one of our inboxes, its signature verified:
@@ -652,7 +652,7 @@ class InboxActivity(Job):
 @dataclass(frozen=True, kw_only=True)
 class MoveFollowers(Job):
     """The rest of a Move: local followers of `origin_id` (after `after`, a follow's sort key)
-    follow `target_id` instead, one bounded batch per job (services/inbox/move.py)."""
+    follow `target_id` instead, one bounded batch per job (federation/inbox/move.py)."""
 
     name: ClassVar[str] = "inbox_move_followers"
     origin_id: str
@@ -660,7 +660,7 @@ class MoveFollowers(Job):
     after: str | None = None
 
 
-# --- federation: outbound activities (services/delivery.py) --------------------------------------
+# --- federation: outbound activities (federation/delivery.py) --------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Federate(Job):
     """A local event that peers hear of (the federation queue): `kind` names the activity

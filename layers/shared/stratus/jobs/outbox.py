@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..repo import keys
-from ..repo.base import deserialize
-from ..text.links import has_link
-from ..text.words import account_words
-from . import messages as jobs
+from stratus.jobs import messages as jobs
+from stratus.repo import keys
+from stratus.repo.base import deserialize
+from stratus.text.links import has_link
+from stratus.text.words import account_words
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def grouped_or_requested(change: Change) -> bool:
                                    and image.get("notification_type") == "mention"))
 
 
-# What the counting rules (services/counters.py) read of each counted item.
+# What the counting rules (workers/counters.py) read of each counted item.
 COUNTED = {
     "user": ("account_id", "created_at", "counted"),
     "status": ("id", "account_id", "created_at", "local", "visibility", "in_reply_to_id",
@@ -335,7 +335,7 @@ def not_direct(change: Change) -> bool:
     return change.image.get("visibility") != "direct"
 
 
-# What fan-out reads of a status (the rules of services/fanout.py).
+# What fan-out reads of a status (the rules of workers/fanout.py).
 FANNED_OUT = ("id", "account_id", "visibility", "reblog_of_id", "reblog_of_account_id",
               "in_reply_to_id", "in_reply_to_account_id", "mention_ids", "language",
               "created_at", "tags", "local")
@@ -455,7 +455,7 @@ def links_changed(change: Change) -> jobs.Job:
                              local=bool(image.get("local", True)))
 
 
-# --- preview cards (services/cards.py, the cards queue) -----------------------------------------
+# --- preview cards (api/statuses/cards.py, the cards queue) -----------------------------------------
 def card_may_change(change: Change) -> bool:
     """A local original status with something like a link was posted, or its text was edited
     (Mastodon's LinkCrawlWorker after posting, and after an edit that changed the text)."""
@@ -471,7 +471,7 @@ def fetch_card(change: Change) -> jobs.Job:
     return jobs.FetchCard(event_id=change.event_id, status_id=change.new["id"])
 
 
-# --- search: the indexes of services/search.py follow accounts and statuses ----------------------
+# --- search: the indexes of api/search/search.py follow accounts and statuses ----------------------
 def account_renamed(change: Change) -> bool:
     return change.event in ("INSERT", "REMOVE") or changed("username", "display_name",
                                                            "domain")(change)
@@ -507,7 +507,7 @@ def searcher_changed(change: Change) -> jobs.Job:
                                   account_ids=[image["account_id"]])
 
 
-# --- streaming: what connections are told (services/streaming.py, the stream queue) -----------
+# --- streaming: what connections are told (api/streaming/streaming.py, the stream queue) -----------
 def streamed_status(event: str) -> Callable[[Change], jobs.Job]:
     def job(change: Change) -> jobs.Job:
         image = change.image
@@ -619,7 +619,7 @@ STATE_MACHINES = ("purge_account", "domain_block")
 # --- reports (reports area): staff hear of a new report ---------------------------------------
 def staff_to_notify(change: Change) -> bool:
     """A new report that staff are told of (not when another unresolved report against the
-    same account already existed: decided when it was filed, services/reports.py)."""
+    same account already existed: decided when it was filed, api/graph/reports.py)."""
     return change.event == "INSERT" and bool(change.new.get("notify_staff"))
 
 
@@ -667,7 +667,7 @@ def purge_account(change: Change) -> jobs.Job:
     return jobs.PurgeAccount(event_id=change.event_id, account_id=change.new["account_id"])
 
 
-# --- federation: what peers hear of (services/delivery.py, the federation queue) -----------------
+# --- federation: what peers hear of (federation/delivery.py, the federation queue) -----------------
 # The attributes of an item an activity is built from (a status is read again when it still
 # exists: its Note is rendered from what it is now).
 FEDERATED = ("id", "type", "uri", "account_id", "target_id", "status_id", "status_account_id",
@@ -707,7 +707,7 @@ def remote_follower(change: Change) -> bool:
 
 def announced(change: Change) -> bool:
     """An end we tell the other server of: not one it made itself (`quiet`,
-    services/follows.py)."""
+    api/graph/follows.py)."""
     return not change.old.get("quiet")
 
 
@@ -744,9 +744,9 @@ RULES: tuple[Rule, ...] = (
     Rule("user", confirmation_requested, "mail", confirmation_mail),
     Rule("user", inserted_or_removed, "counters", count),
     Rule("user", became_active, "effects", account_activated),
-    # federation (services/actor_keys.py): the actor's key pair, made off the sign-up request
+    # federation (federation/actor_keys.py): the actor's key pair, made off the sign-up request
     Rule("user", inserted, "effects", actor_key),
-    # trends (services/trends.py): a review run mails the staff who review trends
+    # trends (api/trends/trends.py): a review run mails the staff who review trends
     Rule("trends_review", inserted, "mail", trends_review_mail),
     Rule("trends_review", inserted, "effects", trends_review_notice),
     # moderation (actions): a warning that asks for its mail
@@ -807,7 +807,7 @@ RULES: tuple[Rule, ...] = (
     Rule("notification", grouped_or_requested, "counters", count),
     Rule("notification_request", removed, "effects", request_closed),
     Rule("notification_sweep", inserted, "effects", sweep_notifications),
-    # web push (services/webpush.py): a new notification is pushed unless it was filtered
+    # web push (workers/push.py): a new notification is pushed unless it was filtered
     # (Mastodon's NotifyService pushes only what reaches the list; a filtered one waits in a
     # request)
     Rule("notification", both(inserted, unfiltered), "push", push_notification),
@@ -816,7 +816,7 @@ RULES: tuple[Rule, ...] = (
     # media
     Rule("media_attachment", both(inserted, processing), "media", process_media),
     Rule("media_attachment", expired, "effects", media_expired),
-    # search (services/search.py): account words, and who may find a status by its words
+    # search (api/search/search.py): account words, and who may find a status by its words
     Rule("account", account_renamed, "search", account_words_changed),
     Rule("status", both(inserted, original), "search", status_searchable_by),
     Rule("status", both(changed("text", "spoiler_text", "mention_ids", "tags"), original),
@@ -825,8 +825,8 @@ RULES: tuple[Rule, ...] = (
     Rule("fav", inserted_or_removed, "search", searcher_changed),
     Rule("bmk", inserted_or_removed, "search", searcher_changed),
     Rule("reblog", inserted_or_removed, "search", searcher_changed),
-    # streaming (services/streaming.py). Home and list `update`/`delete` events come from the
-    # fan-out worker, which knows who got the status (services/fanout.py).
+    # streaming (api/streaming/streaming.py). Home and list `update`/`delete` events come from the
+    # fan-out worker, which knows who got the status (workers/fanout.py).
     Rule("status", both(inserted, public_original), "stream", streamed_status("update")),
     Rule("status", both(removed, public_original), "stream", streamed_status("delete")),
     Rule("status", both(changed("edited_at"), was_edited, not_direct), "stream",
@@ -835,7 +835,7 @@ RULES: tuple[Rule, ...] = (
     Rule("account_conversation", conversation_touched, "stream", stream_conversation),
     Rule("filters_rev", inserted_or_modified, "stream", filters_changed),
     Rule("token", both(removed, user_token), "stream", close_connections),
-    # federation (services/delivery.py): activities peers hear of, one job per local event
+    # federation (federation/delivery.py): activities peers hear of, one job per local event
     Rule("status", both(inserted, local_status), "federation", federate("create")),
     Rule("status", both(changed("edited_at"), was_edited, local_status), "federation",
          federate("update")),
@@ -869,7 +869,7 @@ RULES: tuple[Rule, ...] = (
     Rule("purge_request", inserted, "purge_account", purge_account),
     Rule("domain_block", severity_acts, "domain_block", apply_domain_block),
     Rule("domain_block", media_rejected, "effects", domain_media_rejected),
-    # reports (services/reports.py): `admin.report` notifications to staff
+    # reports (api/graph/reports.py): `admin.report` notifications to staff
     Rule("report", staff_to_notify, "effects", report_filed),
     # announcements (announce area): reactions counted per name; the `announcement*` events
     Rule("announcement_reaction", inserted_or_removed, "counters", count),

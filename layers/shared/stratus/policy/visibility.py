@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..domain.relationships import Relationships
+from stratus.model.relationships import Relationships
 
 PUBLIC_LIKE = ("public", "unlisted")
 

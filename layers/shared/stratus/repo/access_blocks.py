@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 EMAIL_DOMAIN, CANONICAL, IP = "email_domain_block", "canonical_email_block", "ip_block"
 _PARTITION = {EMAIL_DOMAIN: keys.EMAIL_DOMAIN_BLOCKS_PK, CANONICAL: keys.CANONICAL_EMAIL_BLOCKS_PK,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..paging import Budget
-from . import base, keys
+from stratus.core.paging import Budget
+from stratus.repo import base, keys
 
 PROFILE, STATS, USER, ADMIN = "PROFILE", "STATS", "USER", "ADMIN"
 
@@ -112,7 +112,7 @@ def members_of_roles(role_ids: list[str]) -> list[str]:
 
 
 def list_roles() -> list[dict[str, Any]]:
-    """Custom roles (the built-in ones live in code: domain/roles.py)."""
+    """Custom roles (the built-in ones live in code: model/roles.py)."""
     return list(base.query(keys.ROLES_PK))
 
 

@@ -1,11 +1,11 @@
 """Actor key pairs (one item per local account, one for the instance actor): the public key
-PEM in clear, the private key sealed (services/actor_keys.py)."""
+PEM in clear, the private key sealed (federation/actor_keys.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 ACTOR_KEY = "actor_key"
 

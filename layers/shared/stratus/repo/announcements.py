@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import NotFound, Unprocessable
-from . import base, keys
+from stratus.core.errors import NotFound, Unprocessable
+from stratus.repo import base, keys
 
 ANNOUNCEMENT = "announcement"
 REACTIONS = "announcement_reactions"

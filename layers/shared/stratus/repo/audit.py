@@ -6,8 +6,8 @@ import heapq
 from collections.abc import Iterator
 from typing import Any
 
-from ..paging import Budget
-from . import base, keys
+from stratus.core.paging import Budget
+from stratus.repo import base, keys
 
 
 def entry_op(entry: dict[str, Any]) -> base.Op:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..config import settings
-from ..errors import ApiError, Busy
-from ..paging import Budget
-from . import keys as keys_module
-from .client import dynamodb
+from stratus.core.config import settings
+from stratus.core.errors import ApiError, Busy
+from stratus.core.paging import Budget
+from stratus.repo import keys as keys_module
+from stratus.repo.client import dynamodb
 
 _serializer = None
 _deserializer = None

@@ -1,6 +1,6 @@
 """boto3 clients, created once per process and only when first used.
 
-This is the only module that imports boto3 (repo/ modules and stratus.mail/jobs use these
+This is the only module that imports boto3 (repo/ modules and stratus.core.mail/jobs use these
 factories). `reset()` drops them (tests start a fresh emulator per test). `on_create()` lets the
 local stack attach its IAM check to every client (local/iam.py); on Lambda nothing registers one.
 """

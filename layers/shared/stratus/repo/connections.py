@@ -15,9 +15,9 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ..config import settings
-from . import base, dedupe, keys
-from .client import client, dynamodb
+from stratus.core.config import settings
+from stratus.repo import base, dedupe, keys
+from stratus.repo.client import client, dynamodb
 
 SSE_PREFIX = "sse:"
 # Streams kept as one item per connection that GSI1 finds by stream (the rest are account

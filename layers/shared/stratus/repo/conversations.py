@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import accounts as accounts_repo
-from . import base, keys
-from .client import dynamodb
-from .relationships import BLOCK, DOMAIN_BLOCK, FOLLOW, MUTE
+from stratus.repo import accounts as accounts_repo
+from stratus.repo import base, keys
+from stratus.repo.client import dynamodb
+from stratus.repo.relationships import BLOCK, DOMAIN_BLOCK, FOLLOW, MUTE
 
 CONVERSATION = "account_conversation"
 THREAD_MUTE = "conversation_mute"  # a muted thread (POST /api/v1/statuses/:id/mute)

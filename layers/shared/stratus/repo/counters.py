@@ -13,16 +13,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import base, dedupe, keys
-from . import cards as cards_repo
-from . import tags as tags_repo
+from stratus.repo import base, dedupe, keys
+from stratus.repo import cards as cards_repo
+from stratus.repo import tags as tags_repo
 
 # Counter items, by kind: (kind, id). The instance item has no id; a notification group's head
 # and a notification request are identified by (recipient, group key / sender); a tag's by its
 # name.
 STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", "tag"
 GROUP, REQUEST = "notification_group", "notification_request"
-CANDIDATE = "trend_candidate"  # (kind, day, ident): services/trends.py
+CANDIDATE = "trend_candidate"  # (kind, day, ident): api/trends/trends.py
 LINK = "link"  # a link's share counters, by normalised URL (cards area)
 ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (account, tag)
 # announce area: a reaction name's counter on an announcement ((announcement id, name)); the

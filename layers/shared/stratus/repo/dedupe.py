@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
-from . import base, keys
+from stratus.repo import base, keys
 
 REDELIVERY_TTL = 14 * 86400  # SQS keeps a message at most 14 days
 

@@ -1,4 +1,4 @@
-"""Delivery state in the Main table: each remote host's circuit breaker (services/delivery.py).
+"""Delivery state in the Main table: each remote host's circuit breaker (federation/delivery.py).
 
 One item per host (`keys.delivery_host`): `failures` (consecutive failed attempts) and
 `open_until` (epoch seconds). Each failure is one atomic ADD; the attempt that reaches the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 
 def host_state(host: str) -> dict[str, Any] | None:

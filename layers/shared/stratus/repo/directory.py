@@ -2,7 +2,7 @@
 
 Each account that may be listed has one `directory_entry` item in its partition
 (`keys.directory_entry`), made by the effects worker from its profile, user and stats whenever
-one of them changes (services/directory.py). Its index keys order the directory by creation
+one of them changes (api/directory/directory.py). Its index keys order the directory by creation
 (GSI1, `new`) and by last status (GSI2, `active`), local and remote apart, and local accounts by
 followers (GSI3, popular suggestions). A dismissed suggestion is an edge in the viewer's
 partition, read with the viewer's other edges in one batch.
@@ -14,7 +14,7 @@ import heapq
 from collections.abc import Iterator
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 ENTRY, DISMISSED = "directory_entry", "suggestion_dismissal"
 INDEX = {"new": "GSI1", "active": "GSI2"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 BLOCK = "domain_block"
 ALLOW = "domain_allow"

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import ApiError
-from . import base, keys
-from .client import dynamodb
+from stratus.core.errors import ApiError
+from stratus.repo import base, keys
+from stratus.repo.client import dynamodb
 
 FEATURED_TAG, ACCOUNT_TAG = "featured_tag", "account_tag"
 SUGGESTION_SCAN = 1000  # an account's tag counters read for suggestions, at most

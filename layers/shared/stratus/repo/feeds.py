@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import settings
-from ..paging import Budget
-from . import base, keys
+from stratus.core.config import settings
+from stratus.core.paging import Budget
+from stratus.repo import base, keys
 
 FEED_TTL = 30 * 86400  # entries older than a month go; trimming keeps the newest FEED_SIZE
 MARKER_TTL = 2 * 86400

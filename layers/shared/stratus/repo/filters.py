@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import NotFound
-from . import base, keys
+from stratus.core.errors import NotFound
+from stratus.repo import base, keys
 
 # One transaction holds at most 100 operations; the revision takes one.
 MAX_CHANGES = 99

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .client import client
+from stratus.repo.client import client
 
 
 def persistence_layer() -> Any:

@@ -933,7 +933,7 @@ def stream_name(stream_key_: str) -> list[str]:
     return [name, param] if param else [name]
 
 
-# --- trends (services/trends.py): candidates per kind and day, one record per item that ever
+# --- trends (api/trends/trends.py): candidates per kind and day, one record per item that ever
 # scored (max score, review state), and the ranking the public endpoints read. -------------
 def trend_candidate(kind: str, day: str, ident: str) -> dict[str, str]:
     """An item (tag name, status id, link URL hash) that had activity on a day (`yyyymmdd`)."""
@@ -1046,7 +1046,7 @@ SUGGESTION_DISMISSED = "SUGGESTMUTE#"
 
 def dismissed_suggestion(account_id: str, target_id: str) -> dict[str, str]:
     return key(account_pk(account_id), SUGGESTION_DISMISSED + pad(target_id))
-# --- search (services/search.py, docs/search.md) ---------------------------------------------------
+# --- search (api/search/search.py, docs/search.md) ---------------------------------------------------
 # Accounts by word prefix: one entry per account and word of its handle and display name (and its
 # domain, for a remote one), in the partition of the word's first character, sorted by word then
 # account: a prefix is one begins_with Query, shortest (exact) words first.
@@ -1176,7 +1176,7 @@ def metrics_day(yyyymmdd: str) -> dict[str, str]:
 
 
 
-# --- retention (services/metrics.py): each day's sign-ups, and each account's last active day --
+# --- retention (api/admin/metrics.py): each day's sign-ups, and each account's last active day --
 def signups_pk(yyyymmdd: str) -> str:
     return "SIGNUPS#" + yyyymmdd
 
@@ -1190,7 +1190,7 @@ def account_seen(account_id: str) -> dict[str, str]:
     return key(account_pk(account_id), "SEEN")
 
 
-# --- delivery (services/delivery.py) --------------------------------------------------------------
+# --- delivery (federation/delivery.py) --------------------------------------------------------------
 DELIVERY_HOST_PK = "DELIVERYHOST"
 
 
@@ -1199,7 +1199,7 @@ def delivery_host(host: str) -> dict[str, str]:
     return key(DELIVERY_HOST_PK, host.lower())
 
 
-# --- remote media (services/remote_media.py) --------------------------------------------------
+# --- remote media (federation/remote_media.py) --------------------------------------------------
 # One item per remote image we keep a copy of (or tried to): an account's avatar or header, a
 # media attachment, a custom emoji (by its URL's digest: statuses share them). GSI1 lists the
 # stored copies by when they were fetched, oldest first, for expiry.

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..paging import Budget
-from . import base, keys
+from stratus.core.paging import Budget
+from stratus.repo import base, keys
 
 
 def index(url: str, status_id: str, fields: dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 
 def list_item(owner_id: str, list_id: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -6,8 +6,8 @@ import json
 import re
 from typing import Any
 
-from ..config import settings
-from .client import client
+from stratus.core.config import settings
+from stratus.repo.client import client
 
 _NAME = re.compile(r"[^A-Za-z0-9_-]")
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import dedupe
-from .client import client
+from stratus.repo import dedupe
+from stratus.repo.client import client
 
 
 def send_raw(message: bytes) -> str:

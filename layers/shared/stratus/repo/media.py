@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..config import settings
-from .client import client
+from stratus.core.config import settings
+from stratus.repo.client import client
 
 
 def put_object(key: str, data: bytes, content_type: str) -> None:

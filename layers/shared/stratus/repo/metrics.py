@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 
 def days(day_keys: list[str]) -> dict[str, dict[str, Any]]:

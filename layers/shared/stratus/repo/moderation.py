@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
-from .accounts import admin_item
+from stratus.repo import base, keys
+from stratus.repo.accounts import admin_item
 
 # States an account can be in besides its main listing status; each has its own index entry.
 FLAGS = {"silenced": "silenced_at", "sensitized": "sensitized_at"}

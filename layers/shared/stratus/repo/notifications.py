@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from ..paging import Budget
-from . import base, keys
+from stratus.core.paging import Budget
+from stratus.repo import base, keys
 
 T = TypeVar("T")
 PARALLEL_QUERIES = 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys, push
+from stratus.repo import base, keys, push
 
 
 def put_app(app: dict[str, Any]) -> None:

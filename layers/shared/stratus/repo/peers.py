@@ -3,7 +3,7 @@ accepted (federation/http.py's double knock), one small item per host, `HOST#<ho
 
 from __future__ import annotations
 
-from . import base, keys
+from stratus.repo import base, keys
 
 SIGNING = "signing_scheme"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 
 def votes(poll_id: str) -> list[dict[str, Any]]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, dedupe, keys
-from .client import dynamodb
+from stratus.repo import base, dedupe, keys
+from stratus.repo.client import dynamodb
 
 
 def item(subscription: dict[str, Any]) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..config import settings
-from .client import client
+from stratus.core.config import settings
+from stratus.repo.client import client
 
 
 def url(queue: str) -> str:

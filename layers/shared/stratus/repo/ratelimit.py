@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import base, keys
+from stratus.repo import base, keys
 
 
 def hit(family: str, discriminator: str, window_start: int, window_end: int) -> int:

@@ -9,7 +9,7 @@ it made (GSI2) by request id, and a user's blocks, mutes, domain blocks and endo
 each by when it was made.
 
 Counters are not written here: the counters worker derives followers/following counts and
-pending request counts from the stream (services/counters.py).
+pending request counts from the stream (workers/counters.py).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .. import clock
-from ..domain.relationships import FollowOptions, Mute, Relationships
-from ..paging import Budget
-from . import base, keys
+from stratus.core import clock
+from stratus.core.paging import Budget
+from stratus.model.relationships import FollowOptions, Mute, Relationships
+from stratus.repo import base, keys
 
 FOLLOW, FOLLOW_REQUEST, BLOCK, MUTE, DOMAIN_BLOCK, ENDORSEMENT, NOTE = (
     "follow", "follow_request", "block", "mute", "user_domain_block", "endorsement",

@@ -1,4 +1,4 @@
-"""Our copies of remote media (services/remote_media.py): one item per remote image, keyed by
+"""Our copies of remote media (federation/remote_media.py): one item per remote image, keyed by
 what the remote account and status items already store (the account for its avatar and header,
 the media item for an attachment, the URL's digest for a custom emoji), and the copy's keys
 written onto the item that renders it (profile, media item) so a page is rendered with no
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from . import base, keys
-from .client import dynamodb
+from stratus.repo import base, keys
+from stratus.repo.client import dynamodb
 
 ITEM_TYPE = "remote_media"
 

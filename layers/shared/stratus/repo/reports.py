@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import NotFound
-from ..paging import Budget
-from . import base, keys
+from stratus.core.errors import NotFound
+from stratus.core.paging import Budget
+from stratus.repo import base, keys
 
 OPEN, RESOLVED = keys.REPORT_STATES
 

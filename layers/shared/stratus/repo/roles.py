@@ -1,14 +1,14 @@
 """Stored roles (custom roles and @everyone's permissions) and who holds them.
 
-The built-in roles live in code (domain/roles.py); `accounts.list_roles` reads this partition
-in one Query, which `services.identity` keeps per warm Lambda."""
+The built-in roles live in code (model/roles.py); `accounts.list_roles` reads this partition
+in one Query, which `auth.identity` keeps per warm Lambda."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
-from .accounts import role_index
+from stratus.repo import base, keys
+from stratus.repo.accounts import role_index
 
 
 def role_item(role: dict[str, Any]) -> dict[str, Any]:

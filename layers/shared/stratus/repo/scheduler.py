@@ -7,7 +7,7 @@ import os
 from datetime import datetime
 from typing import Any
 
-from .client import client
+from stratus.repo.client import client
 
 
 def _target(payload: dict[str, Any]) -> dict[str, Any]:

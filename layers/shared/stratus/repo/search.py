@@ -1,4 +1,4 @@
-"""The search indexes in the Main table (services/search.py; docs/search.md): account words,
+"""The search indexes in the Main table (api/search/search.py; docs/search.md): account words,
 hashtag name prefixes, and each searching account's words of statuses. Written by the search
 worker from the stream (new tags by the posting request too), read by the search endpoints;
 never a Scan."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..paging import Budget
-from . import base, keys
+from stratus.core.paging import Budget
+from stratus.repo import base, keys
 
 ACCOUNT_WORD, TAG_PREFIX, TAG_SEARCH, STATUS_WORD, STATUS_SEARCHER = (
     "account_word", "tag_prefix", "tag_search", "status_word", "status_searcher")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ..config import settings
-from .client import client
+from stratus.core.config import settings
+from stratus.repo.client import client
 
 _cache: dict[str, dict] = {}
 

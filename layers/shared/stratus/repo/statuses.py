@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..domain.edges import ViewerEdges
-from ..paging import Budget
-from . import base, keys
+from stratus.core.paging import Budget
+from stratus.model.edges import ViewerEdges
+from stratus.repo import base, keys
 
 STATUS, STATS = "STATUS", "STATS"
 

@@ -5,7 +5,7 @@ A followed tag is one item in the follower's partition (`keys.followed_tag`), so
 viewer follows a page of tags is one batched read. GSI1 lists a tag's followers and GSI2 a
 user's followed tags, both by the follow's id. Use counters live on the tag's `STATS` item, one
 attribute per day and measure (`uses_<yyyymmdd>`, `accounts_<yyyymmdd>`), kept by the counters
-worker from the stream (services/counters.py); `tag_use` items make `accounts` distinct.
+worker from the stream (workers/counters.py); `tag_use` items make `accounts` distinct.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 FOLLOWED_TAG, TAG_USE = "followed_tag", "tag_use"
 USES, ACCOUNTS = "uses", "accounts"
@@ -114,7 +114,7 @@ def stats_key(name: str) -> dict[str, str]:
 
 
 def save_max_score(name: str, max_score: float, max_score_at: float) -> None:
-    """A hashtag's best trend score and when it was reached (services/trends.py)."""
+    """A hashtag's best trend score and when it was reached (api/trends/trends.py)."""
     base.update(keys.tag_stats(name), "SET max_score = :m, max_score_at = :a, #t = :t, #n = :n",
                 names={"#t": "type", "#n": "name"},
                 vals={":m": str(max_score), ":a": str(max_score_at), ":t": "tag_stats",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base, keys
+from stratus.repo import base, keys
 
 CANDIDATE_TTL = 3 * 86400  # a day's candidates matter for today's and tomorrow's refreshes
 

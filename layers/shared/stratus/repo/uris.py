@@ -2,8 +2,8 @@
 
 One item per URI (`keys.object_uri`), kind `account` (an actor id), `key` (a key id, naming
 the account that owns the key) or `status` (an object id: a status or a boost). Local objects
-are never in it: their URLs are parsed (services/remote_accounts.local_account_id,
-services/remote_statuses.local_status_id).
+are never in it: their URLs are parsed (federation/remote_accounts.local_account_id,
+federation/remote_statuses.local_status_id).
 
 The index is fed with ids other servers choose, so it is written as Mastodon's unique URI
 columns are (docs/security.md, "Federation threats"):
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import hosts
-from . import base, keys
+from stratus.core import hosts
+from stratus.repo import base, keys
 
 KINDS = ("account", "status", "key")
 # Absent, or this same object's: what a write or a removal of an entry requires.
@@ -61,7 +61,7 @@ def _owned(op: base.Op, kind: str, object_id: str) -> base.Op:
 
 
 def on_host_of(uri: str, owner_uri: str) -> bool:
-    """Whether `uri` is on the host of `owner_uri` (stratus.hosts: ports count)."""
+    """Whether `uri` is on the host of `owner_uri` (stratus.core.hosts: ports count)."""
     host = hosts.of_url(uri)
     return bool(host) and host == hosts.of_url(owner_uri)
 

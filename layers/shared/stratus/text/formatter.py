@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..limits import CHARACTERS_RESERVED_PER_URL
+from stratus.core.limits import CHARACTERS_RESERVED_PER_URL
 
 URL = re.compile(r"(?<![\w/@#])(https?://[^\s<>\"']*[^\s<>\"'.,;:!?)\]}])", re.IGNORECASE)
 MENTION = re.compile(r"(?<![\w/@])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)"
@@ -122,7 +122,7 @@ _SKIP = re.compile(r"(<a\b.*?</a>|<code\b.*?</code>|<pre\b.*?</pre>|<[^>]+>)", r
 def render_markdown(text: str, lookup: MentionLookup, tag_url: Callable[[str], str]) -> str:
     from markdown_it import MarkdownIt
 
-    from .sanitize import clean
+    from stratus.text.sanitize import clean
 
     rendered = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(
         "strikethrough").render(text or "")

@@ -14,7 +14,7 @@ import encodings.idna
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-from .formatter import URL
+from stratus.text.formatter import URL
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")

@@ -19,7 +19,7 @@ def _environment():
 
 
 def render(name: str, **context: Any) -> str:
-    from ..services import settings as settings_service
+    from stratus.read import settings as settings_service
 
     context.setdefault("site_title", settings_service.current()["site_title"])
     return _environment().get_template(name).render(**context)

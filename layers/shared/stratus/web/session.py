@@ -8,8 +8,8 @@ import hmac
 import secrets
 from typing import Any
 
-from ..config import settings
-from ..services.secrets import session_key
+from stratus.core.config import settings
+from stratus.read.secrets import session_key
 
 COOKIE = "_stratus_session"
 MAX_AGE = 14 * 86400

@@ -1,0 +1,577 @@
+"""Local accounts: sign-up, e-mail confirmation, sign-in checks, profiles and their reads."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from stratus.api.admin import access_blocks
+from stratus.api.oauth import oauth
+from stratus.auth import identity, passwords
+from stratus.auth.tokens import digest, generate
+from stratus.convert import accounts as convert
+from stratus.core import clock, ids, limits
+from stratus.core.errors import Forbidden, NotFound, Unprocessable, ValidationFailed
+from stratus.core.params import flag, indexed_values, truthy
+from stratus.http import ratelimit
+from stratus.imaging import images
+from stratus.model.viewer import Viewer
+from stratus.read import secrets
+from stratus.read import settings as settings_service
+from stratus.repo import accounts as repo
+from stratus.repo import base, keys, media
+from stratus.repo import oauth as oauth_repo
+
+USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+RESERVED_USERNAMES = frozenset({
+    "admin", "administrator", "root", "support", "help", "webmaster", "postmaster",
+    "hostmaster", "abuse", "security", "mod", "moderator", "moderators", "staff", "noreply",
+    "no_reply", "instance", "actor", "system", "about", "settings", "api", "auth", "oauth",
+})
+LOCALES = frozenset({
+    "ar", "ast", "be", "bg", "bn", "br", "ca", "ckb", "co", "cs", "cy", "da", "de", "el", "en",
+    "en-GB", "eo", "es", "es-AR", "es-MX", "et", "eu", "fa", "fi", "fo", "fr", "fr-CA", "fy",
+    "ga", "gd", "gl", "he", "hi", "hr", "hu", "hy", "id", "ig", "io", "is", "it", "ja", "ka",
+    "kab", "kk", "kn", "ko", "ku", "lt", "lv", "mk", "ml", "mr", "ms", "my", "nl", "nn", "no",
+    "oc", "pa", "pl", "pt-BR", "pt-PT", "ro", "ru", "sa", "sc", "si", "sk", "sl", "sq", "sr",
+    "sr-Latn", "sv", "ta", "te", "th", "tr", "uk", "ur", "vi", "zh-CN", "zh-HK", "zh-TW",
+})
+PRIVACY = ("public", "unlisted", "private")
+NOT_ALLOWED = "This action is not allowed"
+
+TAKEN = ("ERR_TAKEN", "is already taken")
+FIELD_ORDER = ("username", "email", "password", "agreement", "locale", "reason")
+BLANK = ("ERR_BLANK", "can't be blank")
+
+
+# --- helpers ------------------------------------------------------------------------------
+def confirmation_token(account_id: str, nonce: str) -> str:
+    """The confirmation link's token, derived from the instance secret: the mailer worker can
+    rebuild it from the user item, and only its hash is stored."""
+    key = secrets.session_key()
+    return hmac.new(key, f"confirm:{account_id}:{nonce}".encode(), hashlib.sha256).hexdigest()
+
+
+def _origin_status(user: dict[str, Any], profile: dict[str, Any]) -> str:
+    """The main listing status. Mastodon's filters overlap: a suspended account is listed
+    only as suspended (its `disabled` excludes suspended ones), a silenced or sensitized one
+    is also active — those two have index entries of their own (api/admin/moderation.py)."""
+    if profile.get("suspended_at"):
+        return "suspended"
+    if not user.get("approved", True):
+        return "pending"
+    if user.get("disabled"):
+        return "disabled"
+    return "active"
+
+
+def admin_entry(profile: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+    """The staff index entry: only origin and status, which the listing queries by (filters
+    on names, e-mail and role read the account itself, so nothing here goes stale)."""
+    return repo.admin_item(profile["id"], "remote" if profile.get("domain") else "local",
+                           _origin_status(user, profile))
+
+
+# --- sign-up ------------------------------------------------------------------------------
+@dataclass
+class NewAccount:
+    username: str
+    email: str
+    password: str
+    agreement: Any = None
+    locale: str | None = None
+    reason: str | None = None
+
+
+def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: bool,
+                 allow_reserved: bool = False,
+                 email_refused: tuple[str, str] | None = None) -> None:
+    details: dict[str, list[tuple[str, str]]] = {}
+    username = data.username.strip() if isinstance(data.username, str) else ""
+    if not username:
+        details["username"] = [BLANK]
+    elif len(username) > limits.MAX_USERNAME_LENGTH:
+        details["username"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_USERNAME_LENGTH} characters)")]
+    elif not USERNAME.match(username):
+        details["username"] = [("ERR_INVALID", "must contain only letters, numbers and underscores")]
+    elif username.lower() in RESERVED_USERNAMES and not allow_reserved:
+        details["username"] = [("ERR_RESERVED", "is reserved")]
+    email = data.email.strip() if isinstance(data.email, str) else ""
+    if not email:
+        details["email"] = [BLANK]
+    elif len(email) > limits.MAX_EMAIL_LENGTH or not EMAIL.match(email):
+        details["email"] = [("ERR_INVALID", "is invalid")]
+    password = data.password if isinstance(data.password, str) else ""
+    if not password:
+        details["password"] = [BLANK]
+    elif len(password) < limits.MIN_PASSWORD_LENGTH:
+        details["password"] = [("ERR_TOO_SHORT", f"is too short (minimum is {limits.MIN_PASSWORD_LENGTH} characters)")]
+    elif len(password) > limits.MAX_PASSWORD_LENGTH:
+        details["password"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PASSWORD_LENGTH} characters)")]
+    if require_agreement and not flag(data.agreement):
+        details["agreement"] = [("ERR_ACCEPTED", "must be accepted")]
+    if data.locale is not None and data.locale not in LOCALES:
+        details["locale"] = [("ERR_INCLUSION", "is not included in the list")]
+    if require_reason and not (data.reason or "").strip():
+        details["reason"] = [BLANK]
+    # An e-mail domain or canonical e-mail block (api/admin/access_blocks.screen_sign_up).
+    if "email" not in details and email_refused is not None:
+        details["email"] = [email_refused]
+    # Uniqueness is reported with every other failure, as Mastodon's model validation does
+    # (the creating transaction's sentinels still decide a race).
+    if "username" not in details and repo.id_by_handle(username):
+        details["username"] = [TAKEN]
+    if "email" not in details and repo.id_by_email(email):
+        details["email"] = [TAKEN]
+    if details:
+        raise ValidationFailed(dict(sorted(details.items(), key=lambda kv: FIELD_ORDER.index(kv[0]))))
+
+
+def new_account_items(data: NewAccount, *, approved: bool, confirmed: bool,
+                      app: dict | None = None, role_id: str | None = None,
+                      ip: str | None = None) -> tuple[dict, dict, dict, str | None]:
+    now = clock.iso(clock.now())
+    account_id = ids.new_id()
+    username = data.username.strip()
+    profile = {"id": account_id, "username": username, "domain": None, "display_name": "",
+               "note": "", "fields": [], "locked": False, "bot": False, "discoverable": None,
+               "indexable": False, "created_at": now}
+    nonce = None if confirmed else generate(16)
+    user = {"account_id": account_id, "email": data.email.strip(),
+            "password_hash": passwords.hash_password(data.password),
+            "confirmed_at": now if confirmed else None, "confirmation_nonce": nonce,
+            "approved": approved, "disabled": False, "role_id": role_id,
+            "locale": data.locale or "en", "reason": (data.reason or "").strip() or None,
+            "created_by_application_id": app["id"] if app else None,
+            "created_by_client_id": app["client_id"] if app else None,
+            "sign_up_ip": ip, "created_at": now,
+            "settings": {"default_privacy": "public", "default_sensitive": False,
+                         "default_language": None}}
+    confirmation_hash = digest(confirmation_token(account_id, nonce)) if nonce else None
+    return profile, user, admin_entry(profile, user), confirmation_hash
+
+
+def create_ops(profile, user, admin, confirmation_hash) -> list[base.Op]:
+    return repo.create_ops(
+        profile, user, admin, confirmation_hash,
+        username_taken=ValidationFailed({"username": [TAKEN]}),
+        email_taken=ValidationFailed({"email": [TAKEN]}))
+
+
+def count_sign_up(ip: str) -> dict[str, str]:
+    """Count a sign-up attempt from this address (rack-attack's `api_sign_up`, before anything
+    else is looked at); returns the rate-limit headers. Instant sign-ups are not limited."""
+    if settings_service.current()["instant_signups"]:
+        return {}
+    return ratelimit.check(ratelimit.SIGN_UP, ratelimit.ip_key(ip))
+
+
+def sign_up(viewer: Viewer, params: dict[str, Any], ip: str) -> dict[str, Any]:
+    """POST /api/v1/accounts: create the user and return its token for the calling app
+    (only an app's own token may do this: Mastodon's `require_client_credentials!`)."""
+    if viewer.account is not None:
+        raise Forbidden("This method requires a client credentials token")
+
+    def text(name: str) -> Any:
+        value = params.get(name)
+        return value if isinstance(value, str) else None
+
+    data = NewAccount(username=text("username"), email=text("email"),
+                      password=text("password"), agreement=params.get("agreement"),
+                      locale=text("locale"), reason=text("reason"))
+    instance = settings_service.current()
+    mode = instance["registrations_mode"]
+    if mode == "none":
+        raise Forbidden(NOT_ALLOWED)
+    approval = mode == "approved"
+    require_reason = approval and bool(instance["require_invite_text"])
+    # IP and e-mail blocks (roles area): a blocked address is refused before validation, as
+    # Mastodon's AppSignUpService; blocked e-mails fail validation; some need approval.
+    email_refused, held_for_review = access_blocks.screen_sign_up(data.email, ip)
+    validate_new(data, require_agreement=True, require_reason=require_reason,
+                 email_refused=email_refused)
+    app = oauth.get_app(viewer.token["client_id"])
+    if app is None:
+        raise Forbidden(NOT_ALLOWED)
+    # Instant sign-ups (development and test stacks) skip the e-mail confirmation, so the token
+    # works at once; approval mode still holds such accounts back, as the operator chose it.
+    profile, user, admin, confirmation_hash = new_account_items(
+        data, approved=not (approval or held_for_review),
+        confirmed=bool(instance["instant_signups"]), app=app, ip=ip)
+    token, raw = oauth.new_token(app, profile["id"], list(app["scopes"]))
+    base.transact([*create_ops(profile, user, admin, confirmation_hash),
+                   *oauth_repo.put_token_ops(token)])
+    return oauth.token_response(token, raw)
+
+
+# --- e-mail confirmation ------------------------------------------------------------------
+def confirm(raw_token: str) -> str | None:
+    """Confirm the user behind a link; returns where to send the browser (the app's redirect
+    URI for users an app created), or None to show our own page. Unknown token → 404."""
+    account_id = repo.id_by_confirmation(digest(raw_token)) if raw_token else None
+    if account_id is None:
+        raise NotFound("Record not found")
+    user = repo.get_user(account_id)
+    if user is None:
+        raise NotFound("Record not found")
+    ops = [base.set_op(keys.account_user(account_id),
+                        {"confirmed_at": clock.iso(clock.now()), "confirmation_nonce": None}),
+           base.Op("Delete", key=keys.confirmation(digest(raw_token)))]
+    base.transact(ops)
+    client_id = user.get("created_by_client_id")
+    app = oauth.get_app(client_id) if client_id else None
+    if app and app["redirect_uris"] and oauth.may_redirect_to(app["redirect_uris"][0]):
+        return app["redirect_uris"][0]
+    return None
+
+
+def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
+    user = viewer.user
+    if viewer.token.get("app_id") != user.get("created_by_application_id"):
+        raise Forbidden("This method is only available to the application the user "
+                        "originally signed-up with")
+    if user.get("confirmed_at"):
+        raise Forbidden("This method is only available while the e-mail is awaiting confirmation")
+    account_id = viewer.account_id
+    # The link already sent stays valid (Devise resends the unexpired token): the mail is sent
+    # again because the request time changes, which the outbox turns into a mail job.
+    changes: dict[str, Any] = {"confirmation_requested_at": clock.iso(clock.now())}
+    ops: list[base.Op] = []
+    if not user.get("confirmation_nonce"):
+        nonce = generate(16)
+        changes["confirmation_nonce"] = nonce
+        ops.append(base.put_new({**keys.confirmation(digest(confirmation_token(account_id, nonce))),
+                                 "type": "confirmation", "account_id": account_id}))
+    if isinstance(new_email, str) and new_email.strip() and \
+            new_email.strip().lower() != user["email"].lower():
+        email = new_email.strip()
+        if not EMAIL.match(email) or len(email) > limits.MAX_EMAIL_LENGTH:
+            raise ValidationFailed({"email": [("ERR_INVALID", "is invalid")]})
+        changes["email"] = email
+        ops.append(base.Op("Delete", key=keys.email(user["email"])))
+        ops.append(base.put_new({**keys.email(email), "type": "email", "account_id": account_id},
+                                on_conflict=ValidationFailed({"email": [TAKEN]})))
+    ops.append(base.set_op(keys.account_user(account_id), changes))
+    base.transact(ops)
+
+
+def confirmation_mail(account_id: str, nonce: str) -> tuple[str, str, str] | None:
+    """(to, subject, body) for the current confirmation of an account, or None if it is stale."""
+    from stratus.core.config import settings
+
+    user = repo.get_user(account_id)
+    if user is None or user.get("confirmed_at") or user.get("confirmation_nonce") != nonce:
+        return None
+    profile = repo.get_profile(account_id) or {"username": ""}
+    token = confirmation_token(account_id, nonce)
+    link = f"{settings().base_url}/auth/confirmation?confirmation_token={token}"
+    title = settings_service.current()["site_title"]
+    body = (f"Hello @{profile['username']},\n\n"
+            f"To finish signing up on {title} ({settings().domain}), confirm your e-mail "
+            f"address by following this link:\n\n{link}\n\n"
+            "If you did not sign up, you can ignore this message.\n")
+    return user["email"], f"Confirm your e-mail address for {title}", body
+
+
+# --- sign-in --------------------------------------------------------------------------------
+def check_credentials(email: str, password: str) -> tuple[str | None, str | None]:
+    """(account id, None) when the pair is right and the user may sign in, else (None, reason)."""
+    account_id = repo.id_by_email(email) if isinstance(email, str) and email.strip() else None
+    user = repo.get_user(account_id) if account_id else None
+    if not passwords.verify(user.get("password_hash") if user else None, password or ""):
+        return None, "Invalid e-mail address or password."
+    if not user.get("confirmed_at"):
+        return None, "You have to confirm your e-mail address before continuing."
+    if user.get("disabled"):
+        return None, "Your account is disabled."
+    return account_id, None
+
+
+def session_profile(account_id: str | None) -> dict[str, Any] | None:
+    """The profile of a browser session's user, if that user may still sign in."""
+    if not account_id:
+        return None
+    bundle = repo.get_bundle(account_id)
+    user, profile = bundle.get(repo.USER), bundle.get(repo.PROFILE)
+    if not user or not profile or user.get("disabled") or not user.get("confirmed_at"):
+        return None
+    return profile
+
+
+def authenticate(email: str, password: str) -> str | None:
+    return check_credentials(email, password)[0]
+
+
+# --- reads ----------------------------------------------------------------------------------
+def _visible(bundle: dict[str, dict[str, Any]]) -> bool:
+    profile, user = bundle.get(repo.PROFILE), bundle.get(repo.USER)
+    if profile is None:
+        return False
+    if profile.get("domain") is None:
+        # Unconfirmed or unapproved local accounts are not shown (Mastodon hides them).
+        return user is not None and bool(user.get("confirmed_at")) and user.get("approved", True)
+    return True
+
+
+def is_visible(bundle: dict[str, dict[str, Any]]) -> bool:
+    """Whether an account (its PROFILE and USER items) is shown to others at all."""
+    return _visible(bundle)
+
+
+def render_many(account_ids: list[str], keep=None) -> dict[str, dict[str, Any]]:
+    """{id: Account} for the visible accounts among `account_ids` (and `keep(bundle)`), in one
+    batched read."""
+    found = repo.get_many(list(dict.fromkeys(account_ids)),
+                          (repo.PROFILE, repo.STATS, repo.USER))
+    return {a: render(bundle) for a, bundle in found.items()
+            if _visible(bundle) and (keep is None or keep(bundle))}
+
+
+def render(bundle: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    user = bundle.get(repo.USER) or {}
+    return convert.account(bundle[repo.PROFILE], bundle.get(repo.STATS),
+                           identity.role_for(user.get("role_id")))
+
+
+def get_account(account_id: str) -> dict[str, Any]:
+    if not ids.is_id(account_id):
+        raise NotFound("Record not found")
+    bundle = repo.get_bundle(account_id)
+    if not _visible(bundle):
+        raise NotFound("Record not found")
+    return render(bundle)
+
+
+def get_accounts(account_ids: list[str]) -> list[dict[str, Any]]:
+    if len(account_ids) > limits.MAX_IDS_PER_REQUEST:
+        raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_IDS_PER_REQUEST})")
+    wanted = [a for a in dict.fromkeys(account_ids) if ids.is_id(a)]
+    found = repo.get_many(wanted, (repo.PROFILE, repo.STATS, repo.USER))
+    return [render(found[a]) for a in wanted if a in found and _visible(found[a])]
+
+
+def lookup(acct: str) -> dict[str, Any]:
+    from stratus.core.config import settings
+
+    handle = (acct or "").strip().removeprefix("@")
+    username, _, domain = handle.partition("@")
+    if domain and domain.lower() == settings().domain.lower():
+        domain = ""
+    # Remote accounts are looked up among those stored, never fetched (Mastodon's lookup).
+    account_id = repo.id_by_handle(username, domain or None) if username else None
+    if account_id is None:
+        raise NotFound("Record not found")
+    return get_account(account_id)
+
+
+def account_by_username(username: str) -> dict[str, dict[str, Any]] | None:
+    account_id = repo.id_by_handle(username)
+    if account_id is None:
+        return None
+    bundle = repo.get_bundle(account_id)
+    return bundle if _visible(bundle) else None
+
+
+def identity_proofs(account_id: str) -> list[dict[str, Any]]:
+    """Identity proofs were removed from Mastodon (3.5): the list is always empty."""
+    get_account(account_id)
+    return []
+
+
+def verify_credentials(viewer: Viewer) -> dict[str, Any]:
+    return convert.credential_account(viewer.account, viewer.stats, viewer.user, viewer.role)
+
+
+def preferences(viewer: Viewer) -> dict[str, Any]:
+    return convert.preferences(viewer.user)
+
+
+def set_note(viewer: Viewer, target_id: str, comment: Any) -> dict[str, Any]:
+    get_account(target_id)
+    comment = comment if isinstance(comment, str) else ""
+    if len(comment) > limits.MAX_PRIVATE_NOTE_LENGTH:
+        raise ValidationFailed({"comment": [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PRIVATE_NOTE_LENGTH} characters)")]})
+    repo.set_note(viewer.account_id, target_id, comment)
+    from stratus.read import relationships
+
+    return relationships.of(viewer, target_id)
+
+
+# --- profile updates --------------------------------------------------------------------------
+def _fields(raw: Any) -> list[dict[str, str]] | None:
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        entries = indexed_values(raw)
+    elif isinstance(raw, list):
+        entries = raw
+    else:
+        raise ValidationFailed({"fields": [("ERR_INVALID", "is invalid")]})
+    fields = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise ValidationFailed({"fields": [("ERR_INVALID", "is invalid")]})
+        name, value = str(entry.get("name") or "").strip(), str(entry.get("value") or "").strip()
+        if not name and not value:
+            continue
+        fields.append({"name": name, "value": value})
+    return fields
+
+
+def _upload(kind: str, account_id: str, upload: Any) -> dict[str, Any]:
+    """Store an avatar or header through the image pipeline: at most 2 MB and Mastodon's
+    pixel limits, cropped to 400×400 (avatar) or 1500×500 (header), metadata stripped,
+    re-encoded; an animated one also gets a still PNG (`avatar_static`). Returns the keys."""
+    data = upload.file.read() if hasattr(upload, "file") else bytes(upload)
+    limit = limits.AVATAR_SIZE_LIMIT if kind == "avatar" else limits.HEADER_SIZE_LIMIT
+    if len(data) > limit:
+        raise ValidationFailed({kind: [("ERR_TOO_LARGE", f"must be smaller than {limit // (1024 * 1024)} MB")]})
+    box = limits.AVATAR_DIMENSIONS if kind == "avatar" else limits.HEADER_DIMENSIONS
+    try:
+        encoded = images.normalize(data, limits.PROFILE_IMAGE_MIME_TYPES, cover=box)
+    except images.Refused as exc:
+        raise ValidationFailed({kind: [(exc.code, exc.message)]}) from None
+    name = f"accounts/{kind}s/{keys.pad(account_id)}/{hashlib.sha256(encoded.data).hexdigest()[:16]}"
+    media.put_object(f"{name}.{encoded.extension}", encoded.data, encoded.content_type)
+    static_key = None
+    if encoded.frames > 1:
+        static_key = f"{name}_static.png"
+        media.put_object(static_key, encoded.static_png(), "image/png")
+    return {f"{kind}_key": f"{name}.{encoded.extension}", f"{kind}_static_key": static_key}
+
+
+def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
+    details: dict[str, list[tuple[str, str]]] = {}
+    changes: dict[str, Any] = {}
+
+    def text(name: str, limit: int) -> None:
+        if name in params and params[name] is not None:
+            value = str(params[name]) if not isinstance(params[name], (dict, list)) else None
+            if value is None:
+                details[name] = [("ERR_INVALID", "is invalid")]
+            elif len(value) > limit:
+                details[name] = [("ERR_TOO_LONG", f"is too long (maximum is {limit} characters)")]
+            else:
+                changes[name] = value.strip() if name == "display_name" else value
+
+    text("display_name", limits.MAX_DISPLAY_NAME_LENGTH)
+    text("note", limits.MAX_NOTE_LENGTH)
+    for name in ("locked", "bot", "discoverable", "indexable", "hide_collections"):
+        if truthy(params.get(name)) is not None:
+            changes[name] = flag(params[name])
+    fields = _fields(params.get("fields_attributes"))
+    if fields is not None:
+        if len(fields) > limits.MAX_PROFILE_FIELDS:
+            details["fields"] = [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PROFILE_FIELDS} fields)")]
+        elif any(len(f["name"]) > limits.PROFILE_FIELD_NAME_LIMIT
+                 or len(f["value"]) > limits.PROFILE_FIELD_VALUE_LIMIT for f in fields):
+            details["fields"] = [("ERR_TOO_LONG", "name or value is too long (maximum is "
+                                  f"{limits.PROFILE_FIELD_VALUE_LIMIT} characters)")]
+        else:
+            changes["fields"] = fields
+    user_settings = dict(viewer.user.get("settings", {}))
+    source = params.get("source") if isinstance(params.get("source"), dict) else {}
+    if "privacy" in source:
+        if source["privacy"] not in PRIVACY:
+            details["source.privacy"] = [("ERR_INCLUSION", "is not included in the list")]
+        else:
+            user_settings["default_privacy"] = source["privacy"]
+    if truthy(source.get("sensitive")) is not None:
+        user_settings["default_sensitive"] = flag(source["sensitive"])
+    if "language" in source:
+        language = str(source["language"] or "").strip()
+        if language and not re.fullmatch(r"[a-z]{2,3}", language):
+            details["source.language"] = [("ERR_INCLUSION", "is not included in the list")]
+        else:
+            user_settings["default_language"] = language or None
+    if details:
+        raise ValidationFailed(details)
+    for kind in ("avatar", "header"):
+        upload = params.get(kind)
+        if upload is not None and hasattr(upload, "file"):
+            changes.update(_upload(kind, viewer.account_id, upload))
+    ops = []
+    if changes:
+        ops.append(base.set_op(keys.account_profile(viewer.account_id), changes))
+    if user_settings != viewer.user.get("settings", {}):
+        ops.append(base.set_op(keys.account_user(viewer.account_id),
+                                {"settings": user_settings}))
+    if ops:
+        base.transact(ops)
+    bundle = repo.get_bundle(viewer.account_id)
+    return convert.credential_account(bundle[repo.PROFILE], bundle.get(repo.STATS),
+                                      bundle[repo.USER], viewer.role)
+
+
+# --- operator commands (stratusctl) -----------------------------------------------------------
+def role_id_for(name: str | None) -> str | None:
+    from stratus.model import roles
+
+    if not name:
+        return None
+    role = roles.BY_NAME.get(name.lower())
+    if role is None:
+        raise Unprocessable(f"unknown role {name!r}; known: Owner, Admin, Moderator")
+    return role.id
+
+
+def operator_create(username: str, email: str, password: str | None, *, role: str | None,
+                    confirmed: bool) -> tuple[str, str | None]:
+    """Create a local account as the operator; returns (account id, generated password)."""
+    generated = None
+    if not password:
+        password = generated = generate(18)
+    data = NewAccount(username=username, email=email, password=password)
+    # Reserved names are for sign-ups: the operator may take them (as tootctl does).
+    validate_new(data, require_agreement=False, require_reason=False, allow_reserved=True)
+    # The operator is the approver: accounts created here skip the approval queue.
+    profile, user, admin, confirmation_hash = new_account_items(
+        data, approved=True, confirmed=confirmed, role_id=role_id_for(role))
+    base.transact(create_ops(profile, user, admin, confirmation_hash))
+    return profile["id"], generated
+
+
+def operator_modify(username: str, *, role: str | None = None, approve: bool = False,
+                    confirm: bool = False, disable: bool = False, enable: bool = False,
+                    reset_password: bool = False) -> str | None:
+    """Change a local account as the operator; returns a new password when one was reset."""
+    account_id = repo.id_by_handle(username)
+    bundle = repo.get_bundle(account_id) if account_id else {}
+    profile, user = bundle.get(repo.PROFILE), bundle.get(repo.USER)
+    if profile is None or user is None:
+        raise NotFound(f"no local account named {username!r}")
+    changes: dict[str, Any] = {}
+    new_password = None
+    if role is not None:
+        changes["role_id"] = role_id_for(role) if role.lower() != "user" else None
+        changes.update(repo.role_index(account_id, changes["role_id"]))
+    if approve:
+        changes["approved"] = True
+    if confirm and not user.get("confirmed_at"):
+        changes["confirmed_at"] = clock.iso(clock.now())
+        changes["confirmation_nonce"] = None
+    if disable and enable:
+        raise Unprocessable("--disable and --enable contradict each other")
+    if disable:
+        changes["disabled"] = True
+    if enable:
+        changes["disabled"] = False
+    if reset_password:
+        new_password = generate(18)
+        changes["password_hash"] = passwords.hash_password(new_password)
+    if not changes:
+        return None
+    updated = {**user, **changes}
+    ops = [base.set_op(keys.account_user(account_id), changes),
+           base.Op("Put", item=admin_entry(profile, updated))]
+    if "confirmed_at" in changes and user.get("confirmation_nonce"):
+        ops.append(base.Op("Delete", key=keys.confirmation(
+            digest(confirmation_token(account_id, user["confirmation_nonce"])))))
+    base.transact(ops)
+    if disable or reset_password:
+        oauth.revoke_all(account_id)  # Mastodon signs the user out everywhere
+    return new_password

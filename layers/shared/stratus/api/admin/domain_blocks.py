@@ -1,0 +1,373 @@
+"""Instance domain blocks and allows: the admin API's rules (Mastodon's
+Api::V1::Admin::DomainBlocksController / DomainAllowsController, DomainBlock, DomainAllow) and
+the lookups federation will ask — `policy_for(domain)`, `policies_for(domains)`, `allowed(domain)`.
+
+What a block does to the accounts of its domain (silence, suspend, and undoing either when the
+severity changes or the block goes) does not happen here: the block's item changes in the Main
+table stream (`type: domain_block`, old and new `severity`) and that change starts the work.
+Each write here appends its audit log entry in the same transaction.
+"""
+
+from __future__ import annotations
+
+import encodings.idna
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from stratus.core import clock, hosts, ids
+from stratus.core.errors import NotFound, Unprocessable
+from stratus.core.paging import Page
+from stratus.core.params import flag
+from stratus.model.viewer import Viewer
+from stratus.read import settings as settings_service
+from stratus.repo import audit, base, keys
+from stratus.repo import domain_blocks as repo
+
+SEVERITIES = ("silence", "suspend", "noop")  # Mastodon's enum order
+DEFAULT_SEVERITY = "silence"
+FLAGS = ("reject_media", "reject_reports", "obfuscate")
+COMMENTS = ("private_comment", "public_comment")
+# Mastodon sets no limit on the comments (text columns); an item must stay well inside
+# DynamoDB's 400 KB, so a longer one is refused.
+MAX_COMMENT_LENGTH = 10_000
+MAX_DOMAIN_LENGTH = 256  # Mastodon's DomainValidator: the normalised host is shorter than this
+# Mastodon's DomainValidator allows a hyphen anywhere; a DNS label cannot start or end with one
+# (RFC 1123), so such a name could never federate and is refused too.
+LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+BLANK = "Validation failed: Domain can't be blank"
+INVALID = "Validation failed: Domain is invalid"
+
+
+# --- domains ----------------------------------------------------------------------------------
+def normalize(raw: Any) -> str | None:
+    """A domain as Mastodon normalises it (TagManager#normalize_domain: Addressable's
+    normalized host): trimmed, one trailing slash and one trailing dot dropped, lower case,
+    IDNA (punycode). None when blank; Unprocessable when it is not a valid domain name
+    (DomainValidator: labels of 1–63 letters, digits and inner hyphens, under 256
+    characters)."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = str(raw)  # a JSON number, as Rails would store it
+    text = raw.strip() if isinstance(raw, str) else ""
+    text = text.removesuffix("/").strip()
+    if not text:
+        return None
+    name, colon, port = text.rpartition(":")
+    if colon and name and port.isdigit():
+        text = name  # a port never matters: domain blocks name hosts (Addressable's host)
+    if len(text) > 1 and text.endswith(".") and not text.endswith(".."):
+        text = text[:-1]
+    try:
+        ascii_ = ".".join(encodings.idna.ToASCII(label).decode().lower()
+                          for label in text.split("."))
+    except UnicodeError:
+        raise Unprocessable(INVALID) from None
+    if len(ascii_) >= MAX_DOMAIN_LENGTH or not all(LABEL.match(x) for x in ascii_.split(".")):
+        raise Unprocessable(INVALID)
+    return ascii_
+
+
+def _required_domain(raw: Any) -> str:
+    domain = normalize(raw)
+    if domain is None:
+        raise Unprocessable(BLANK)
+    return domain
+
+
+def variants(domain: str) -> list[str]:
+    """The domain and each parent domain, most specific first: `a.b.example` → `a.b.example`,
+    `b.example`, `example` (DomainBlock.rule_for)."""
+    labels = domain.split(".")
+    return [".".join(labels[i:]) for i in range(len(labels))]
+
+
+def digest(domain: str) -> str:
+    return hashlib.sha256(domain.encode()).hexdigest()
+
+
+# --- lookups for federation and the domain-block state machine ----------------------------------
+@dataclass(frozen=True)
+class DomainPolicy:
+    """What the instance's domain blocks say about one domain: the most specific block
+    covering it (itself or a parent domain), as Mastodon's `DomainBlock.rule_for`."""
+
+    domain: str
+    block_domain: str | None = None  # the domain of the block that applies, if any
+    severity: str | None = None  # silence | suspend | noop, None without a block
+    reject_media: bool = False
+    reject_reports: bool = False
+
+    @property
+    def blocked(self) -> bool:
+        return self.block_domain is not None
+
+    @property
+    def suspended(self) -> bool:
+        return self.severity == "suspend"
+
+    @property
+    def silenced(self) -> bool:
+        return self.severity == "silence"
+
+
+def _policy(domain: str, found: dict[str, dict[str, Any]]) -> DomainPolicy:
+    for candidate in variants(domain):
+        item = found.get(candidate)
+        if item is not None:
+            return DomainPolicy(domain, item["domain"], item["severity"],
+                                bool(item.get("reject_media")),
+                                bool(item.get("reject_reports")))
+    return DomainPolicy(domain)
+
+
+def policies_for(domains: list[str]) -> dict[str, DomainPolicy]:
+    """Policies of many domains in one batched read (BatchGetItem of every domain's variants),
+    keyed by the domains as given. A blank or invalid domain has no block (Mastodon's rule_for
+    answers nil for it)."""
+    normalised: dict[str, str | None] = {}
+    for raw in domains:
+        try:
+            normalised[raw] = normalize(raw)
+        except Unprocessable:
+            normalised[raw] = None
+    wanted = {v for d in normalised.values() if d for v in variants(d)}
+    found = {item["domain"]: item for item in repo.blocks_for(sorted(wanted))} if wanted else {}
+    return {raw: _policy(d, found) if d else DomainPolicy(str(raw or "")) for raw, d in
+            normalised.items()}
+
+
+def policy_for(domain: str) -> DomainPolicy:
+    """Is `domain` blocked, silenced, suspended, are its media or reports rejected: one
+    BatchGetItem (the domain and its parents)."""
+    return policies_for([domain])[domain]
+
+
+def limited_federation() -> bool:
+    return bool(settings_service.current()["limited_federation_mode"])
+
+
+def allowed(domain: str) -> bool:
+    """May the instance federate with `domain` (Mastodon's DomainControlHelper
+    #domain_not_allowed?, negated): in limited federation mode only domains with an allow
+    (exactly that domain, as DomainAllow.rule_for), otherwise any domain not suspended by a
+    block of it or a parent. Federation asks `refused` about many hosts at once."""
+    try:
+        normalised = normalize(domain)
+    except Unprocessable:
+        return False
+    if normalised is None:
+        return False
+    if limited_federation():
+        return repo.allow(normalised) is not None
+    return not policy_for(normalised).suspended
+
+
+def refused(names: list[str]) -> set[str]:
+    """Which of these hosts (an account's domain, an inbox URL's host: any case, port or IDN
+    form, compared as stratus/core/hosts.py normalises them) the instance does not federate with:
+    suspended by a block of the host or a parent domain, or in limited federation mode not
+    allowed. A host that is not one (blank, unparsable) is refused. One batched read of the
+    blocks (an allow read per host in limited federation mode)."""
+    named = {raw: hosts.hostname(raw) for raw in dict.fromkeys(names)}
+    valid = sorted({h for h in named.values() if h})
+    if limited_federation():
+        ok = {h for h in valid if repo.allow(h) is not None}
+    else:
+        ok = {h for h, p in policies_for(valid).items() if not p.suspended}
+    return {raw for raw, host in named.items() if host not in ok}
+
+
+# --- rendering ----------------------------------------------------------------------------------
+def render_block(item: dict[str, Any]) -> dict[str, Any]:
+    """Admin::DomainBlock."""
+    return {"id": str(item["id"]), "domain": item["domain"], "digest": digest(item["domain"]),
+            "created_at": item["created_at"], "severity": item["severity"],
+            "reject_media": bool(item.get("reject_media")),
+            "reject_reports": bool(item.get("reject_reports")),
+            "private_comment": item.get("private_comment"),
+            "public_comment": item.get("public_comment"),
+            "obfuscate": bool(item.get("obfuscate"))}
+
+
+def render_allow(item: dict[str, Any]) -> dict[str, Any]:
+    """Admin::DomainAllow."""
+    return {"id": str(item["id"]), "domain": item["domain"], "created_at": item["created_at"]}
+
+
+# --- admin: domain blocks -----------------------------------------------------------------------
+def _severity(raw: Any) -> str:
+    if raw not in SEVERITIES:
+        raise Unprocessable("Validation failed: Severity is not included in the list")
+    return raw
+
+
+def _comment(field: str, raw: Any) -> str | None:
+    if raw is None:
+        return None
+    text = raw if isinstance(raw, str) else str(raw)
+    if len(text) > MAX_COMMENT_LENGTH:
+        label = field.replace("_", " ").capitalize()
+        raise Unprocessable(f"Validation failed: {label} is too long (maximum is "
+                            f"{MAX_COMMENT_LENGTH} characters)")
+    return text
+
+
+def _fields(params: dict[str, Any]) -> dict[str, Any]:
+    """The attributes a request sets (those it names), validated."""
+    fields: dict[str, Any] = {}
+    if "severity" in params:
+        fields["severity"] = _severity(params["severity"])
+    for name in FLAGS:
+        if name in params:
+            fields[name] = flag(params[name])
+    for name in COMMENTS:
+        if name in params:
+            fields[name] = _comment(name, params[name])
+    return fields
+
+
+def stricter_than(new: dict[str, Any], other: dict[str, Any]) -> bool:
+    """DomainBlock#stricter_than?: does `new` impose at least what `other` does (equal limits
+    count: a subdomain may repeat its parent's block, not weaken it)."""
+    if new["severity"] == "suspend":
+        return True
+    if other["severity"] == "suspend" and new["severity"] in ("silence", "noop"):
+        return False
+    if other["severity"] == "silence" and new["severity"] == "noop":
+        return False
+    return ((bool(new.get("reject_media")) or not other.get("reject_media"))
+            and (bool(new.get("reject_reports")) or not other.get("reject_reports")))
+
+
+class ExistingBlock(Unprocessable):
+    """422 with the block already in force (REST::Admin::ExistingDomainBlockErrorSerializer)."""
+
+    def __init__(self, item: dict[str, Any]) -> None:
+        super().__init__(f"You have already imposed stricter limits on {item['domain']}.",
+                         extra={"existing_domain_block": render_block(item)})
+
+
+def _covering(domain: str) -> dict[str, Any] | None:
+    """The most specific existing block of the domain or a parent (DomainBlock.rule_for)."""
+    found = {item["domain"]: item for item in repo.blocks_for(variants(domain))}
+    return next((found[v] for v in variants(domain) if v in found), None)
+
+
+def _audit(actor: Viewer, action: str, target_type: str, item: dict[str, Any]) -> base.Op:
+    return audit.entry_op({"id": ids.new_id(), "account_id": actor.account_id, "action": action,
+                           "target_type": target_type, "target_id": str(item["id"]),
+                           "human_identifier": item["domain"],
+                           "created_at": clock.iso(clock.now())})
+
+
+def create_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
+    """POST /api/v1/admin/domain_blocks. A block of a domain that already has one, or one
+    that would impose less than the block of a parent domain covering it, is refused with that
+    existing block (422), as Mastodon's `conflicts_with_existing_block?`."""
+    domain = _required_domain(params.get("domain"))
+    fields = {"severity": DEFAULT_SEVERITY, "reject_media": False, "reject_reports": False,
+              "obfuscate": False, "private_comment": None, "public_comment": None,
+              **_fields(params)}
+    existing = _covering(domain)
+    if existing is not None and (existing["domain"] == domain
+                                 or not stricter_than(fields, existing)):
+        raise ExistingBlock(existing)
+    now = clock.iso(clock.now())
+    item = {"id": ids.new_id(), "domain": domain, **fields, "created_at": now,
+            "updated_at": now}
+    try:
+        base.transact([repo.put_block_op(item), _audit(actor, "create", "DomainBlock", item)])
+    except base.ConditionFailed:
+        # Another request blocked the same domain in the meantime.
+        raise ExistingBlock(repo.block(domain, consistent=True) or item) from None
+    return render_block(item)
+
+
+def _block(block_id: str) -> dict[str, Any]:
+    item = repo.block_by_id(block_id) if ids.is_id(block_id) else None
+    if item is None:
+        raise NotFound()
+    return item
+
+
+def get_block(block_id: str) -> dict[str, Any]:
+    return render_block(_block(block_id))
+
+
+def list_blocks(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    """Admin::DomainBlock[], newest first, and the ids the Link header continues from."""
+    lo, hi = keys.id_range(*page.id_range())
+    items = repo.block_page(lo, hi, descending=not page.ascending, limit=page.limit)
+    if page.ascending:
+        items.reverse()
+    rendered = [render_block(i) for i in items]
+    return rendered, [rendered[0]["id"], rendered[-1]["id"]] if rendered else []
+
+
+def update_block(actor: Viewer, block_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """PUT /api/v1/admin/domain_blocks/:id: severity, flags and comments (not the domain)."""
+    item = _block(block_id)
+    changes = {**_fields(params), "updated_at": clock.iso(clock.now())}
+    updated = {**item, **changes}
+    op = repo.update_block_op(item["domain"], item["id"], changes)  # None removes a comment
+    try:
+        base.transact([op, _audit(actor, "update", "DomainBlock", updated)])
+    except base.ConditionFailed:
+        raise NotFound() from None  # deleted meanwhile
+    return render_block(updated)
+
+
+def delete_block(actor: Viewer, block_id: str) -> None:
+    """DELETE /api/v1/admin/domain_blocks/:id: the block goes (undoing its effects follows
+    from the stream)."""
+    item = _block(block_id)
+    try:
+        base.transact([repo.delete_block_op(item["domain"], item["id"]),
+                       _audit(actor, "destroy", "DomainBlock", item)])
+    except base.ConditionFailed:
+        raise NotFound() from None
+
+
+# --- admin: domain allows -----------------------------------------------------------------------
+def create_allow(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
+    """POST /api/v1/admin/domain_allows: an allow that exists is returned as it is."""
+    domain = _required_domain(params.get("domain"))
+    existing = repo.allow(domain)
+    if existing is not None:
+        return render_allow(existing)
+    item = {"id": ids.new_id(), "domain": domain, "created_at": clock.iso(clock.now())}
+    try:
+        base.transact([repo.put_allow_op(item), _audit(actor, "create", "DomainAllow", item)])
+    except base.ConditionFailed:
+        return render_allow(repo.allow(domain, consistent=True) or item)
+    return render_allow(item)
+
+
+def _allow(allow_id: str) -> dict[str, Any]:
+    item = repo.allow_by_id(allow_id) if ids.is_id(allow_id) else None
+    if item is None:
+        raise NotFound()
+    return item
+
+
+def get_allow(allow_id: str) -> dict[str, Any]:
+    return render_allow(_allow(allow_id))
+
+
+def list_allows(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    lo, hi = keys.id_range(*page.id_range())
+    items = repo.allow_page(lo, hi, descending=not page.ascending, limit=page.limit)
+    if page.ascending:
+        items.reverse()
+    rendered = [render_allow(i) for i in items]
+    return rendered, [rendered[0]["id"], rendered[-1]["id"]] if rendered else []
+
+
+def delete_allow(actor: Viewer, allow_id: str) -> None:
+    item = _allow(allow_id)
+    try:
+        base.transact([repo.delete_allow_op(item["domain"], item["id"]),
+                       _audit(actor, "destroy", "DomainAllow", item)])
+    except base.ConditionFailed:
+        raise NotFound() from None

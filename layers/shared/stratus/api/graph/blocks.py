@@ -1,0 +1,166 @@
+"""Blocks, mutes and user domain blocks, and their lists.
+
+A block ends the follows both ways, the pending requests both ways and the endorsements that
+went with the follows, in the transaction that writes it (a follow checks for blocks in its
+own transaction, so the two cannot interleave). What follows from the stream: the counters,
+the notifications those follows and requests made, and the blocked account's notifications
+to the blocker (Mastodon's AfterBlockService). A mute may end by itself (`duration`): the mute
+carries `ttl`, so every read treats it as gone once it has expired.
+"""
+
+from __future__ import annotations
+
+import encodings.idna
+import re
+from typing import Any
+
+from stratus.api.accounts import accounts as accounts_service
+from stratus.api.graph import follows
+from stratus.core import clock, ids
+from stratus.core.errors import ValidationFailed
+from stratus.core.paging import Budget, Page, fill_page
+from stratus.core.params import flag, to_i
+from stratus.model.relationships import Mute
+from stratus.model.viewer import Viewer
+from stratus.read import relationships
+from stratus.repo import base, keys
+from stratus.repo import relationships as repo
+
+DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+def block(viewer: Viewer, target_id: str) -> dict[str, Any]:
+    """POST /api/v1/accounts/:id/block."""
+    target = relationships.subject(viewer, target_id)
+    me, view = viewer.account_id, target.relations
+    if target.id == me or target.id in view.blocking:
+        return target.entity()
+    ops = [repo.create_op(repo.block_item(ids.new_id(), me, target.id))]
+    for follower, followed in ((me, target.id), (target.id, me)):
+        ops += [repo.remove_op(keys.follow(follower, followed)),
+                repo.remove_op(keys.endorsement(follower, followed)),
+                repo.remove_op(keys.follow_request(followed, follower))]
+    try:
+        repo.write(ops)
+    except base.ConditionFailed:
+        pass  # blocked concurrently: that block's transaction did the same
+    view.blocking.add(target.id)
+    for gone in (view.following, view.requested):
+        gone.pop(target.id, None)
+    for gone_ in (view.followed_by, view.requested_by, view.endorsed):
+        gone_.discard(target.id)
+    return target.entity()
+
+
+def unblock(viewer: Viewer, target_id: str) -> dict[str, Any]:
+    target = relationships.subject(viewer, target_id)
+    if target.id in target.relations.blocking:
+        repo.remove(keys.block(viewer.account_id, target.id))
+    target.relations.blocking.discard(target.id)
+    return target.entity()
+
+
+def _duration(raw: Any) -> int:
+    """`duration` in seconds (Rails' `to_i`: anything unreadable is 0 = no end)."""
+    return max(to_i(raw), 0)
+
+
+def mute(viewer: Viewer, target_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """POST /api/v1/accounts/:id/mute: `notifications` (default true) and `duration` seconds
+    (0: until unmuted). Muting again changes both."""
+    target = relationships.subject(viewer, target_id)
+    me = viewer.account_id
+    if target.id == me:
+        return target.entity()
+    seconds = _duration(params.get("duration"))
+    # Whole seconds: the expiry is also the item's `ttl`, which DynamoDB keeps in seconds.
+    ends = clock.after(seconds) if seconds else None
+    if seconds and ends is None:
+        raise ValidationFailed({"duration": [("ERR_INVALID", "is invalid")]})
+    ends = ends.replace(microsecond=0) if ends else None
+    value = Mute(notifications=flag(params.get("notifications"), True),
+                 expires_at=clock.iso(ends) if ends else None)
+    existing = repo.get(keys.mute(me, target.id))
+    mute_id = existing["id"] if existing else ids.new_id()  # a changed mute keeps its place
+    repo.put(repo.mute_item(mute_id, me, target.id, value))
+    target.relations.muting[target.id] = value
+    return target.entity()
+
+
+def unmute(viewer: Viewer, target_id: str) -> dict[str, Any]:
+    target = relationships.subject(viewer, target_id)
+    if target.id in target.relations.muting:
+        repo.remove(keys.mute(viewer.account_id, target.id))
+    target.relations.muting.pop(target.id, None)
+    return target.entity()
+
+
+# --- user domain blocks ---------------------------------------------------------------------------
+def _domain(raw: Any) -> str:
+    """A domain as Mastodon normalises it (lower case, punycode); 422 when blank or invalid."""
+    text = raw.strip().strip("/").lower() if isinstance(raw, str) else ""
+    if not text:
+        raise ValidationFailed({"domain": [("ERR_BLANK", "can't be blank")]})
+    try:
+        ascii_ = ".".join(encodings.idna.ToASCII(label).decode() for label in text.split("."))
+    except UnicodeError:
+        ascii_ = ""
+    labels = ascii_.split(".")
+    if not ascii_ or len(ascii_) > 253 or not all(DOMAIN_LABEL.match(label) for label in labels):
+        raise ValidationFailed({"domain": [("ERR_INVALID", "is invalid")]})
+    return ascii_
+
+
+def block_domain(viewer: Viewer, raw: Any) -> None:
+    """POST /api/v1/domain_blocks: hide everything from a domain. (Follows to and from its
+    accounts end too in Mastodon; every account here is local until federation arrives.)"""
+    domain = _domain(raw)
+    repo.put_new(repo.domain_block_item(ids.new_id(), viewer.account_id, domain))
+
+
+def unblock_domain(viewer: Viewer, raw: Any) -> None:
+    if isinstance(raw, str) and raw.strip():
+        try:
+            domain = _domain(raw)
+        except ValidationFailed:
+            return
+        repo.remove(keys.user_domain_block(viewer.account_id, domain))
+
+
+def _listing(kind: str, viewer: Viewer, page: Page):
+    budget = Budget()
+    lo, hi = keys.id_range(*page.id_range())
+    return repo.listed(kind, viewer.account_id, lo, hi, not page.ascending, budget=budget,
+                       step=page.step), budget
+
+
+def domain_blocks(viewer: Viewer, page: Page) -> tuple[list[str], list[str]]:
+    """GET /api/v1/domain_blocks: domains (strings), newest first, paginated by block id."""
+    entries, budget = _listing(repo.DOMAIN_BLOCK, viewer, page)
+    filled = fill_page(entries, lambda batch: [(e["id"], repo.domain_of(e)) for e in batch],
+                       page, budget=budget, id_of=lambda e: e["id"],
+                       result_id=lambda pair: pair[0])
+    return [domain for _, domain in filled.items], filled.link_ids
+
+
+def blocks(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    """GET /api/v1/blocks: blocked accounts, newest block first."""
+    entries, budget = _listing(repo.BLOCK, viewer, page)
+    return follows.account_page(entries, lambda e: e["target_id"], page, budget)
+
+
+def mutes(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    """GET /api/v1/mutes: MutedAccount entities (Account + `mute_expires_at`), newest first;
+    expired mutes are gone."""
+    entries, budget = _listing(repo.MUTE, viewer, page)
+
+    def hydrate(batch: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+        people = accounts_service.render_many([e["target_id"] for e in batch])
+        return [(e["id"], {**people[e["target_id"]],
+                           "mute_expires_at": clock.iso(clock.from_epoch(e["ttl"]))
+                           if e.get("ttl") else None})
+                for e in batch if e["target_id"] in people]
+
+    filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
+                       result_id=lambda pair: pair[0])
+    return [account for _, account in filled.items], filled.link_ids

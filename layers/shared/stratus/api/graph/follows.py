@@ -1,0 +1,409 @@
+"""Follows: follow (with `reblogs`, `notify`, `languages[]`; following again changes them),
+unfollow, follow requests to locked accounts (list, authorize, reject), removing a follower,
+and the followers / following lists.
+
+A request writes only the edge, in the follower's partition (a request in its target's): a
+popular account's new followers never touch one item. The counts on both accounts, the
+`follow` / `follow_request` notifications and their removal when the follow or request goes
+away all follow from the stream (jobs/outbox.py). A follow is written in one transaction with
+checks that neither account blocks the other, so a concurrent block cannot leave one behind.
+
+Follows across servers (docs/federation.md, "Follows across servers"): a follow of a remote
+account is always a request until its server accepts; the inbox calls `remote_follow`,
+`remote_accepted`, `remote_rejected` and `remote_unfollowed`. Edges across servers carry `uri`,
+the id of their Follow activity; what peers are told follows from the stream as well.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import uuid
+from typing import Any
+
+from stratus.api.accounts import accounts as accounts_service
+from stratus.convert import activitypub as ap
+from stratus.core import ids
+from stratus.core.errors import Forbidden, NotFound, ValidationFailed
+from stratus.core.paging import Budget, Page, fill_page
+from stratus.core.params import truthy
+from stratus.http import ratelimit
+from stratus.model.relationships import FollowOptions
+from stratus.model.viewer import Viewer
+from stratus.read import relationships
+from stratus.repo import accounts as accounts_repo
+from stratus.repo import base, keys
+from stratus.repo import relationships as repo
+
+SELF_FOLLOW = "Following your own account is not allowed"
+NOT_ALLOWED = "This action is not allowed"
+LANGUAGE = re.compile(r"^[a-z]{2,3}$")
+
+
+def _languages(raw: Any) -> tuple[str, ...] | None:
+    """`languages[]`: ISO 639 codes; empty means every language (None)."""
+    values = raw if isinstance(raw, list) else [raw]
+    codes = [str(v).strip().lower() for v in values if v is not None and str(v).strip()]
+    if any(not LANGUAGE.match(code) for code in codes):
+        raise ValidationFailed({"languages": [("ERR_INVALID", "is invalid")]})
+    return tuple(dict.fromkeys(codes)) or None
+
+
+def _changes(params: dict[str, Any]) -> dict[str, Any]:
+    """The follow options a request sets (absent ones stay as they are)."""
+    changes: dict[str, Any] = {}
+    if truthy(params.get("reblogs")) is not None:
+        changes["show_reblogs"] = truthy(params["reblogs"])
+    if truthy(params.get("notify")) is not None:
+        changes["notify"] = truthy(params["notify"])
+    if "languages" in params and params["languages"] is not None:
+        languages = _languages(params["languages"])
+        changes["languages"] = list(languages) if languages else None
+    return changes
+
+
+def _options(current: FollowOptions | None, changes: dict[str, Any]) -> FollowOptions:
+    base_ = current or FollowOptions()
+    languages = changes["languages"] if "languages" in changes else base_.languages
+    return FollowOptions(reblogs=changes.get("show_reblogs", base_.reblogs),
+                         notify=changes.get("notify", base_.notify),
+                         languages=tuple(languages) if languages else None)
+
+
+def follow(viewer: Viewer, target_id: str, params: dict[str, Any]
+           ) -> tuple[dict[str, Any], dict[str, str]]:
+    """POST /api/v1/accounts/:id/follow: (Relationship, rate-limit headers). A locked account
+    gets a follow request; following (or asking) again changes the options given."""
+    target = relationships.subject(viewer, target_id)
+    me = viewer.account_id
+    if target.profile.get("suspended_at"):
+        raise NotFound()  # Mastodon: an unavailable account cannot be followed
+    if target.id == me:
+        raise Forbidden(SELF_FOLLOW)
+    view = target.relations
+    if target.id in view.blocked_by or target.id in view.blocking or \
+            view.blocks_domain(target.domain):
+        raise Forbidden(NOT_ALLOWED)
+    changes = _changes(params)
+    headers: dict[str, str] = {}
+    if target.id in view.following or target.id in view.requested:
+        requested = target.id not in view.following
+        key = keys.follow_request(target.id, me) if requested else keys.follow(me, target.id)
+        if changes:
+            try:
+                repo.write([repo.options_update(key, changes)])
+            except base.ConditionFailed:  # unfollowed or accepted meanwhile: start again
+                return follow(viewer, target_id, params)
+        current = view.requested if requested else view.following
+        current[target.id] = _options(current[target.id], changes)
+        return target.entity(), headers
+    headers = ratelimit.check(ratelimit.FOLLOWS, me)
+    options = _options(None, changes)
+    # A remote account is always asked (Mastodon): the request waits for its server's Accept,
+    # and carries the id of the Follow activity that the outbox delivers (federation/delivery.py).
+    remote = bool(target.domain)
+    locked = remote or bool(target.profile.get("locked"))
+    item = (repo.follow_request_item(ids.new_id(), me, target.id, options,
+                                     uri=activity_uri() if remote else None,
+                                     remote_target=remote) if locked
+            else repo.follow_item(ids.new_id(), me, target.id, options))
+    try:
+        repo.write([repo.create_op(item),
+                    repo.absent_op(keys.block(target.id, me), Forbidden(NOT_ALLOWED)),
+                    repo.absent_op(keys.block(me, target.id), Forbidden(NOT_ALLOWED))])
+    except base.ConditionFailed:  # made concurrently: apply the options to it
+        return follow(viewer, target_id, params)[0], headers
+    (view.requested if locked else view.following)[target.id] = options
+    return target.entity(), headers
+
+
+def unfollow(viewer: Viewer, target_id: str) -> dict[str, Any]:
+    """POST /api/v1/accounts/:id/unfollow: ends the follow (and the viewer's endorsement of
+    the account), or withdraws a pending request."""
+    target = relationships.subject(viewer, target_id)
+    me, view = viewer.account_id, target.relations
+    if target.id in view.following:
+        _end_follow(me, target.id)
+    if target.id in view.requested:
+        repo.remove(keys.follow_request(target.id, me))
+    view.following.pop(target.id, None)
+    view.requested.pop(target.id, None)
+    view.endorsed.discard(target.id)
+    return target.entity()
+
+
+def _end_follow(follower_id: str, followed_id: str) -> None:
+    """A follow ends, and the follower's endorsement of the account with it. What follows is
+    the stream's (jobs/outbox.py): counts, the home feed, and the other server is told (an
+    Undo(Follow) to a followed remote account, a Reject(Follow) to a remote follower)."""
+    repo.write([repo.remove_op(keys.follow(follower_id, followed_id)),
+                repo.remove_op(keys.endorsement(follower_id, followed_id))])
+
+
+def remove_from_followers(viewer: Viewer, target_id: str) -> dict[str, Any]:
+    """POST /api/v1/accounts/:id/remove_from_followers: the account stops following the viewer
+    (and endorsing them)."""
+    target = relationships.subject(viewer, target_id)
+    me, view = viewer.account_id, target.relations
+    if target.id in view.followed_by:
+        _end_follow(target.id, me)
+    view.followed_by.discard(target.id)
+    return target.entity()
+
+
+# --- follows across servers (the inbox calls these; docs/federation.md) -------------------------
+def activity_uri() -> str:
+    """A new activity id under our domain (Mastodon's TagManager#generate_uri_for: a UUID)."""
+    return f"{ap.base()}/{uuid.uuid4()}"
+
+
+def _end_quietly(key: dict[str, str]) -> bool:
+    """Remove an edge the remote side ended: it is marked `quiet` first, so that the outbox
+    announces nothing (no Undo or Reject back to the server that ended it). False: no edge."""
+    try:
+        repo.write([base.set_op(key, {"quiet": True})])
+    except base.ConditionFailed:
+        return False
+    repo.remove(key)
+    return True
+
+
+def remote_follow(remote_id: str, local_id: str, activity_id: str) -> str:
+    """A remote account's Follow of a local one (Mastodon's ActivityPub::Activity::Follow):
+    'followed' (a follow; the outbox delivers the Accept), 'requested' (the local account is
+    locked: a follow request, accepted or rejected later) or 'rejected' (the local account
+    blocks it or its domain, or is unavailable: a Reject is delivered, nothing is stored).
+    A Follow of an account it already follows answers Accept again when its id is new."""
+    from stratus.federation import delivery
+
+    relations, items = repo.load(local_id, [remote_id], domains=[], consistent=True,
+                                 extra=accounts_repo.bundle_keys(
+                                     [local_id, remote_id], (accounts_repo.PROFILE,)))
+    bundles = accounts_repo.bundles(items)
+    local = bundles.get(local_id, {}).get(accounts_repo.PROFILE)
+    remote = bundles.get(remote_id, {}).get(accounts_repo.PROFILE)
+    if local is None or remote is None or local.get("domain") or not remote.get("domain"):
+        raise NotFound()
+    more, _ = repo.load(local_id, [], domains=[remote["domain"]], consistent=True)
+    relations.merge(more)
+    if local.get("suspended_at") or remote_id in relations.blocking or \
+            remote_id in relations.blocked_by or relations.blocks_domain(remote["domain"]):
+        delivery.reject_follow(local_id, remote_id, activity_id)
+        return "rejected"
+    if remote_id in relations.followed_by:
+        key = keys.follow(remote_id, local_id)
+        current = repo.get(key)
+        if current is not None and current.get("uri") != activity_id:
+            repo.write([repo.options_update(key, {"uri": activity_id})])  # the Accept again
+        return "followed"
+    if remote_id in relations.requested_by:
+        repo.write([repo.options_update(keys.follow_request(local_id, remote_id),
+                                        {"uri": activity_id})])
+        return "requested"
+    locked = bool(local.get("locked")) or bool(remote.get("silenced_at"))
+    item = (repo.follow_request_item(ids.new_id(), remote_id, local_id, FollowOptions(),
+                                     uri=activity_id) if locked
+            else repo.follow_item(ids.new_id(), remote_id, local_id, FollowOptions(),
+                                  uri=activity_id))
+    try:
+        repo.write([repo.create_op(item)])
+    except base.ConditionFailed:  # the same Follow, processed twice at once
+        pass
+    return "requested" if locked else "followed"
+
+
+def remote_accepted(local_id: str, remote_id: str) -> bool:
+    """The remote account accepted our request: it becomes a follow (no notification: the
+    followed account is not ours; its statuses come into the home timeline). False when
+    there was no request (already accepted, or never asked)."""
+    request = repo.get(keys.follow_request(remote_id, local_id))
+    if request is None or not request.get("remote_target"):
+        return False
+    options = repo.follow_options(request)
+    try:
+        repo.write([repo.remove_op(keys.follow_request(remote_id, local_id), NotFound()),
+                    repo.create_op(repo.follow_item(ids.new_id(), local_id, remote_id, options,
+                                                    authorized=True, uri=request.get("uri"),
+                                                    remote_target=True))])
+    except (base.ConditionFailed, NotFound):
+        return False  # accepted concurrently
+    return True
+
+
+def remote_rejected(local_id: str, remote_id: str) -> bool:
+    """The remote account rejected our request, or removed us from its followers (Reject of
+    an accepted Follow): the request or the follow goes, and nothing is sent back."""
+    ended = _end_quietly(keys.follow_request(remote_id, local_id))
+    return _end_quietly(keys.follow(local_id, remote_id)) or ended
+
+
+def remote_unfollowed(remote_id: str, local_id: str) -> bool:
+    """Undo(Follow) from the remote account: its follow of (or request to) the local account
+    goes, and nothing is sent back."""
+    ended = _end_quietly(keys.follow_request(local_id, remote_id))
+    return _end_quietly(keys.follow(remote_id, local_id)) or ended
+
+
+# --- a suspended remote account's follows ---------------------------------------------------------
+REJECTED_PER_STEP = 100  # follows, or pending requests, removed per step
+FOLLOWS, REQUESTS = "follows", "requests"  # the two phases a cursor names
+
+
+def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> str | None:
+    """One bounded step of Mastodon's SuspendAccountService#reject_remote_follows!: a suspended
+    remote account keeps nothing of ours, so each of its follows of local accounts ends (it
+    would otherwise keep receiving their followers-only posts on its server) and so does each
+    pending follow request it made. Both are removed through the verbs an unfollow and a
+    rejected request use: the stream counts them and delivers a Reject(Follow) to the
+    account's own inbox — the one activity a suspended account still gets
+    (federation/delivery.py). Irreversible, as in Mastodon: unsuspending makes it follow nothing
+    again.
+
+    Each phase pages the account's own edges (its followings, then the requests it made, both
+    indexed by requester), so the work is its own follows and requests, not the number of
+    local accounts. Returns the cursor the next step starts from, None when done (or when the
+    account is not, or no longer, a suspended remote account). A step run twice removes and
+    sends nothing twice: a removed edge is gone, and the cursor only moves forward."""
+    profile = accounts_repo.get_profile(remote_id)
+    if profile is None or not profile.get("domain") or not profile.get("suspended_at"):
+        return None
+    phase, _, after = (cursor or FOLLOWS + ":").partition(":")
+    if phase == FOLLOWS:
+        lo, hi = keys.id_range(int(after) + 1 if after else None, None)
+        page = list(itertools.islice(repo.followings(remote_id, lo, hi, False,
+                                                     step=REJECTED_PER_STEP),
+                                     REJECTED_PER_STEP))
+        for entry in page:
+            _end_follow(remote_id, entry["target_id"])
+        return f"{FOLLOWS}:{page[-1]['id']}" if len(page) == REJECTED_PER_STEP \
+            else f"{REQUESTS}:"
+    if phase != REQUESTS:
+        raise ValueError(f"unknown cursor {cursor!r}")
+    made, next_after = repo.follow_requests_made(remote_id, after or None,
+                                                 REJECTED_PER_STEP)
+    for request in made:
+        repo.remove(keys.follow_request(request["target_id"], remote_id))
+    return f"{REQUESTS}:{next_after}" if next_after else None
+
+
+# --- follow requests ------------------------------------------------------------------------------
+def authorize(viewer: Viewer, requester_id: str) -> dict[str, Any]:
+    """POST /api/v1/follow_requests/:account_id/authorize: the request becomes a follow with
+    its options, in one transaction (Mastodon sends no `follow` notification for it; the
+    `follow_request` one goes with the request)."""
+    requester = relationships.subject(viewer, requester_id)
+    me = viewer.account_id
+    request = repo.get(keys.follow_request(me, requester.id))
+    if request is None:
+        raise NotFound()
+    options = FollowOptions(reblogs=bool(request.get("show_reblogs", True)),
+                            notify=bool(request.get("notify", False)),
+                            languages=tuple(request["languages"]) if request.get("languages")
+                            else None)
+    ops = [repo.remove_op(keys.follow_request(me, requester.id), NotFound())]
+    if requester.id not in requester.relations.followed_by:
+        # A remote requester's follow keeps its Follow's id: the outbox Accepts it.
+        ops.append(repo.create_op(repo.follow_item(ids.new_id(), requester.id, me, options,
+                                                   authorized=True, uri=request.get("uri"))))
+    try:
+        repo.write(ops)
+    except base.ConditionFailed:
+        pass  # it follows already (authorized concurrently): the request is gone either way
+    requester.relations.requested_by.discard(requester.id)
+    requester.relations.followed_by.add(requester.id)
+    return requester.entity()
+
+
+def reject(viewer: Viewer, requester_id: str) -> dict[str, Any]:
+    """POST /api/v1/follow_requests/:account_id/reject."""
+    requester = relationships.subject(viewer, requester_id)
+    if repo.remove(keys.follow_request(viewer.account_id, requester.id)) is None:
+        raise NotFound()
+    requester.relations.requested_by.discard(requester.id)
+    return requester.entity()
+
+
+# --- lists ----------------------------------------------------------------------------------------
+def _bounds(page: Page) -> tuple[str, str, bool]:
+    return (*keys.id_range(*page.id_range()), not page.ascending)
+
+
+def account_page(entries, account_of, page: Page, budget: Budget,
+                 keep=None, without_suspended: bool = False
+                 ) -> tuple[list[dict[str, Any]], list[str]]:
+    """A page of accounts from edge index entries: (accounts, edge ids for the Link header).
+    Accounts not shown (and those `keep(account_id)` refuses; suspended ones
+    `without_suspended`) are left out."""
+
+    def hydrate(batch: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+        people = accounts_service.render_many([account_of(e) for e in batch])
+        return [(e["id"], people[account_of(e)]) for e in batch
+                if account_of(e) in people and (keep is None or keep(account_of(e)))
+                and not (without_suspended and people[account_of(e)].get("suspended"))]
+
+    filled = fill_page(entries, hydrate, page, budget=budget, id_of=lambda e: e["id"],
+                       result_id=lambda pair: pair[0])
+    return [account for _, account in filled.items], filled.link_ids
+
+
+def _collection(viewer: Viewer | None, account_id: str, page: Page, followers_: bool
+                ) -> tuple[list[dict[str, Any]], list[str]]:
+    owner = accounts_service.get_account(account_id)  # 404 for unknown or hidden accounts
+    viewer_id = viewer.account_id if viewer else None
+    relations = relationships.loader(viewer_id)
+    mine = viewer_id == owner["id"]
+    # Mastodon: hidden from an account it blocks, and (hide_collections) from all but its owner.
+    if owner["id"] in relations.accounts([owner["id"]]).blocked_by or \
+            (owner.get("hide_collections") and not mine) or owner.get("suspended"):
+        return [], []
+    budget = Budget()
+    lo, hi, descending = _bounds(page)
+    listing = repo.followers if followers_ else repo.followings
+    entries = listing(owner["id"], lo, hi, descending, budget=budget, step=page.step)
+    account_of = (lambda e: e["account_id"]) if followers_ else (lambda e: e["target_id"])
+
+    def keep(account: str) -> bool:
+        # Others do not see the accounts they block, are blocked by, or mute; the owner
+        # sees everyone (muted accounts included).
+        return mine or viewer_id is None or not relations.view.excludes(account)
+
+    if not mine and viewer_id is not None:
+        entries = preloading(entries, account_of, relations)
+    # Mastodon lists followers and followings without suspended accounts.
+    return account_page(entries, account_of, page, budget, keep, without_suspended=True)
+
+
+def preloading(entries, account_of, relations: relationships.Loader, size: int = 25):
+    """Index entries, with the viewer's relationships to their accounts loaded a batch ahead
+    (one batched read per batch of entries, not one per entry)."""
+    batch: list[dict[str, Any]] = []
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) >= size:
+            relations.accounts([account_of(e) for e in batch])
+            yield from batch
+            batch = []
+    if batch:
+        relations.accounts([account_of(e) for e in batch])
+        yield from batch
+
+
+def followers(viewer: Viewer | None, account_id: str, page: Page
+              ) -> tuple[list[dict[str, Any]], list[str]]:
+    """GET /api/v1/accounts/:id/followers, newest follow first, paginated by follow id."""
+    return _collection(viewer, account_id, page, True)
+
+
+def following(viewer: Viewer | None, account_id: str, page: Page
+              ) -> tuple[list[dict[str, Any]], list[str]]:
+    """GET /api/v1/accounts/:id/following, newest follow first, paginated by follow id."""
+    return _collection(viewer, account_id, page, False)
+
+
+def requests(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
+    """GET /api/v1/follow_requests: accounts asking to follow the viewer, newest first."""
+    budget = Budget()
+    lo, hi, descending = _bounds(page)
+    entries = repo.follow_requests(viewer.account_id, lo, hi, descending, budget=budget,
+                                   step=page.step)
+    return account_page(entries, lambda e: e["account_id"], page, budget)

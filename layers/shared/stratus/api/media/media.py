@@ -1,0 +1,231 @@
+"""Media attachments: upload (S3) through the image pipeline (`images`: decoded, checked,
+metadata stripped, re-encoded), thumbnail and blurhash, descriptions and focus, deletion of
+unattached media. Unattached media expire after a day."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from stratus.convert import statuses as convert
+from stratus.core import clock, ids, limits
+from stratus.core.errors import NotFound, Unprocessable
+from stratus.imaging import images
+from stratus.imaging.media_types import sniff_image
+from stratus.model.viewer import Viewer
+from stratus.repo import base, keys
+from stratus.repo import media as storage
+from stratus.repo import statuses as repo
+
+UNATTACHED_TTL = timedelta(days=1)
+SMALL_SIZE = (640, 640)
+FAILED = "failed"  # `processing` of a deferred upload the image pipeline refused
+
+
+def _error(message: str) -> Unprocessable:
+    return Unprocessable(f"Validation failed: {message}")
+
+
+def _focus(raw: Any) -> dict[str, float] | None:
+    if raw in (None, ""):
+        return None
+    try:
+        x, y = (float(v) for v in str(raw).split(","))
+    except ValueError:
+        raise _error("Focus must be two numbers between -1.0 and 1.0") from None
+    if not (-1.0 <= x <= 1.0 and -1.0 <= y <= 1.0):
+        raise _error("Focus must be two numbers between -1.0 and 1.0")
+    return {"x": round(x, 2), "y": round(y, 2)}
+
+
+def _description(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    text = str(raw)
+    if len(text) > limits.MEDIA_DESCRIPTION_LIMIT:
+        raise _error(f"Description is too long (maximum is {limits.MEDIA_DESCRIPTION_LIMIT} characters)")
+    return text
+
+
+def attribute_changes(attributes: dict[str, Any]) -> dict[str, Any]:
+    """Changes for `description` / `focus` (used by PUT /media/:id and status edits); the focus
+    is stored inside `meta` and merged by the caller."""
+    changes: dict[str, Any] = {}
+    if "description" in attributes:
+        changes["description"] = _description(attributes["description"])
+    if "focus" in attributes:
+        changes["focus"] = _focus(attributes["focus"])
+    return changes
+
+
+def _size_meta(width: int, height: int) -> dict[str, Any]:
+    return {"width": width, "height": height, "size": f"{width}x{height}",
+            "aspect": round(width / height, 4) if height else 0}
+
+
+def _refused(exc: images.Refused) -> Unprocessable:
+    return _error(f"File {exc.message}")
+
+
+def _check(data: bytes) -> images.Probe:
+    """What can be said without decoding: type, byte size, dimensions, frames."""
+    if sniff_image(data) not in limits.MEDIA_SUPPORTED_MIME_TYPES:
+        raise _error("File content type is invalid (supported: "
+                     + ", ".join(limits.MEDIA_SUPPORTED_MIME_TYPES) + ")")
+    if len(data) > limits.IMAGE_SIZE_LIMIT:
+        raise _error(f"File must be smaller than {limits.IMAGE_SIZE_LIMIT // (1024 * 1024)} MB")
+    try:
+        return images.probe(data, limits.MEDIA_SUPPORTED_MIME_TYPES)
+    except images.Refused as exc:
+        raise _refused(exc) from None
+
+
+def process(data: bytes) -> dict[str, Any]:
+    """The upload through the image pipeline (decoded, checked, metadata stripped, re-encoded,
+    scaled down to Mastodon's 3840×2160 pixels), a small PNG preview and its blurhash."""
+    try:
+        encoded = images.normalize(data, limits.MEDIA_SUPPORTED_MIME_TYPES,
+                                   max_pixels=limits.IMAGE_ORIGINAL_PIXELS)
+    except images.Refused as exc:
+        raise _refused(exc) from None
+    small = encoded.still.copy()
+    small.thumbnail(SMALL_SIZE)
+    buffer = io.BytesIO()
+    small.save(buffer, format="PNG", optimize=True)
+    tiny = small.convert("RGB")
+    tiny.thumbnail((32, 32))
+    import blurhash
+
+    pixels = tiny.load()
+    rows = [[list(pixels[x, y]) for x in range(tiny.width)] for y in range(tiny.height)]
+    hash_ = blurhash.encode(rows, components_x=4, components_y=3)
+    return {"encoded": encoded, "small": buffer.getvalue(), "small_size": small.size,
+            "blurhash": hash_}
+
+
+def _store(item: dict[str, Any], data: bytes) -> tuple[dict[str, Any], list[str]]:
+    """Process an upload and store the clean original and its preview: (the fields a finished
+    item has, the keys written)."""
+    facts = process(data)
+    encoded = facts["encoded"]
+    digest = hashlib.sha256(encoded.data).hexdigest()[:16]
+    folder = f"media_attachments/files/{keys.pad(item['id'])}"
+    file_key = f"{folder}/original/{digest}.{encoded.extension}"
+    small_key = f"{folder}/small/{digest}.png"
+    storage.put_object(file_key, encoded.data, encoded.content_type)
+    storage.put_object(small_key, facts["small"], "image/png")
+    meta = dict(item.get("meta") or {})
+    meta.update(original=_size_meta(encoded.width, encoded.height),
+                small=_size_meta(*facts["small_size"]))
+    return ({"file_key": file_key, "small_key": small_key, "content_type": encoded.content_type,
+             "meta": meta, "blurhash": facts["blurhash"], "processing": None},
+            [file_key, small_key])
+
+
+def upload(viewer: Viewer, upload_file: Any, description: Any, focus: Any, *,
+           defer_large: bool = False) -> tuple[dict[str, Any], bool]:
+    """Store an upload; returns (entity, processed). With `defer_large` (API v2), files over
+    the synchronous limit are processed by the media worker after we answer; the cheap checks
+    (type, size, dimensions) still answer 422 at once."""
+    if upload_file is None or not hasattr(upload_file, "file"):
+        raise _error("File can't be blank")
+    data = upload_file.file.read()
+    probe = _check(data)
+    media_id = ids.new_id()
+    focus_value = _focus(focus)
+    item: dict[str, Any] = {
+        "id": media_id, "account_id": viewer.account_id, "media_type": "image",
+        "content_type": probe.content_type,
+        "meta": {"focus": focus_value} if focus_value else {},
+        "description": _description(description), "created_at": clock.iso(clock.now()),
+        "ttl": int((clock.now() + UNATTACHED_TTL).timestamp())}
+    deferred = defer_large and len(data) > limits.MEDIA_SYNC_PROCESSING_LIMIT
+    if deferred:
+        # The raw upload waits for the worker under a name only we know, as a download (never
+        # rendered); the worker stores the clean original under its own key and removes it.
+        item["file_key"] = (f"media_attachments/files/{keys.pad(media_id)}/upload/"
+                            f"{secrets.token_hex(16)}")
+        storage.put_object(item["file_key"], data, "application/octet-stream")
+        item["processing"] = True  # the stream hands it to the media worker
+    else:
+        fields, _ = _store(item, data)
+        item.update({k: v for k, v in fields.items() if v is not None})
+    repo.put_media(item)
+    return convert.media_attachment(item), not deferred
+
+
+def process_stored(media_id: str) -> bool:
+    """Media worker: finish a deferred upload; False when there is nothing (left) to do. A file
+    the pipeline refuses marks the item failed (Mastodon then answers 422 for it)."""
+    item = repo.get_media([media_id]).get(media_id)
+    if item is None or item.get("processing") is not True:
+        return False
+    upload_key = item["file_key"]
+    try:
+        fields, written = _store(item, storage.get_object(upload_key))
+    except Unprocessable:
+        fields, written = {"processing": FAILED}, []
+    try:
+        base.transact([base.set_op(keys.media(media_id), fields,
+                                   condition="attribute_exists(PK) AND processing = :yes")
+                       .with_vals({":yes": True})])
+    except base.ConditionFailed:
+        for key in written:  # deleted (or finished) meanwhile: leave nothing behind
+            storage.delete_object(key)
+        return False
+    if written:
+        storage.delete_object(upload_key)
+    return True
+
+
+def _own(viewer: Viewer, media_id: str, *, unattached: bool = True) -> dict[str, Any]:
+    """The viewer's media item; attached media are not found (Mastodon scopes these routes to
+    `status_id: nil`), except for DELETE, which explains why it refuses."""
+    found = repo.get_media([media_id]).get(media_id) if ids.is_id(str(media_id)) else None
+    if found is None or found["account_id"] != viewer.account_id:
+        raise NotFound()
+    if unattached and (found.get("status_id") or found.get("scheduled_status_id")):
+        raise NotFound()
+    return found
+
+
+def show(viewer: Viewer, media_id: str) -> tuple[dict[str, Any], bool]:
+    """(entity, processed) — the API answers 206 while processing continues."""
+    item = _own(viewer, media_id)
+    if item.get("processing") == FAILED:
+        raise Unprocessable("Error processing thumbnail for uploaded media")
+    return convert.media_attachment(item), not item.get("processing")
+
+
+def attribute_op(item: dict[str, Any], attributes: dict[str, Any]) -> base.Op | None:
+    """The write for new `description` / `focus` values of a media item (focus lives in meta)."""
+    changes = attribute_changes(attributes)
+    if "focus" in changes:
+        meta = dict(item.get("meta") or {})
+        focus = changes.pop("focus")
+        if focus:
+            meta["focus"] = focus
+        else:
+            meta.pop("focus", None)
+        changes["meta"] = meta
+    return base.set_op(keys.media(item["id"]), changes) if changes else None
+
+
+def update(viewer: Viewer, media_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    op = attribute_op(_own(viewer, media_id), params)
+    if op is not None:
+        base.transact([op])
+    return show(viewer, media_id)[0]
+
+
+def delete(viewer: Viewer, media_id: str) -> None:
+    item = _own(viewer, media_id, unattached=False)
+    if item.get("status_id") or item.get("scheduled_status_id"):
+        raise Unprocessable("Media attachment is currently used by a status")
+    repo.delete_media(media_id)
+    for key in (item.get("file_key"), item.get("small_key")):
+        if key:
+            storage.delete_object(key)

@@ -1,0 +1,431 @@
+"""Search without a full-text engine (GET /api/v2/search, GET /api/v1/accounts/search): what
+Mastodon does when Elasticsearch is off — accounts by username, display name and domain prefix,
+hashtags by name prefix — and statuses by URL, and by words within the statuses the viewer
+wrote, was mentioned in, favourited, bookmarked or boosted (the scope Mastodon 4's statuses
+index gives a user: `searchable_by`). Every index lives in DynamoDB and is kept by the search
+worker from the stream (its own queue); reading one is a Query of a prefix or a word, never a Scan
+(docs/search.md, which also says what OpenSearch would add and where it would plug in: this
+module is the boundary).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from stratus.api.accounts import accounts as accounts_service
+from stratus.api.tags import tags as tags_service
+from stratus.core import ids
+from stratus.core.config import settings
+from stratus.core.errors import ApiError, BadRequest, Unauthorized
+from stratus.core.paging import Budget
+from stratus.core.params import flag, to_i
+from stratus.jobs import messages as jobs
+from stratus.model.viewer import Viewer
+from stratus.policy import visibility
+from stratus.read import relationships, status_views
+from stratus.repo import accounts as accounts_repo
+from stratus.repo import keys
+from stratus.repo import relationships as relationships_repo
+from stratus.repo import search as repo
+from stratus.repo import statuses as statuses_repo
+from stratus.repo import tags as tags_repo
+from stratus.text import formatter
+from stratus.text.words import account_words, status_words, words
+
+RESULTS_LIMIT = 20  # Api::V2::SearchController::RESULTS_LIMIT (at most twice as many)
+ACCOUNTS_LIMIT = 40  # DEFAULT_ACCOUNTS_LIMIT of /api/v1/accounts/search (at most 80)
+MIN_QUERY_LENGTH = 3  # AccountSearchService: shorter queries find only the exact account
+MAX_QUERY_WORDS = 8  # words of a statuses query that must all be found
+EXAMINED = 400  # index entries one search may examine (as every filtered listing)
+TYPES = ("accounts", "hashtags", "statuses")
+
+# Mastodon's Account::MENTION_RE, whole: a username, optionally @ a domain (this server's may
+# carry a port, as LOCAL_DOMAIN may).
+HANDLE = re.compile(r"([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@([\w.-]+\w(?::\d+)?))?", re.I)
+LOCAL_STATUS_PATH = re.compile(r"/(?:@[^/]+|users/[^/]+/statuses)/(\d+)/?")
+LOCAL_ACCOUNT_PATH = re.compile(r"/(?:@|users/)([^/@]+)/?")
+
+
+def _positive(params: dict[str, Any]) -> None:
+    """Api::BaseController#require_valid_pagination_options!"""
+    if any(to_i(params.get(name)) < 0 for name in ("limit", "offset") if name in params):
+        raise BadRequest("Pagination values for `offset` and `limit` must be positive")
+
+
+def _limit(params: dict[str, Any], default: int) -> int:
+    """Mastodon's limit_param: absent → the default, else |limit| up to twice the default."""
+    if params.get("limit") in (None, ""):
+        return default
+    return min(abs(to_i(params.get("limit"))), default * 2)
+
+
+def _user_id(viewer: Viewer | None) -> str | None:
+    return viewer.account_id if viewer is not None and viewer.user is not None else None
+
+
+# --- GET /api/v2/search ---------------------------------------------------------------------------
+def search(viewer: Viewer | None, params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The Search entity. Pagination (`offset`, `max_id`, `min_id`) applies only with `type`;
+    anonymous searches may neither page by offset nor resolve (401, as Mastodon)."""
+    query = params.get("q")
+    if not isinstance(query, str) or not query.strip():
+        raise BadRequest("param is missing or the parameter is empty: q")
+    me = _user_id(viewer)
+    resolve = flag(params.get("resolve"))
+    if me is None:
+        if params.get("offset") not in (None, ""):
+            raise Unauthorized("Search queries pagination is not supported without "
+                              "authentication")
+        if resolve:
+            raise Unauthorized("Search queries that resolve remote resources are not supported "
+                              "without authentication")
+    _positive(params)
+    kind = params.get("type") if isinstance(params.get("type"), str) and params["type"] else None
+    limit = _limit(params, RESULTS_LIMIT)
+    offset = max(to_i(params.get("offset")), 0) if kind else 0
+    results: dict[str, list[dict[str, Any]]] = {t: [] for t in TYPES}
+    query = query.strip()
+    if limit == 0:
+        return results
+    if resolve and re.match(r"https?://", query, re.I):
+        found = _local_url(query, me) or _remote_url(query, me)
+        if found is not None and offset == 0 and kind in (None, found[0]):
+            results[found[0]] = [found[1]]
+        return results
+    if kind in (None, "accounts") and not query.startswith("#"):
+        if resolve:
+            resolve_handle(query)
+        results["accounts"] = accounts(query, me, limit=limit, offset=offset,
+                                       following=flag(params.get("following")))
+    if kind in (None, "statuses") and me is not None:
+        account_id = params.get("account_id")
+        results["statuses"] = statuses(
+            query, me, limit=limit, offset=offset,
+            account_id=str(account_id) if account_id not in (None, "") else None,
+            min_id=params.get("min_id") if kind else None,
+            max_id=params.get("max_id") if kind else None)
+    if kind in (None, "hashtags"):
+        results["hashtags"] = hashtags(query, me, limit=limit, offset=offset,
+                                       exclude_unreviewed=flag(params.get("exclude_unreviewed")))
+    return results
+
+
+# --- GET /api/v1/accounts/search ------------------------------------------------------------------
+def account_search(viewer: Viewer, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Api::V1::Accounts::SearchController: the same account search, `limit` 40 (80 at most);
+    `resolve` finds a remote `user@domain` by WebFinger first."""
+    _positive(params)
+    query = params.get("q")
+    if not isinstance(query, str) or not query.strip():
+        return []
+    limit = _limit(params, ACCOUNTS_LIMIT)
+    if limit == 0:
+        return []
+    if flag(params.get("resolve")):
+        resolve_handle(query.strip())
+    return accounts(query.strip(), viewer.account_id, limit=limit,
+                    offset=max(to_i(params.get("offset")), 0),
+                    following=flag(params.get("following")))
+
+
+# --- accounts -----------------------------------------------------------------------------------
+def _terms(query: str) -> tuple[tuple[str, str | None] | None, list[str]]:
+    """(the handle the query names exactly, if it is one; the words every result must have a
+    word starting with). A handle on this server is searched by its username; a remote one by
+    its username and domain."""
+    query = query.removeprefix("@")
+    handle = HANDLE.fullmatch(query)
+    if handle is None:
+        return None, words(query)[:MAX_QUERY_WORDS]
+    username, domain = handle.group(1), handle.group(2)
+    if domain and domain.lower() == settings().domain.lower():
+        domain = None
+    terms = [username.casefold()] + ([domain.casefold()] if domain else [])
+    return (username, domain), terms
+
+
+def _exact(handle: tuple[str, str | None] | None) -> str | None:
+    if handle is None:
+        return None
+    return accounts_repo.id_by_handle(*handle)
+
+
+def _account_candidates(terms: list[str], budget: Budget, step: int) -> Iterator[str]:
+    """Accounts having a word starting with each term, in the order of the longest term's
+    words (shortest first: exact words lead), each once."""
+    driver = max(terms, key=len)
+    others = [t for t in terms if t != driver]
+    seen: set[str] = set()
+    for entry in repo.account_entries(driver, budget=budget, step=step):
+        account_id = entry["account_id"]
+        if account_id in seen:
+            continue
+        entry_words = entry.get("words") or []
+        if all(any(w.startswith(t) for w in entry_words) for t in others):
+            seen.add(account_id)
+            yield account_id
+
+
+def _shown_accounts(candidates: list[str], me: str | None, following: bool, *,
+                    exact: bool = False) -> dict[str, dict[str, Any]]:
+    """{id: Account} of the candidates a search may show the viewer: usable, not suspended,
+    neither blocking nor blocked by the viewer (unless `exact`: the account the query names,
+    which Mastodon's exact match finds whatever the blocks — it is how a client finds the
+    account to unblock), and followed (or the viewer) with `following` — one batched read for
+    the accounts and the viewer's edges to them."""
+    bundle_keys = accounts_repo.bundle_keys(candidates, (accounts_repo.PROFILE,
+                                                         accounts_repo.STATS,
+                                                         accounts_repo.USER))
+    if me is not None:
+        view, items = relationships_repo.load(me, candidates, full=False, extra=bundle_keys)
+    else:
+        view, items = None, relationships_repo.get_many(bundle_keys)
+    bundles = accounts_repo.bundles(items)
+    shown = {}
+    for account_id in candidates:
+        bundle = bundles.get(account_id)
+        if not bundle or not accounts_service.is_visible(bundle):
+            continue
+        if bundle[accounts_repo.PROFILE].get("suspended_at"):
+            continue
+        if view is not None and account_id != me and (
+                (not exact and (account_id in view.blocking or account_id in view.blocked_by))
+                or (following and account_id not in view.following)):
+            continue
+        shown[account_id] = accounts_service.render(bundle)
+    return shown
+
+
+def accounts(query: str, me: str | None, *, limit: int, offset: int = 0,
+             following: bool = False) -> list[dict[str, Any]]:
+    """AccountSearchService without Elasticsearch: the account the query names exactly comes
+    first (blocks aside, as Mastodon's exact match), then accounts with a word (username, display name, domain) starting with each word
+    of the query, shortest matching words first. Anonymous queries shorter than 3 characters
+    find only the exact account."""
+    handle, terms = _terms(query)
+    exact = _exact(handle)
+    wanted = offset + limit
+    ranked: list[dict[str, Any]] = []
+    if exact is not None:
+        ranked += _shown_accounts([exact], me, following, exact=True).values()
+    if terms and not (me is None and len(query.removeprefix("@")) < MIN_QUERY_LENGTH):
+        budget = Budget(entries=EXAMINED)
+        batch: list[str] = []
+        for account_id in _account_candidates(terms, budget, step=max(wanted, 20)):
+            if account_id == exact:
+                continue
+            batch.append(account_id)
+            if len(batch) >= wanted - len(ranked):
+                shown = _shown_accounts(batch, me, following)
+                ranked += [shown[a] for a in batch if a in shown]
+                batch = []
+                if len(ranked) >= wanted:
+                    break
+        if batch:
+            shown = _shown_accounts(batch, me, following)
+            ranked += [shown[a] for a in batch if a in shown]
+    return ranked[offset:wanted]
+
+
+def account_words_changed(job: jobs.AccountWordsChanged) -> int:
+    """Make an account's word entries those of its profile as it is now (read, so deliveries in
+    any order end in the same place); a removed account keeps none."""
+    profile = accounts_repo.get_profile(job.account_id)
+    current = account_words(profile)
+    stale = [w for w in job.old_words if w not in current]
+    repo.set_account_words(job.account_id, current, stale)
+    return len(current) + len(stale)
+
+
+# --- hashtags -----------------------------------------------------------------------------------
+def hashtags(query: str, me: str | None, *, limit: int, offset: int = 0,
+             exclude_unreviewed: bool = False) -> list[dict[str, Any]]:
+    """Tag.search_for: tags whose normalised name starts with the query (`#` left off),
+    shortest first, then by name. `exclude_unreviewed` keeps only reviewed tags and the exact
+    one; no tag is reviewed yet (trends review comes later), so it keeps the exact tag alone."""
+    prefix = formatter.normalize_tag(query.removeprefix("#").strip())
+    if not re.fullmatch(r"\w+", prefix):
+        return []  # tags are made of word characters: nothing else starts one
+    if exclude_unreviewed:
+        names = [n for n in repo.tags_starting(prefix, limit=1) if n == prefix]
+    else:
+        names = list(_take(repo.tags_starting(prefix, limit=offset + limit), offset + limit))
+    names = names[offset:offset + limit]
+    if not names:
+        return []
+    stats, edges = tags_repo.load(names, me)
+    return [tags_service.entity(n, n, stats.get(n), (n in edges) if me else None)
+            for n in names]
+
+
+def _take(items: Iterator[str], count: int) -> Iterator[str]:
+    for position, item in enumerate(items):
+        if position >= count:
+            return
+        yield item
+
+
+def index_tags(names: list[str]) -> int:
+    """Tags a status used: index those seen for the first time (Mastodon creates the Tag)."""
+    wanted = list(dict.fromkeys(formatter.normalize_tag(n) for n in names if n))
+    new = repo.unindexed_tags(wanted) if wanted else []
+    for name in new:
+        repo.index_tag(name)
+    return len(new)
+
+
+# --- statuses -----------------------------------------------------------------------------------
+def resolve_handle(query: str) -> None:
+    """With `resolve`, a query that is a remote address (`@user@host`, `user@host`) is looked
+    up by WebFinger and the account stored (ResolveAccountService), so the exact match of the
+    search below finds it."""
+    handle = HANDLE.fullmatch(query.removeprefix("@"))
+    if handle is None or not handle.group(2) or \
+            handle.group(2).lower() == settings().domain.lower():
+        return
+    from stratus.federation import remote_accounts
+
+    remote_accounts.resolve_acct(f"{handle.group(1)}@{handle.group(2)}", refresh=True)
+
+
+def _remote_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
+    """ResolveURLService for another server's URL: the actor or status it serves, fetched
+    and stored (or already known), if the viewer may see it."""
+    from stratus.api.statuses import statuses as statuses_service
+    from stratus.federation import remote_statuses
+
+    found = remote_statuses.resolve_url(url)
+    if found is None:
+        return None
+    kind, object_id = found
+    try:
+        if kind == "account":
+            account = accounts_service.get_account(object_id)
+            return None if account.get("suspended") else ("accounts", account)
+        return "statuses", statuses_service.show(me, object_id)
+    except ApiError:
+        return None
+
+
+def _local_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
+    """ResolveURLService for this server's URLs: a status page or URI (if the viewer may see
+    it), or a profile. Other servers' URLs: `_remote_url`."""
+    parts = urlsplit(url)
+    home = urlsplit(settings().base_url)
+    if (parts.scheme.lower(), parts.netloc.lower()) != (home.scheme.lower(),
+                                                        home.netloc.lower()):
+        return None
+    status = LOCAL_STATUS_PATH.fullmatch(parts.path)
+    if status is not None:
+        from stratus.api.statuses import statuses as statuses_service
+
+        try:
+            return "statuses", statuses_service.show(me, status.group(1))
+        except ApiError:
+            return None
+    account = LOCAL_ACCOUNT_PATH.fullmatch(parts.path)
+    if account is not None:
+        found = accounts(account.group(1), me, limit=1)
+        if found and found[0]["acct"].lower() == account.group(1).lower():
+            return "accounts", found[0]
+    return None
+
+
+def statuses(query: str, me: str, *, limit: int, offset: int = 0,
+             account_id: str | None = None, min_id: Any = None, max_id: Any = None
+             ) -> list[dict[str, Any]]:
+    """Statuses the viewer may find that have every word of the query, newest first, within
+    `min_id`/`max_id` (exclusive) and by `account_id` if given; those the viewer may no longer
+    see, and those of accounts it blocks or mutes, are left out (StatusFilter)."""
+    terms = words(query)[:MAX_QUERY_WORDS]
+    if not terms or (account_id is not None and not ids.is_id(account_id)):
+        return []
+    low = int(min_id) + 1 if ids.is_id(str(min_id)) and min_id is not None else None
+    high = int(max_id) - 1 if ids.is_id(str(max_id)) and max_id is not None else None
+    lo, hi = keys.id_range(low, high)
+    driver = max(terms, key=len)
+    others = [t for t in terms if t != driver]
+    wanted = offset + limit
+    budget = Budget(entries=EXAMINED)
+    relations = relationships.loader(me)
+    found: list[dict[str, Any]] = []
+
+    def keep(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        candidates = [e["status_id"] for e in batch
+                      if account_id is None or e.get("author_id") == account_id]
+        for term in others:
+            if not candidates:
+                break
+            having = repo.statuses_with_word(me, term, candidates)
+            candidates = [c for c in candidates if c in having]
+        items = statuses_repo.get_many(candidates) if candidates else {}
+        ordered = [items[c] for c in candidates if c in items]
+        return visibility.without_hidden(ordered, relations.statuses(ordered))
+
+    batch: list[dict[str, Any]] = []
+    for entry in repo.status_entries(me, driver, lo, hi, True, budget=budget,
+                                     step=max(wanted, 20)):
+        batch.append(entry)
+        if len(batch) >= max(wanted - len(found), 20):
+            found += keep(batch)
+            batch = []
+            if len(found) >= wanted:
+                break
+    else:
+        if batch:
+            found += keep(batch)
+    return status_views.render(found[offset:wanted], me, relations=relations)
+
+
+def status_search_scope(job: jobs.StatusSearchScope) -> int:
+    """Make a status's word entries follow who may find it and what it says now: for each
+    account concerned, entries for its words if the account wrote it, is mentioned in it, or
+    favourited, bookmarked or boosted it, none otherwise; a deleted status keeps none.
+    Idempotent, and deliveries in any order end in the same place (the status and the edges
+    are read as they are now)."""
+    tagged = index_tags(job.tags) if job.tags else 0
+    status = statuses_repo.get(job.status_id)
+    if status is not None and status.get("reblog_of_id"):
+        return tagged
+    indexed = repo.searchers(job.status_id)
+    concerned = list(dict.fromkeys(job.account_ids if job.account_ids is not None else
+                                   [*indexed, *((status or {}).get("mention_ids") or []),
+                                    *([status["account_id"]] if status else [])]))
+    if status is None:
+        for account_id in concerned:
+            if account_id in indexed:
+                repo.unset_status_words(job.status_id, account_id, indexed[account_id])
+        return tagged + len(concerned)
+    author = status["account_id"]
+    related = {a for a in concerned
+               if (a == author and status.get("local", True))
+               or a in (status.get("mention_ids") or [])}
+    undecided = [a for a in concerned if a not in related]
+    if undecided:
+        related |= repo.edges_of(undecided, job.status_id)
+    current = status_words(status)
+    changed = 0
+    for account_id in concerned:
+        if account_id in related:
+            repo.set_status_words(job.status_id, account_id, author, current,
+                                  indexed.get(account_id, set()))
+            changed += 1
+        elif account_id in indexed:
+            repo.unset_status_words(job.status_id, account_id, indexed[account_id])
+            changed += 1
+    return tagged + changed
+
+
+HANDLERS = {jobs.AccountWordsChanged: account_words_changed,
+            jobs.StatusSearchScope: status_search_scope}
+
+
+def handle(job: jobs.Job) -> int:
+    """Apply one search index job (the search worker's); how many entries it changed."""
+    handler = HANDLERS.get(type(job))
+    if handler is None:
+        raise ValueError(f"not a search job: {job.name}")
+    return handler(job)

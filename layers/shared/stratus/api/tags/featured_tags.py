@@ -1,0 +1,205 @@
+"""Featured hashtags (Mastodon's FeaturedTag): the hashtags a profile shows, at most 10, each
+with how many public or unlisted statuses of the account use it and the day of the latest.
+
+Counts are kept on write for every tag an account uses (the counters worker, from the stream:
+workers/counters.py), so featuring a tag shows its past use at once and never counts
+statuses; deleting the latest status with a tag moves `last_status_at` back
+(`status_removed`, from the effects worker). Suggestions are the account's most used tags that
+it does not feature yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.api.accounts import accounts
+from stratus.api.tags import tags
+from stratus.core import clock, ids, limits
+from stratus.core.config import settings
+from stratus.core.errors import NotFound, Unprocessable
+from stratus.core.paging import Budget
+from stratus.model.viewer import Viewer
+from stratus.repo import featured_tags as repo
+from stratus.repo import keys
+from stratus.repo import statuses as statuses_repo
+from stratus.repo import tags as tags_repo
+from stratus.text import formatter
+
+LIMIT = limits.MAX_FEATURED_TAGS
+SUGGESTIONS = 10  # Api::V1::FeaturedTags::SuggestionsController
+DISTRIBUTABLE = ("public", "unlisted")
+RECOUNT_BUDGET = 400  # statuses examined to find the latest use left after a deletion
+
+LIMIT_MESSAGE = "You have already featured the maximum number of hashtags"
+
+
+def _failed(*messages: str) -> Unprocessable:
+    return Unprocessable("Validation failed: " + ", ".join(messages))
+
+
+def _entity(item: dict[str, Any], username: str, counters: dict[str, Any] | None
+            ) -> dict[str, Any]:
+    """REST::FeaturedTagSerializer: `statuses_count` as a string, `last_status_at` a date."""
+    last = (counters or {}).get("last_status_at")
+    return {"id": item["id"], "name": item["name"],
+            "url": f"{settings().base_url}/@{username}/tagged/{item['tag']}",
+            "statuses_count": str(max(int((counters or {}).get("statuses_count", 0)), 0)),
+            "last_status_at": clock.parse_iso(last).date().isoformat() if last else None}
+
+
+def _render(account_id: str, username: str, items: list[dict[str, Any]]
+            ) -> list[dict[str, Any]]:
+    counters = repo.account_tags(account_id, [i["tag"] for i in items]) if items else {}
+    return [_entity(i, username, counters.get(i["tag"])) for i in items]
+
+
+def _by_count(rendered: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mastodon orders a user's featured tags by statuses_count, most used first."""
+    return sorted(rendered, key=lambda t: (-int(t["statuses_count"]), int(t["id"])))
+
+
+def listed(viewer: Viewer) -> list[dict[str, Any]]:
+    """GET /api/v1/featured_tags."""
+    items = repo.featured_of(viewer.account_id)
+    return _by_count(_render(viewer.account_id, viewer.account["username"], items))
+
+
+def of_account(account_id: str) -> list[dict[str, Any]]:
+    """GET /api/v1/accounts/:id/featured_tags: public; none for a suspended account."""
+    account = accounts.get_account(account_id)  # 404 for unknown or hidden accounts
+    if account.get("suspended"):
+        return []
+    items = sorted(repo.featured_of(account_id), key=lambda i: int(i["id"]))
+    return _render(account_id, account["username"], items)
+
+
+def featured_for_profile(account_id: str, username: str) -> list[dict[str, Any]]:
+    """The profile page's featured tags, most used first."""
+    return _by_count(_render(account_id, username, repo.featured_of(account_id)))
+
+
+def _validated_name(raw: Any) -> str:
+    """The name as given, without spaces around it or a leading `#` (FeaturedTag#strip_name);
+    422 with Mastodon's messages when it is blank or not a hashtag."""
+    name = raw.strip().removeprefix("#") if isinstance(raw, str) else ""
+    if not name:
+        raise _failed("Name can't be blank", "Name is invalid")
+    if not formatter.HASHTAG.fullmatch("#" + name):
+        raise _failed("Name is invalid")
+    return name
+
+
+def feature(viewer: Viewer, raw: Any) -> dict[str, Any]:
+    """POST /api/v1/featured_tags: the new FeaturedTag; an already featured tag is 422 (`Name
+    has already been taken`), the eleventh is 422 (the limit, checked in the transaction)."""
+    name = _validated_name(raw)
+    tag = formatter.normalize_tag(name)
+    item = _create(viewer.account_id, tag, name)
+    return _render(viewer.account_id, viewer.account["username"], [item])[0]
+
+
+def _create(account_id: str, tag: str, name: str) -> dict[str, Any]:
+    item = repo.featured_item(ids.new_id(), account_id, tag, name, clock.iso(clock.now()))
+    repo.create(item, LIMIT, taken=_failed("Name has already been taken"),
+                full=_failed(LIMIT_MESSAGE))
+    return item
+
+
+def unfeature(viewer: Viewer, featured_id: str) -> dict[str, Any]:
+    """DELETE /api/v1/featured_tags/:id: `{}`; another account's or an unknown id is 404."""
+    if not ids.is_id(featured_id):
+        raise NotFound()
+    found = next((i for i in repo.featured_of(viewer.account_id) if i["id"] == featured_id),
+                 None)
+    if found is None or not repo.remove(viewer.account_id, found["tag"]):
+        raise NotFound()
+    return {}
+
+
+def suggestions(viewer: Viewer) -> list[dict[str, Any]]:
+    """GET /api/v1/featured_tags/suggestions: the account's most used tags that it does not
+    feature, as Tags (with `following` and `featuring`), at most 10. Mastodon ranks the tags of
+    the account's latest 1,000 statuses; here every public or unlisted status counts."""
+    me = viewer.account_id
+    featured = {i["tag"] for i in repo.featured_of(me)}
+    used = [u for u in repo.most_used(me)
+            if u["tag"] not in featured and int(u.get("statuses_count", 0)) > 0]
+    used.sort(key=lambda u: (-int(u["statuses_count"]), u["tag"]))
+    chosen = [u["tag"] for u in used[:SUGGESTIONS]]
+    stats, edges, _ = tags_repo.load_for_viewer(chosen, me)
+    return [tags.entity(t, t, stats.get(t), t in edges, False) for t in chosen]
+
+
+def feature_tag(viewer: Viewer, raw: str) -> dict[str, Any]:
+    """POST /api/v1/tags/:name/feature (4.4): the Tag, `featuring` true; featuring it again
+    changes nothing; the eleventh is 422."""
+    tag = tags.normalized(raw)
+    me = viewer.account_id
+    stats, edges, featured = tags_repo.load_for_viewer([tag], me, consistent=True)
+    if tag not in featured:
+        _create(me, tag, raw)
+    return tags.entity(tag, raw, stats.get(tag), tag in edges, True)
+
+
+def unfeature_tag(viewer: Viewer, raw: str) -> dict[str, Any]:
+    """POST /api/v1/tags/:name/unfeature (4.4): the Tag, `featuring` false."""
+    tag = tags.normalized(raw)
+    repo.remove(viewer.account_id, tag)
+    stats, edges, _ = tags_repo.load_for_viewer([tag], viewer.account_id)
+    return tags.entity(tag, raw, stats.get(tag), tag in edges, False)
+
+
+# --- the effects worker: a deleted status may have been the latest use of its tags ----------
+def status_removed(account_id: str, status_id: str, status_tags: list[str]) -> int:
+    """After a status was deleted: for each of its tags whose latest use by the account was
+    this status, find the latest one left (FeaturedTag#decrement) among the account's newest
+    statuses (at most RECOUNT_BUDGET examined; none found: no date). The write is conditional
+    on the date still being the deleted status's, so a newer use is never overwritten and a
+    redelivery changes nothing. Returns how many dates moved."""
+    if not status_tags:
+        return 0
+    counters = repo.account_tags(account_id, status_tags)
+    # The status's id carries its time; its `created_at` was taken a moment later.
+    posted = clock.iso(clock.from_epoch(ids.timestamp_ms(status_id) / 1000 + 2))
+    stale = [t for t, c in counters.items()
+             if c.get("last_status_at") and c["last_status_at"] <= posted]
+    if not stale:
+        return 0
+    latest = _latest_uses(account_id, set(stale), exclude=status_id)
+    moved = 0
+    for tag in stale:
+        moved += int(repo.replace_last_status_at(account_id, tag,
+                                                 counters[tag]["last_status_at"],
+                                                 latest.get(tag)))
+    return moved
+
+
+def _latest_uses(account_id: str, wanted: set[str], exclude: str) -> dict[str, str]:
+    """{tag: created_at of the newest public or unlisted status of the account using it}."""
+    found: dict[str, str] = {}
+    budget = Budget(entries=RECOUNT_BUDGET)
+    low, high = keys.id_range(None, None)
+    batch: list[str] = []
+
+    def read(batch_ids: list[str]) -> None:
+        for status_id, item in statuses_repo.get_many(batch_ids).items():
+            if item.get("visibility") not in DISTRIBUTABLE:
+                continue
+            for tag in wanted & set(item.get("tags", [])):
+                if tag not in found or item["created_at"] > found[tag]:
+                    found[tag] = item["created_at"]
+
+    for entry in statuses_repo.account_status_entries(account_id, low, high, True,
+                                                      budget=budget, step=100,
+                                                      exclude_reblogs=True):
+        if entry["id"] == exclude or entry.get("visibility") not in DISTRIBUTABLE:
+            continue
+        batch.append(entry["id"])
+        if len(batch) == 100:
+            read(batch)
+            batch = []
+            if wanted <= set(found):
+                return found
+    if batch:
+        read(batch)
+    return found

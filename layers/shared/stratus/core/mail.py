@@ -1,0 +1,31 @@
+"""Outgoing e-mail through Amazon SES (raw RFC 5322 messages).
+
+In the local stack SES is the emulator's; the dev server copies every sent message into
+`.stratus/mail/` as an .eml file.
+"""
+
+from __future__ import annotations
+
+from email.message import EmailMessage
+from email.utils import formataddr, make_msgid
+
+from stratus.core.config import settings
+from stratus.repo import mail as outbox
+
+
+def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailMessage:
+    s = settings()
+    message = EmailMessage()
+    message["From"] = formataddr((s.domain, s.mail_from))
+    message["To"] = to
+    message["Subject"] = subject
+    message["Message-ID"] = make_msgid(domain=s.mail_from.split("@")[-1])
+    # 8bit keeps links readable and clickable in the raw message (no quoted-printable breaks).
+    message.set_content(text, cte="8bit")
+    if html:
+        message.add_alternative(html, subtype="html", cte="8bit")
+    return message
+
+
+def send(message: EmailMessage) -> str:
+    return outbox.send_raw(message.as_bytes())

@@ -1,0 +1,138 @@
+"""Powertools Logger, Tracer and Metrics, and the wrappers every Lambda handler uses.
+
+Service name and metrics namespace come from POWERTOOLS_* environment variables (template.yaml
+Globals). Tracing is a no-op outside Lambda (POWERTOOLS_TRACE_DISABLED in the local stack/tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.logging import correlation_paths
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+
+HTTP_MARGIN = 1.5  # seconds an HTTP function keeps for its answer after its last outbound request
+
+
+def http_handler(app: Any) -> Callable[[dict, Any], dict]:
+    """Wrap an ASGI app for API Gateway HTTP API events (Mangum), with logs, traces, metrics."""
+    from mangum import Mangum
+
+    mangum = Mangum(app, lifespan="off", api_gateway_base_path="/")
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP,
+                                  clear_state=True)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @metrics.log_metrics(capture_cold_start_metric=True)
+    def handler(event: dict, context: Any) -> dict:
+        remaining = getattr(context, "get_remaining_time_in_millis", None)
+        if remaining is None:
+            return mangum(event, context)
+        from stratus.core import outbound
+
+        # Outbound requests made for this request (an inbox's key fetch, a search's resolve)
+        # end before the function does: a slow peer gets a timeout, the client an answer.
+        with outbound.budget(max(remaining() / 1000 - HTTP_MARGIN, 0.5)):
+            return mangum(event, context)
+
+    return handler
+
+
+def job_handler(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
+    """Wrap a non-HTTP handler (streams, SQS, schedules) with logs, traces and metrics."""
+
+    @logger.inject_lambda_context(clear_state=True)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @metrics.log_metrics(capture_cold_start_metric=True)
+    def handler(event: dict, context: Any) -> Any:
+        return fn(event, context)
+
+    return handler
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    """What one queued job may spend (stratus.core.outbound.budget): `seconds` of requests in all and
+    at most `requests` requests; `margin` is kept besides for what the job does after its last
+    request (its writes) and for the batch's answer. `seconds + margin` stays below the
+    function's timeout, so a job never outlives its invocation."""
+
+    seconds: float
+    requests: int | None = None
+    margin: float = 5.0
+
+
+class NoTimeLeft(Exception):
+    """The invocation has not the time one more job may take: the record goes back to its
+    queue unrun, to be received again (by this function's next invocation)."""
+
+
+def _permanent(exc: BaseException) -> bool:
+    """A failure that running the job again cannot mend: a message that is no job
+    (messages.Poison), or a document nested too deeply to walk (jsondoc.TooDeep, or a
+    RecursionError from code walking one)."""
+    from stratus.core.jsondoc import TooDeep
+    from stratus.jobs.messages import Poison
+
+    return isinstance(exc, (Poison, TooDeep, RecursionError))
+
+
+def sqs_batch_handler(record_handler: Callable[[Any], Any], *,
+                      limits: JobLimits | None = None) -> Callable[[dict, Any], Any]:
+    """An SQS consumer: each record handled on its own, failures reported per message
+    (Powertools BatchProcessor → ReportBatchItemFailures), so one poison message is retried
+    and dead-lettered without holding back the rest of the batch.
+
+    A job that can never succeed (`_permanent`) is logged and dropped, not retried until it
+    reaches the dead-letter queue. With `limits` (the handler's `limits` attribute, read at
+    each invocation), each record runs inside an outbound budget of `limits.seconds` and
+    `limits.requests`, and a record is started only while the Lambda context has that time
+    and the margin left; the others are reported failed without being run, so a batch never
+    times out half done and has its finished records delivered again."""
+    from aws_lambda_powertools.utilities.batch import (
+        BatchProcessor,
+        EventType,
+        process_partial_response,
+    )
+
+    processor = BatchProcessor(event_type=EventType.SQS)
+
+    def handle(event: dict, context: Any) -> Any:
+        chosen: JobLimits | None = getattr(handler, "limits", None)
+
+        def run(record: Any) -> Any:
+            try:
+                if chosen is None:
+                    return record_handler(record)
+                from stratus.core import outbound
+
+                seconds = chosen.seconds
+                remaining = getattr(context, "get_remaining_time_in_millis", None)
+                if remaining is not None:
+                    left = remaining() / 1000 - chosen.margin
+                    if left < chosen.seconds:
+                        raise NoTimeLeft(f"{left + chosen.margin:.1f} s left, a job may take "
+                                         f"{chosen.seconds + chosen.margin:g} s")
+                with outbound.budget(seconds, requests=chosen.requests):
+                    return record_handler(record)
+            except Exception as exc:
+                if not _permanent(exc):
+                    raise
+                logger.warning("job dropped: it can never succeed", extra={
+                    "message_id": getattr(record, "message_id", None),
+                    "reason": f"{type(exc).__name__}: {str(exc)[:200]}"})
+                return None
+
+        return process_partial_response(event=event, record_handler=run,
+                                        processor=processor, context=context)
+
+    handler = job_handler(handle)
+    handler.limits = limits  # type: ignore[attr-defined]
+    return handler

@@ -1,0 +1,548 @@
+"""Fetching what users link (preview cards, their images and oEmbed answers) without letting a
+link reach what it must not: SSRF-safe outbound HTTP GET.
+
+A URL in a status is chosen by whoever wrote it, so in production every request is held to these
+rules (docs/security.md, "Outbound requests"):
+
+- only `http` and `https`, to a host whose every DNS address is public (no private, loopback,
+  link-local, shared, multicast, reserved or unspecified address, nor an IPv6 unique-local one,
+  nor an IPv6 form that carries such an IPv4 address: mapped, 6to4, Teredo, NAT64); the
+  connection goes to the address that was checked, so a second DNS answer cannot change it, and
+  TLS is still verified against the host name;
+- redirects are followed by hand, at most 3, each new URL checked again the same way;
+- the body is read up to a bound (a larger declared or actual body is refused), and only the
+  content types the caller accepts are used;
+- every request has one whole-request deadline — connect, TLS handshake, status line, headers
+  and body together — held even while bytes keep arriving: a watchdog shuts the socket down
+  when it passes, so a peer that drips a byte every few seconds cannot hold a worker (Mastodon's
+  `Request` has a read deadline of 30 s for the same reason, besides its per-read timeouts);
+- a queued job runs inside a `budget`: a total time that caps every `Deadline` made inside it,
+  and a number of requests (each redirect hop is one), so one activity cannot chain fetches
+  past its function's timeout;
+- the site's robots.txt is honoured (RFC 9309: a 4xx robots.txt allows everything, a 5xx or
+  unreachable one nothing), read once per origin per warm process for an hour;
+- requests say who makes them, as Mastodon's do (`User-Agent`).
+
+Stacks that are not production may also reach loopback addresses, so tests can serve pages from
+a local HTTP server; nothing else is relaxed. The test stack reaches loopback only.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import ipaddress
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+from stratus import MASTODON_VERSION, __version__
+from stratus.core.config import settings
+
+MAX_REDIRECTS = 3
+CONNECT_TIMEOUT = 5.0
+READ_TIMEOUT = 10.0
+ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 asks parsers to read at least 500 KiB
+ROBOTS_TTL = 3600.0
+ROBOTS_RETRY = 600.0  # an unreachable robots.txt is asked again after ten minutes
+REDIRECTS = (301, 302, 303, 307, 308)
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+class Refused(Exception):
+    """The fetch was not made, or its answer is not used, by one of the rules above (or the
+    remote server did not answer usefully: an error status, a timeout, a reset)."""
+
+
+class NotAllowed(Refused):
+    """The request is never made: not http(s), credentials in the URL, or a host with an
+    address that may not be reached."""
+
+
+class TimedOut(Refused):
+    """The request's or the job's deadline passed."""
+
+
+class OverBudget(TimedOut):
+    """The job's budget is spent: its time, or the number of requests it may make."""
+
+
+def user_agent() -> str:
+    """Mastodon's shape (`http.rb/… (Mastodon/…; +https://domain/)`), naming us."""
+    return (f"Stratus/{__version__} (Mastodon/{MASTODON_VERSION}; "
+            f"+{settings().base_url}/)")
+
+
+@dataclass
+class Budget:
+    """What one job may spend on requests: `seconds` in all, at most `requests` requests (None:
+    no count); a budget opened inside another spends from both."""
+
+    seconds: float
+    requests: int | None = None
+    parent: Budget | None = None
+    started: float = field(default_factory=time.monotonic)
+    made: int = 0
+
+    def left(self) -> float:
+        """Seconds left (the least of this budget and those around it); OverBudget if none."""
+        remaining = self.seconds - (time.monotonic() - self.started)
+        if self.parent is not None:
+            remaining = min(remaining, self.parent.left())
+        if remaining <= 0:
+            raise OverBudget(f"the job's {self.seconds:g} s are spent")
+        return remaining
+
+    def spend(self) -> None:
+        """Count one request, or OverBudget when one more is not allowed."""
+        budgets = []
+        current: Budget | None = self
+        while current is not None:
+            if current.requests is not None and current.made >= current.requests:
+                raise OverBudget(f"the job made its {current.requests} requests")
+            budgets.append(current)
+            current = current.parent
+        for each in budgets:
+            each.made += 1
+
+
+_budget: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("stratus_outbound_budget",
+                                                                        default=None)
+
+
+@contextmanager
+def budget(seconds: float, *, requests: int | None = None) -> Iterator[Budget]:
+    """Run a job's requests inside a budget: every Deadline made inside it ends when the
+    budget does, and every request counts against `requests`."""
+    opened = Budget(seconds, requests, parent=_budget.get())
+    token = _budget.set(opened)
+    try:
+        yield opened
+    finally:
+        _budget.reset(token)
+
+
+@dataclass
+class Deadline:
+    """The time a fetch (or a few fetches of one task) may take together; inside a `budget`,
+    never more than the budget has left."""
+
+    seconds: float
+    started: float = field(default_factory=time.monotonic)
+    budget: Budget | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.budget = _budget.get()
+
+    def spending(self) -> Budget | None:
+        """The budget this deadline spends from: the one it was made in, else the current."""
+        return self.budget if self.budget is not None else _budget.get()
+
+    def left(self) -> float:
+        remaining = self.seconds - (time.monotonic() - self.started)
+        if remaining <= 0:
+            raise TimedOut("the fetch took too long")
+        spending = self.spending()
+        if spending is not None:
+            remaining = min(remaining, spending.left())
+        return remaining
+
+
+@dataclass(frozen=True)
+class Response:
+    url: str  # after redirects
+    status: int
+    content_type: str  # the media type, lower case, without parameters
+    charset: str | None
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)  # lower-case names (`request` only)
+
+
+# --- addresses ----------------------------------------------------------------------------------
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """IPv4 addresses an IPv6 address stands for (mapped, 6to4, Teredo, NAT64, compatible)."""
+    found = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if any(ip in net for net in _NAT64) or (int(ip) >> 32 == 0 and int(ip) > 1):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
+def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded:
+            return all(_is_public(v4) for v4 in embedded)
+        if ip.is_site_local:
+            return False
+    return ip.is_global and not (ip.is_private or ip.is_loopback or ip.is_link_local
+                                 or ip.is_multicast or ip.is_reserved or ip.is_unspecified)
+
+
+def _is_loopback(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+def _loopback_name(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return _is_loopback(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        return False
+
+
+def allowed_address(address: str, *, production: bool) -> bool:
+    """Whether a connection may go to `address` (loopback too outside production)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    return _is_public(ip) or (not production and _is_loopback(ip))
+
+
+_resolver = None
+
+
+def _lookup(host: str, port: int, seconds: float | None) -> list:
+    """getaddrinfo, given up after `seconds` (the resolver's own timeouts can be far longer
+    than a request's deadline); the lookup itself finishes in a background thread."""
+    if seconds is None:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    global _resolver
+    if _resolver is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="resolve")
+    pending = _resolver.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        return pending.result(timeout=max(seconds, 0.0))
+    except TimeoutError:
+        raise TimedOut(f"resolving {host} took too long") from None
+
+
+def resolve(host: str, port: int, *, production: bool | None = None,
+            deadline: Deadline | None = None) -> str:
+    """The address to connect to; Refused unless every address of the host is allowed (the
+    lookup given up when `deadline` passes). The test stack reaches loopback only: its tests
+    serve their own pages, and a status that links a real site must not make a test wait on
+    the network."""
+    production = settings().is_production if production is None else production
+    if settings().environment == "test" and not production and not _loopback_name(host):
+        raise NotAllowed(f"{host} is not on loopback (the test stack fetches nothing else)")
+    try:
+        found = _lookup(host, port, deadline.left() if deadline is not None else None)
+    except (socket.gaierror, UnicodeError, OSError) as exc:
+        raise Refused(f"cannot resolve {host}: {exc}") from None
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
+    if not addresses:
+        raise Refused(f"cannot resolve {host}")
+    if not all(allowed_address(a, production=production) for a in addresses):
+        raise NotAllowed(f"{host} resolves to an address that is not public")
+    # IPv4 first: every address was checked, and servers on loopback (a second local stack,
+    # a test peer) listen on 127.0.0.1 while `localhost` may resolve to ::1 first.
+    return sorted(addresses, key=lambda a: ":" in a)[0]
+
+
+# --- one request --------------------------------------------------------------------------------
+def _target(url: str) -> tuple[str, str, int, str, str]:
+    """(scheme, host, port, path with query, Host header) of an http(s) URL; Refused else."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise NotAllowed("not a valid URL") from None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "")
+    if scheme not in ("http", "https") or not host:
+        raise NotAllowed("only http and https URLs are fetched")
+    if parts.username or parts.password:
+        raise NotAllowed("URLs with credentials are not fetched")
+    default = 443 if scheme == "https" else 80
+    port = port or default
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    shown = f"[{host}]" if ":" in host else host
+    return scheme, host, port, path, shown if port == default else f"{shown}:{port}"
+
+
+def _media_type(header: str | None) -> tuple[str, str | None]:
+    if not header:
+        return "", None
+    kind, _, rest = header.partition(";")
+    charset = None
+    for parameter in rest.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip():
+            charset = value.strip().strip("\"'").lower()
+    return kind.strip().lower(), charset
+
+
+class _Watchdog:
+    """Shuts a request's socket down when its deadline passes, whatever is happening on it
+    (connecting, a TLS handshake, a status line or a body arriving a byte at a time): the
+    blocked read or write fails at once and the request is refused as timed out."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.fired:
+                _shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._timer.cancel()
+
+    def stop(self) -> bool:
+        """Stop watching; whether the deadline had passed (what was read may be cut short)."""
+        with self._lock:
+            self._timer.cancel()
+            return self.fired
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # closed already
+
+
+_pools: tuple[type, type] | None = None
+
+
+def _pool_classes() -> tuple[type, type]:
+    """urllib3 pools whose connections hand their socket to the request's watchdog as soon as
+    it is connected (before any TLS handshake); made on first use, as urllib3 is imported."""
+    global _pools
+    if _pools is None:
+        import urllib3
+        from urllib3.connection import HTTPConnection, HTTPSConnection
+
+        class Watched:
+            def __init__(self, *args: object, watchdog: _Watchdog, **kwargs: object) -> None:
+                super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+                self._watchdog = watchdog
+
+            def _new_conn(self) -> socket.socket:
+                sock = super()._new_conn()  # type: ignore[misc]
+                self._watchdog.watch(sock)
+                return sock
+
+        class WatchedHTTP(Watched, HTTPConnection):
+            pass
+
+        class WatchedHTTPS(Watched, HTTPSConnection):
+            pass
+
+        class HTTPPool(urllib3.HTTPConnectionPool):
+            ConnectionCls = WatchedHTTP
+
+        class HTTPSPool(urllib3.HTTPSConnectionPool):
+            ConnectionCls = WatchedHTTPS
+
+        _pools = (HTTPPool, HTTPSPool)
+    return _pools
+
+
+def _request(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
+             method: str = "GET", body: bytes | None = None,
+             headers: dict[str, str] | None = None, read_any_status: bool = False,
+             read_body: bool = True) -> tuple[int, dict[str, str], bytes]:
+    """One request to the checked address: (status, lower-case headers, body up to max_bytes;
+    read for a 200 answer, or for any answer when `read_any_status`, never without
+    `read_body`). `headers` are sent as given after ours (a signature may cover them). The
+    whole request ends by the deadline (TimedOut), and counts against the job's budget."""
+    import urllib3
+
+    scheme, host, port, path, host_header = _target(url)
+    spending = deadline.spending()
+    if spending is not None:
+        spending.spend()
+    address = resolve(host, port, deadline=deadline)
+    remaining = deadline.left()
+    timeout = urllib3.Timeout(connect=min(CONNECT_TIMEOUT, remaining),
+                              read=min(READ_TIMEOUT, remaining))
+    http_pool, https_pool = _pool_classes()
+    watchdog = _Watchdog(remaining)
+    if scheme == "https":
+        pool = https_pool(address, port, server_hostname=host, assert_hostname=host,
+                          cert_reqs="CERT_REQUIRED", timeout=timeout, retries=False, maxsize=1,
+                          watchdog=watchdog)
+    else:
+        pool = http_pool(address, port, timeout=timeout, retries=False, maxsize=1,
+                         watchdog=watchdog)
+    sent = {"Host": host_header, "User-Agent": user_agent(), "Accept": accept,
+            "Accept-Encoding": "identity", **(headers or {})}
+    try:
+        with watchdog:
+            response = pool.urlopen(method, path, body=body, headers=sent, redirect=False,
+                                    preload_content=False, assert_same_host=False)
+            try:
+                found = {k.lower(): v for k, v in response.headers.items()}
+                declared = found.get("content-length", "")
+                if read_body and declared.isdigit() and int(declared) > max_bytes:
+                    raise Refused(f"the response is larger than {max_bytes} bytes")
+                chunks, size = [], 0
+                if read_body and (response.status == 200 or read_any_status):
+                    for chunk in response.stream(65536):
+                        size += len(chunk)
+                        if size > max_bytes:
+                            raise Refused(f"the response is larger than {max_bytes} bytes")
+                        chunks.append(chunk)
+                        deadline.left()
+                if watchdog.stop():  # a body cut short by the shutdown reads as complete
+                    raise TimedOut("the request took too long")
+                return response.status, found, b"".join(chunks)
+            finally:
+                response.release_conn()
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        if watchdog.fired or (isinstance(exc, urllib3.exceptions.TimeoutError)
+                              and _spent(deadline)):
+            raise TimedOut("the request took too long") from None
+        raise Refused(f"{type(exc).__name__}: {exc}") from None
+    finally:
+        pool.close()
+
+
+def _spent(deadline: Deadline) -> bool:
+    """Whether the deadline has (all but) passed: a socket timeout shrunk to what was left of
+    it is the deadline passing, not a peer that stopped answering."""
+    try:
+        return deadline.left() < 0.05
+    except TimedOut:
+        return True
+
+
+def target(url: str) -> tuple[str, str]:
+    """(Host header, path with query) a request to `url` carries (what a signature covers);
+    Refused for what is never fetched."""
+    _scheme, _host, _port, path, host_header = _target(url)
+    return host_header, path
+
+
+def request(method: str, url: str, *, accept: str, max_bytes: int, deadline: Deadline,
+            body: bytes | None = None,
+            headers_for: Callable[[str, str], dict[str, str]] | None = None,
+            follow_redirects: bool = False, read_body: bool = True) -> Response:
+    """One request under the address rules above, without robots.txt (server-to-server
+    requests: ActivityPub, web push), answered whatever its status (the body is read for every
+    status, or not at all without `read_body`: a push service's answer is its status).
+    `headers_for(method, url)` gives extra headers for each hop (a signature is remade for each
+    redirect target); redirects are followed, each target checked again, only when asked."""
+    for _hop in range(MAX_REDIRECTS + 1):
+        extra = headers_for(method, url) if headers_for else {}
+        status, found, content = _request(url, accept=accept, max_bytes=max_bytes,
+                                          deadline=deadline, method=method, body=body,
+                                          headers=extra, read_any_status=True,
+                                          read_body=read_body)
+        if follow_redirects and status in REDIRECTS and found.get("location"):
+            url = urljoin(url, found["location"].strip())
+            continue
+        kind, charset = _media_type(found.get("content-type"))
+        return Response(url, status, kind, charset, content, found)
+    raise Refused(f"more than {MAX_REDIRECTS} redirects")
+
+
+# --- robots.txt ---------------------------------------------------------------------------------
+_robots: dict[str, tuple[float, object]] = {}  # origin -> (expires, Protego | True | False)
+ROBOTS_AGENTS = ("Stratus", "Mastodon")
+
+
+def _origin(url: str) -> str:
+    scheme, _host, _port, _path, host_header = _target(url)
+    return f"{scheme}://{host_header}"
+
+
+def _robots_rules(origin: str, deadline: Deadline) -> object:
+    cached = _robots.get(origin)
+    if cached is not None and cached[0] > time.monotonic():
+        return cached[1]
+    rules: object
+    try:
+        answer = _get(origin + "/robots.txt", accept="text/plain", max_bytes=ROBOTS_MAX_BYTES,
+                      deadline=deadline, types=None, robots=False, ok_only=False)
+        if answer.status == 200:
+            from protego import Protego
+
+            rules = Protego.parse(answer.body.decode("utf-8", "replace"))
+        else:
+            rules = answer.status < 500  # RFC 9309: "unavailable" allows, "unreachable" not
+    except TimedOut:
+        raise
+    except Refused:
+        rules = False  # unreachable: nothing is fetched from the origin for a while
+        _robots[origin] = (time.monotonic() + ROBOTS_RETRY, rules)
+        return rules
+    _robots[origin] = (time.monotonic() + ROBOTS_TTL, rules)
+    return rules
+
+
+def robots_allow(url: str, deadline: Deadline) -> bool:
+    rules = _robots_rules(_origin(url), deadline)
+    if isinstance(rules, bool):
+        return rules
+    return all(rules.can_fetch(url, agent) for agent in ROBOTS_AGENTS)  # type: ignore[attr-defined]
+
+
+# --- the fetch ----------------------------------------------------------------------------------
+def _get(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
+         types: Iterable[str] | None, robots: bool, ok_only: bool = True) -> Response:
+    wanted = tuple(types) if types is not None else None
+    for _hop in range(MAX_REDIRECTS + 1):
+        _scheme, host, port, _path, _header = _target(url)
+        resolve(host, port, deadline=deadline)  # refused before anything is asked, robots.txt too
+        if robots and not robots_allow(url, deadline):
+            raise Refused("robots.txt disallows it")
+        status, headers, body = _request(url, accept=accept, max_bytes=max_bytes,
+                                         deadline=deadline)
+        if status in REDIRECTS and headers.get("location"):
+            url = urljoin(url, headers["location"].strip())
+            continue
+        if ok_only and status != 200:
+            raise Refused(f"the server answered {status}")
+        kind, charset = _media_type(headers.get("content-type"))
+        if wanted is not None and status == 200 and not any(
+                kind == t or (t.endswith("/*") and kind.startswith(t[:-1])) or
+                (t.startswith("+") and kind.endswith(t)) for t in wanted):
+            raise Refused(f"unexpected content type {kind or 'none'}")
+        return Response(url, status, kind, charset, body)
+    raise Refused(f"more than {MAX_REDIRECTS} redirects")
+
+
+def fetch(url: str, *, types: Iterable[str], max_bytes: int, deadline: Deadline,
+          accept: str | None = None) -> Response:
+    """GET `url` under the rules above; a 200 answer of one of `types` (`text/html`, `image/*`,
+    `+json` for any JSON suffix), or Refused."""
+    wanted = tuple(types)
+    return _get(url, accept=accept or ", ".join(t for t in wanted if not t.startswith("+"))
+                or "*/*",
+                max_bytes=max_bytes, deadline=deadline, types=wanted, robots=True)
+
+
+def reset() -> None:
+    """Forget cached robots.txt rules (tests)."""
+    _robots.clear()
