@@ -6,8 +6,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from stratus.api.admin import domain_blocks
-from stratus.read import settings
+from stratus.read import domain_blocks, settings
 from stratus.repo import audit
 from stratus.repo import domain_blocks as repo
 

@@ -4,8 +4,8 @@ host written another way (a default port, capitals, a trailing dot, Unicode) is 
 from __future__ import annotations
 
 import pytest
-from stratus.api.admin import domain_blocks
 from stratus.core import hosts
+from stratus.read import domain_blocks
 from stratus.workers import moderation as domain_moderation
 
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from stratus.api.admin import domain_blocks
 from stratus.core import hosts
 from stratus.core.errors import Forbidden, Unauthorized
 from stratus.federation import remote_accounts, signatures
+from stratus.read import domain_blocks
 from stratus.read import settings as settings_service
 
 

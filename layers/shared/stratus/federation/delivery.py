@@ -37,14 +37,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from stratus.api.admin import domain_blocks
 from stratus.api.graph import follows
 from stratus.convert import activitypub as ap
 from stratus.core import clock, hosts, ids, outbound
 from stratus.federation import activities
 from stratus.federation import http as fed_http
 from stratus.jobs import messages as jobs
-from stratus.read import status_views
+from stratus.read import domain_blocks, status_views
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import dedupe, feeds, keys, queues
 from stratus.repo import delivery as repo

@@ -24,11 +24,12 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from stratus.api.admin import domain_blocks, moderation
+from stratus.api.admin import moderation
 from stratus.core import clock, hosts, ids, jsondoc, outbound
 from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.federation import http
+from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys, uris
 from stratus.repo import domain_blocks as domain_blocks_repo

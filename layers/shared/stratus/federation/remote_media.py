@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from stratus.api.admin import domain_blocks
 from stratus.api.media import media as media_service
 from stratus.convert import accounts as convert_accounts
 from stratus.convert import remote_media as urls
@@ -43,6 +42,7 @@ from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.observability import logger
 from stratus.imaging import images
 from stratus.imaging.media_types import EXTENSIONS
+from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys
 from stratus.repo import media as storage

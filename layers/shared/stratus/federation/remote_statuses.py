@@ -24,11 +24,11 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from stratus.api.admin import domain_blocks
 from stratus.core import clock, ids, outbound
 from stratus.core.config import settings
 from stratus.federation import http, remote_accounts
 from stratus.federation.remote_accounts import as_list, first_string, host_of, uri_of
+from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys, uris
 from stratus.repo import statuses as repo

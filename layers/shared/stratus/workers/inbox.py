@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from stratus.api.admin import domain_blocks
 from stratus.core.observability import logger
 from stratus.federation.inbox import (
     accept,
@@ -33,6 +32,7 @@ from stratus.federation.inbox import (
 )
 from stratus.federation.inbox.common import Context, domain, object_id
 from stratus.jobs import messages as jobs
+from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import dedupe
 

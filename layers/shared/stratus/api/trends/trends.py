@@ -249,7 +249,7 @@ def _refresh_links(now_: Any) -> int:
 def _blocked_domains(domains: list[str]) -> set[str]:
     """Of `domains`, those the instance silences or suspends (a block of the domain or of a
     parent): their links never trend. One batched read."""
-    from stratus.api.admin import domain_blocks
+    from stratus.read import domain_blocks
 
     policies = domain_blocks.policies_for(list(dict.fromkeys(domains)))
     return {d for d, policy in policies.items() if policy.silenced or policy.suspended}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.admin import domain_blocks
 from stratus.core import clock, ids
 from stratus.federation.inbox.common import (
     Context,
@@ -21,6 +20,7 @@ from stratus.federation.inbox.common import (
     local_status_id,
     object_id,
 )
+from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base
 from stratus.repo import reports as reports_repo

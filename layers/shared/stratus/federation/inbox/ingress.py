@@ -24,12 +24,12 @@ import json
 from typing import Any
 
 from stratus.api.accounts import accounts as accounts_service
-from stratus.api.admin import domain_blocks
 from stratus.core import jsondoc
 from stratus.core.errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from stratus.federation import signatures
 from stratus.federation.inbox.common import domain, object_id
 from stratus.jobs import messages as jobs
+from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import queues
 

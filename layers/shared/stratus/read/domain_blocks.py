@@ -1,0 +1,151 @@
+"""The instance's domain policy as federation and the use cases read it: whether a domain is
+blocked, silenced or suspended, its media or reports rejected (`policy_for`, `policies_for`:
+Mastodon's DomainBlock.rule_for), whether the instance federates with it (`allowed`,
+`refused`: DomainControlHelper, limited federation mode's allowlist included), and the domain
+names as Mastodon normalises them. Managing the blocks and allows is the admin API's
+(api/admin/domain_blocks.py)."""
+
+from __future__ import annotations
+
+import encodings.idna
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from stratus.core import hosts
+from stratus.core.errors import Unprocessable
+from stratus.read import settings as settings_service
+from stratus.repo import domain_blocks as repo
+
+MAX_DOMAIN_LENGTH = 256  # Mastodon's DomainValidator: the normalised host is shorter than this
+# Mastodon's DomainValidator allows a hyphen anywhere; a DNS label cannot start or end with one
+# (RFC 1123), so such a name could never federate and is refused too.
+LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+INVALID = "Validation failed: Domain is invalid"
+
+
+# --- domains ----------------------------------------------------------------------------------
+def normalize(raw: Any) -> str | None:
+    """A domain as Mastodon normalises it (TagManager#normalize_domain: Addressable's
+    normalized host): trimmed, one trailing slash and one trailing dot dropped, lower case,
+    IDNA (punycode). None when blank; Unprocessable when it is not a valid domain name
+    (DomainValidator: labels of 1–63 letters, digits and inner hyphens, under 256
+    characters)."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = str(raw)  # a JSON number, as Rails would store it
+    text = raw.strip() if isinstance(raw, str) else ""
+    text = text.removesuffix("/").strip()
+    if not text:
+        return None
+    name, colon, port = text.rpartition(":")
+    if colon and name and port.isdigit():
+        text = name  # a port never matters: domain blocks name hosts (Addressable's host)
+    if len(text) > 1 and text.endswith(".") and not text.endswith(".."):
+        text = text[:-1]
+    try:
+        ascii_ = ".".join(encodings.idna.ToASCII(label).decode().lower()
+                          for label in text.split("."))
+    except UnicodeError:
+        raise Unprocessable(INVALID) from None
+    if len(ascii_) >= MAX_DOMAIN_LENGTH or not all(LABEL.match(x) for x in ascii_.split(".")):
+        raise Unprocessable(INVALID)
+    return ascii_
+
+
+def variants(domain: str) -> list[str]:
+    """The domain and each parent domain, most specific first: `a.b.example` → `a.b.example`,
+    `b.example`, `example` (DomainBlock.rule_for)."""
+    labels = domain.split(".")
+    return [".".join(labels[i:]) for i in range(len(labels))]
+
+
+# --- lookups ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DomainPolicy:
+    """What the instance's domain blocks say about one domain: the most specific block
+    covering it (itself or a parent domain), as Mastodon's `DomainBlock.rule_for`."""
+
+    domain: str
+    block_domain: str | None = None  # the domain of the block that applies, if any
+    severity: str | None = None  # silence | suspend | noop, None without a block
+    reject_media: bool = False
+    reject_reports: bool = False
+
+    @property
+    def blocked(self) -> bool:
+        return self.block_domain is not None
+
+    @property
+    def suspended(self) -> bool:
+        return self.severity == "suspend"
+
+    @property
+    def silenced(self) -> bool:
+        return self.severity == "silence"
+
+
+def _policy(domain: str, found: dict[str, dict[str, Any]]) -> DomainPolicy:
+    for candidate in variants(domain):
+        item = found.get(candidate)
+        if item is not None:
+            return DomainPolicy(domain, item["domain"], item["severity"],
+                                bool(item.get("reject_media")),
+                                bool(item.get("reject_reports")))
+    return DomainPolicy(domain)
+
+
+def policies_for(domains: list[str]) -> dict[str, DomainPolicy]:
+    """Policies of many domains in one batched read (BatchGetItem of every domain's variants),
+    keyed by the domains as given. A blank or invalid domain has no block (Mastodon's rule_for
+    answers nil for it)."""
+    normalised: dict[str, str | None] = {}
+    for raw in domains:
+        try:
+            normalised[raw] = normalize(raw)
+        except Unprocessable:
+            normalised[raw] = None
+    wanted = {v for d in normalised.values() if d for v in variants(d)}
+    found = {item["domain"]: item for item in repo.blocks_for(sorted(wanted))} if wanted else {}
+    return {raw: _policy(d, found) if d else DomainPolicy(str(raw or "")) for raw, d in
+            normalised.items()}
+
+
+def policy_for(domain: str) -> DomainPolicy:
+    """Is `domain` blocked, silenced, suspended, are its media or reports rejected: one
+    BatchGetItem (the domain and its parents)."""
+    return policies_for([domain])[domain]
+
+
+def limited_federation() -> bool:
+    return bool(settings_service.current()["limited_federation_mode"])
+
+
+def allowed(domain: str) -> bool:
+    """May the instance federate with `domain` (Mastodon's DomainControlHelper
+    #domain_not_allowed?, negated): in limited federation mode only domains with an allow
+    (exactly that domain, as DomainAllow.rule_for), otherwise any domain not suspended by a
+    block of it or a parent. Federation asks `refused` about many hosts at once."""
+    try:
+        normalised = normalize(domain)
+    except Unprocessable:
+        return False
+    if normalised is None:
+        return False
+    if limited_federation():
+        return repo.allow(normalised) is not None
+    return not policy_for(normalised).suspended
+
+
+def refused(names: list[str]) -> set[str]:
+    """Which of these hosts (an account's domain, an inbox URL's host: any case, port or IDN
+    form, compared as stratus/core/hosts.py normalises them) the instance does not federate with:
+    suspended by a block of the host or a parent domain, or in limited federation mode not
+    allowed. A host that is not one (blank, unparsable) is refused. One batched read of the
+    blocks (an allow read per host in limited federation mode)."""
+    named = {raw: hosts.hostname(raw) for raw in dict.fromkeys(names)}
+    valid = sorted({h for h in named.values() if h})
+    if limited_federation():
+        ok = {h for h in valid if repo.allow(h) is not None}
+    else:
+        ok = {h for h, p in policies_for(valid).items() if not p.suspended}
+    return {raw for raw, host in named.items() if host not in ok}
