@@ -24,7 +24,7 @@ def _relationship(client, headers, account_id) -> dict:
 
 def test_following_a_remote_account_asks_it_and_its_accept_makes_the_follow(
         client, drain, alice, site):  # noqa: F811
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     alice_id, headers = alice
     bob = remote(site, "a.example", "bob")
@@ -55,7 +55,7 @@ def test_following_a_remote_account_asks_it_and_its_accept_makes_the_follow(
 
 def test_a_withdrawn_request_is_undone_and_a_rejected_one_is_not_answered(
         client, drain, alice, site):  # noqa: F811
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     alice_id, headers = alice
     bob = remote(site, "a.example", "bob")
@@ -75,7 +75,7 @@ def test_a_withdrawn_request_is_undone_and_a_rejected_one_is_not_answered(
 
 
 def test_a_remote_follow_of_an_open_account_is_accepted(client, drain, alice, site):  # noqa: F811
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     alice_id, headers = alice
     bob = remote(site, "a.example", "bob")
@@ -111,7 +111,7 @@ def test_a_remote_follow_of_an_open_account_is_accepted(client, drain, alice, si
 
 @pytest.mark.parametrize("decision,activity", [("authorize", "Accept"), ("reject", "Reject")])
 def test_a_locked_account_decides(client, drain, alice, site, decision, activity):  # noqa: F811
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     alice_id, headers = alice
     assert client.patch("/api/v1/accounts/update_credentials", headers=headers,
@@ -132,7 +132,7 @@ def test_a_locked_account_decides(client, drain, alice, site, decision, activity
 
 
 def test_a_blocked_account_is_rejected_and_the_block_is_told(client, drain, alice, site):  # noqa: F811
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     alice_id, headers = alice
     bob = remote(site, "a.example", "bob")

@@ -78,7 +78,7 @@ def test_attack_suspended_follower_still_receives_followers_only_posts(
         client, drain, staff, local, hostile):  # noqa: F811
     """A suspended account followed a local one: after its suspension a followers-only post of
     that local account must not reach it (today's fan-out never looked at `suspended_at`)."""
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     alice_id, headers = local["alice"]
     mallory = rig.peer_account(hostile, "mallory")
@@ -150,8 +150,7 @@ def test_attack_domain_block_with_explicit_port_still_delivered(
     `127.0.0.1:<port>`, whatever domain the account was stored under (an actor on a domain we
     federate with may name an inbox on the blocked host), and a block of `evil.example` covers
     inboxes written `https://EVIL.example:443/…` or in an IDN form."""
-    from stratus.api.graph import follows
-    from stratus.federation import delivery
+    from stratus.federation import delivery, follows
     from stratus.jobs import messages as jobs
 
     alice_id, headers = local["alice"]
@@ -188,7 +187,7 @@ def test_suspension_rejects_and_removes_follows(
     Reject(Follow) with that Follow's id, to its own inbox) and removed, followers counts drop,
     its pending follow request is rejected too; the work goes in batches (here of one) and a
     batch run twice sends and removes nothing more."""
-    from stratus.api.graph import follows
+    from stratus.federation import follows
     from stratus.repo import keys
     from stratus.repo import relationships as relationships_repo
 
@@ -238,7 +237,7 @@ def test_a_domain_suspension_rejects_and_removes_follows(client, drain, staff, l
     """A domain block of severity suspend suspends every account of the domain (here the peer's
     host with its port, covered by a block of `127.0.0.1`): their follows are rejected and
     removed too — the Reject is delivered although the domain is suspended."""
-    from stratus.api.graph import follows
+    from stratus.federation import follows
     from stratus.repo import accounts as accounts_repo
 
     alice_id, alice_headers = local["alice"]
@@ -380,7 +379,7 @@ def test_suspension_reads_only_the_requests_the_account_made(
     request finds that request with one Query of the requests it made (its own index
     partition) — no walk of the local accounts, no batched read of keys guessed from them —
     removes it (one Reject(Follow) to its inbox) and leaves another account's requests."""
-    from stratus.api.graph import follows
+    from stratus.federation import follows
     from stratus.repo import keys
     from stratus.repo import relationships as relationships_repo
 
@@ -418,7 +417,7 @@ def test_suspension_pages_the_requests_made_and_a_step_run_twice_does_nothing_mo
     """The requests a suspended account made are rejected a bounded page per step (here two),
     as many steps as pages of its own requests; each step run twice (a redelivered job)
     removes and sends nothing more."""
-    from stratus.api.graph import follows
+    from stratus.federation import follows
     from stratus.repo import relationships as relationships_repo
 
     monkeypatch.setattr(follows, "REJECTED_PER_STEP", 2)

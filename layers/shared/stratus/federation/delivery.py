@@ -37,10 +37,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from stratus.api.graph import follows
 from stratus.convert import activitypub as ap
-from stratus.core import clock, hosts, ids, outbound
-from stratus.federation import activities
+from stratus.core import clock, hosts, outbound
+from stratus.federation import activities, follows
 from stratus.federation import http as fed_http
 from stratus.jobs import messages as jobs
 from stratus.read import domain_blocks, status_views
@@ -350,7 +349,7 @@ REJECT_FOLLOWS = "reject_follows"
 
 def _reject_follows(job: jobs.Federate) -> int:
     """A remote account was suspended (the outbox's rule on its profile): one bounded step of
-    ending its follows of local accounts and its pending requests (api/graph/follows.py), each
+    ending its follows of local accounts and its pending requests (federation/follows.py), each
     removal then delivering its Reject(Follow); the next step as a copy of the job."""
     cursor = follows.reject_follows_of_suspended(job.account_id, job.after)
     if cursor is not None:
@@ -372,16 +371,6 @@ def send(activity: dict[str, Any], signer: str | None, inboxes: list[str],
         jobs.DeliverActivity(inbox=inbox, body=body, account_id=signer,
                              recipient=owners.get(inbox)).to_dict()
         for inbox in inboxes])
-
-
-def reject_follow(local_id: str, remote_id: str, activity_id: str) -> None:
-    """Reject a remote Follow that stored nothing (the local account blocks its author, or is
-    unavailable): a federation job, as the outbox would make."""
-    item = {"id": ids.new_id(), "type": "follow", "account_id": remote_id,
-            "target_id": local_id, "uri": activity_id}
-    queues.send(queues.url(FEDERATION), [jobs.Federate(
-        event_id=f"reject:{activity_id}", kind="reject", account_id=local_id,
-        item=item).to_dict()])
 
 
 # --- attempts (the delivery queue) ---------------------------------------------------------------

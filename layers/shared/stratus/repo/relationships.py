@@ -14,10 +14,12 @@ pending request counts from the stream (workers/counters.py).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from stratus.core import clock
+from stratus.core import clock, ids
+from stratus.core.errors import NotFound
 from stratus.core.paging import Budget
 from stratus.model.relationships import FollowOptions, Mute, Relationships
 from stratus.repo import base, keys
@@ -317,3 +319,92 @@ def write(ops: list[base.Op]) -> None:
 def follow_options(item: dict[str, Any]) -> FollowOptions:
     """The options a follow or request item carries."""
     return _follow_options(item)
+
+
+# --- one edge by its ends -------------------------------------------------------------------------
+def get_follow(follower_id: str, target_id: str) -> dict[str, Any] | None:
+    """The follow of `target_id` by `follower_id` (a consistent read)."""
+    return get(keys.follow(follower_id, target_id))
+
+
+def get_follow_request(target_id: str, requester_id: str) -> dict[str, Any] | None:
+    """The pending request of `requester_id` to follow `target_id` (a consistent read)."""
+    return get(keys.follow_request(target_id, requester_id))
+
+
+def update_follow(follower_id: str, target_id: str, changes: dict[str, Any]) -> None:
+    """Change a follow's options (or its `uri`) in place; ConditionFailed when it is gone."""
+    write([options_update(keys.follow(follower_id, target_id), changes)])
+
+
+def update_follow_request(target_id: str, requester_id: str, changes: dict[str, Any]) -> None:
+    """Change a pending request's options (or its `uri`) in place; ConditionFailed when it is
+    gone."""
+    write([options_update(keys.follow_request(target_id, requester_id), changes)])
+
+
+def create(item: dict[str, Any]) -> bool:
+    """Write a new edge in a transaction of its own; False when it exists already."""
+    try:
+        write([create_op(item)])
+    except base.ConditionFailed:
+        return False
+    return True
+
+
+def end_follow(follower_id: str, followed_id: str) -> None:
+    """A follow ends, and the follower's endorsement of the account with it (what follows —
+    counts, feeds, telling the other server — is the stream's)."""
+    write([remove_op(keys.follow(follower_id, followed_id)),
+           remove_op(keys.endorsement(follower_id, followed_id))])
+
+
+def remove_follow_request(target_id: str, requester_id: str) -> dict[str, Any] | None:
+    """Delete a pending request; returns it as it was (None if there was none)."""
+    return remove(keys.follow_request(target_id, requester_id))
+
+
+def _end_quietly(key: dict[str, str]) -> bool:
+    """Remove an edge the remote side ended: it is marked `quiet` first, so that the outbox
+    announces nothing (no Undo or Reject back to the server that ended it). False: no edge."""
+    try:
+        write([base.set_op(key, {"quiet": True})])
+    except base.ConditionFailed:
+        return False
+    remove(key)
+    return True
+
+
+def end_follow_quietly(follower_id: str, target_id: str) -> bool:
+    """End a follow the other server ended (nothing is announced back); False: none."""
+    return _end_quietly(keys.follow(follower_id, target_id))
+
+
+def end_follow_request_quietly(target_id: str, requester_id: str) -> bool:
+    """End a pending request the other server ended (nothing is announced back); False: none."""
+    return _end_quietly(keys.follow_request(target_id, requester_id))
+
+
+def accept_remote_request(local_id: str, remote_id: str) -> bool:
+    """A remote account accepted the local account's request: in one transaction the request
+    goes and a follow with its options and Follow id is made. False when there was no request
+    to a remote account (already accepted, or never asked), or it was accepted concurrently."""
+    request = get_follow_request(remote_id, local_id)
+    if request is None or not request.get("remote_target"):
+        return False
+    options = follow_options(request)
+    try:
+        write([remove_op(keys.follow_request(remote_id, local_id), NotFound()),
+               create_op(follow_item(ids.new_id(), local_id, remote_id, options,
+                                     authorized=True, uri=request.get("uri"),
+                                     remote_target=True))])
+    except (base.ConditionFailed, NotFound):
+        return False
+    return True
+
+
+def followings_after(account_id: str, after: str | None, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` follows an account made, oldest first after the follow id `after` (None:
+    from the first): index entries (id, target_id = the followed)."""
+    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
+    return list(itertools.islice(followings(account_id, lo, hi, False, step=limit), limit))

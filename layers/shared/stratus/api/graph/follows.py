@@ -9,29 +9,26 @@ away all follow from the stream (jobs/outbox.py). A follow is written in one tra
 checks that neither account blocks the other, so a concurrent block cannot leave one behind.
 
 Follows across servers (docs/federation.md, "Follows across servers"): a follow of a remote
-account is always a request until its server accepts; the inbox calls `remote_follow`,
-`remote_accepted`, `remote_rejected` and `remote_unfollowed`. Edges across servers carry `uri`,
-the id of their Follow activity; what peers are told follows from the stream as well.
+account is always a request until its server accepts; what the inbox changes is
+federation/follows.py's. Edges across servers carry `uri`, the id of their Follow activity;
+what peers are told follows from the stream as well.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
-import uuid
 from typing import Any
 
 from stratus.api.accounts import accounts as accounts_service
-from stratus.convert import activitypub as ap
 from stratus.core import ids
 from stratus.core.errors import Forbidden, NotFound, ValidationFailed
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.core.params import truthy
+from stratus.federation import follows as federation_follows
 from stratus.http import ratelimit
 from stratus.model.relationships import FollowOptions
 from stratus.model.viewer import Viewer
 from stratus.read import relationships
-from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys
 from stratus.repo import relationships as repo
 
@@ -103,8 +100,8 @@ def follow(viewer: Viewer, target_id: str, params: dict[str, Any]
     # and carries the id of the Follow activity that the outbox delivers (federation/delivery.py).
     remote = bool(target.domain)
     locked = remote or bool(target.profile.get("locked"))
-    item = (repo.follow_request_item(ids.new_id(), me, target.id, options,
-                                     uri=activity_uri() if remote else None,
+    uri = federation_follows.activity_uri() if remote else None
+    item = (repo.follow_request_item(ids.new_id(), me, target.id, options, uri=uri,
                                      remote_target=remote) if locked
             else repo.follow_item(ids.new_id(), me, target.id, options))
     try:
@@ -136,8 +133,7 @@ def _end_follow(follower_id: str, followed_id: str) -> None:
     """A follow ends, and the follower's endorsement of the account with it. What follows is
     the stream's (jobs/outbox.py): counts, the home feed, and the other server is told (an
     Undo(Follow) to a followed remote account, a Reject(Follow) to a remote follower)."""
-    repo.write([repo.remove_op(keys.follow(follower_id, followed_id)),
-                repo.remove_op(keys.endorsement(follower_id, followed_id))])
+    repo.end_follow(follower_id, followed_id)
 
 
 def remove_from_followers(viewer: Viewer, target_id: str) -> dict[str, Any]:
@@ -149,141 +145,6 @@ def remove_from_followers(viewer: Viewer, target_id: str) -> dict[str, Any]:
         _end_follow(target.id, me)
     view.followed_by.discard(target.id)
     return target.entity()
-
-
-# --- follows across servers (the inbox calls these; docs/federation.md) -------------------------
-def activity_uri() -> str:
-    """A new activity id under our domain (Mastodon's TagManager#generate_uri_for: a UUID)."""
-    return f"{ap.base()}/{uuid.uuid4()}"
-
-
-def _end_quietly(key: dict[str, str]) -> bool:
-    """Remove an edge the remote side ended: it is marked `quiet` first, so that the outbox
-    announces nothing (no Undo or Reject back to the server that ended it). False: no edge."""
-    try:
-        repo.write([base.set_op(key, {"quiet": True})])
-    except base.ConditionFailed:
-        return False
-    repo.remove(key)
-    return True
-
-
-def remote_follow(remote_id: str, local_id: str, activity_id: str) -> str:
-    """A remote account's Follow of a local one (Mastodon's ActivityPub::Activity::Follow):
-    'followed' (a follow; the outbox delivers the Accept), 'requested' (the local account is
-    locked: a follow request, accepted or rejected later) or 'rejected' (the local account
-    blocks it or its domain, or is unavailable: a Reject is delivered, nothing is stored).
-    A Follow of an account it already follows answers Accept again when its id is new."""
-    from stratus.federation import delivery
-
-    relations, items = repo.load(local_id, [remote_id], domains=[], consistent=True,
-                                 extra=accounts_repo.bundle_keys(
-                                     [local_id, remote_id], (accounts_repo.PROFILE,)))
-    bundles = accounts_repo.bundles(items)
-    local = bundles.get(local_id, {}).get(accounts_repo.PROFILE)
-    remote = bundles.get(remote_id, {}).get(accounts_repo.PROFILE)
-    if local is None or remote is None or local.get("domain") or not remote.get("domain"):
-        raise NotFound()
-    more, _ = repo.load(local_id, [], domains=[remote["domain"]], consistent=True)
-    relations.merge(more)
-    if local.get("suspended_at") or remote_id in relations.blocking or \
-            remote_id in relations.blocked_by or relations.blocks_domain(remote["domain"]):
-        delivery.reject_follow(local_id, remote_id, activity_id)
-        return "rejected"
-    if remote_id in relations.followed_by:
-        key = keys.follow(remote_id, local_id)
-        current = repo.get(key)
-        if current is not None and current.get("uri") != activity_id:
-            repo.write([repo.options_update(key, {"uri": activity_id})])  # the Accept again
-        return "followed"
-    if remote_id in relations.requested_by:
-        repo.write([repo.options_update(keys.follow_request(local_id, remote_id),
-                                        {"uri": activity_id})])
-        return "requested"
-    locked = bool(local.get("locked")) or bool(remote.get("silenced_at"))
-    item = (repo.follow_request_item(ids.new_id(), remote_id, local_id, FollowOptions(),
-                                     uri=activity_id) if locked
-            else repo.follow_item(ids.new_id(), remote_id, local_id, FollowOptions(),
-                                  uri=activity_id))
-    try:
-        repo.write([repo.create_op(item)])
-    except base.ConditionFailed:  # the same Follow, processed twice at once
-        pass
-    return "requested" if locked else "followed"
-
-
-def remote_accepted(local_id: str, remote_id: str) -> bool:
-    """The remote account accepted our request: it becomes a follow (no notification: the
-    followed account is not ours; its statuses come into the home timeline). False when
-    there was no request (already accepted, or never asked)."""
-    request = repo.get(keys.follow_request(remote_id, local_id))
-    if request is None or not request.get("remote_target"):
-        return False
-    options = repo.follow_options(request)
-    try:
-        repo.write([repo.remove_op(keys.follow_request(remote_id, local_id), NotFound()),
-                    repo.create_op(repo.follow_item(ids.new_id(), local_id, remote_id, options,
-                                                    authorized=True, uri=request.get("uri"),
-                                                    remote_target=True))])
-    except (base.ConditionFailed, NotFound):
-        return False  # accepted concurrently
-    return True
-
-
-def remote_rejected(local_id: str, remote_id: str) -> bool:
-    """The remote account rejected our request, or removed us from its followers (Reject of
-    an accepted Follow): the request or the follow goes, and nothing is sent back."""
-    ended = _end_quietly(keys.follow_request(remote_id, local_id))
-    return _end_quietly(keys.follow(local_id, remote_id)) or ended
-
-
-def remote_unfollowed(remote_id: str, local_id: str) -> bool:
-    """Undo(Follow) from the remote account: its follow of (or request to) the local account
-    goes, and nothing is sent back."""
-    ended = _end_quietly(keys.follow_request(local_id, remote_id))
-    return _end_quietly(keys.follow(remote_id, local_id)) or ended
-
-
-# --- a suspended remote account's follows ---------------------------------------------------------
-REJECTED_PER_STEP = 100  # follows, or pending requests, removed per step
-FOLLOWS, REQUESTS = "follows", "requests"  # the two phases a cursor names
-
-
-def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> str | None:
-    """One bounded step of Mastodon's SuspendAccountService#reject_remote_follows!: a suspended
-    remote account keeps nothing of ours, so each of its follows of local accounts ends (it
-    would otherwise keep receiving their followers-only posts on its server) and so does each
-    pending follow request it made. Both are removed through the verbs an unfollow and a
-    rejected request use: the stream counts them and delivers a Reject(Follow) to the
-    account's own inbox — the one activity a suspended account still gets
-    (federation/delivery.py). Irreversible, as in Mastodon: unsuspending makes it follow nothing
-    again.
-
-    Each phase pages the account's own edges (its followings, then the requests it made, both
-    indexed by requester), so the work is its own follows and requests, not the number of
-    local accounts. Returns the cursor the next step starts from, None when done (or when the
-    account is not, or no longer, a suspended remote account). A step run twice removes and
-    sends nothing twice: a removed edge is gone, and the cursor only moves forward."""
-    profile = accounts_repo.get_profile(remote_id)
-    if profile is None or not profile.get("domain") or not profile.get("suspended_at"):
-        return None
-    phase, _, after = (cursor or FOLLOWS + ":").partition(":")
-    if phase == FOLLOWS:
-        lo, hi = keys.id_range(int(after) + 1 if after else None, None)
-        page = list(itertools.islice(repo.followings(remote_id, lo, hi, False,
-                                                     step=REJECTED_PER_STEP),
-                                     REJECTED_PER_STEP))
-        for entry in page:
-            _end_follow(remote_id, entry["target_id"])
-        return f"{FOLLOWS}:{page[-1]['id']}" if len(page) == REJECTED_PER_STEP \
-            else f"{REQUESTS}:"
-    if phase != REQUESTS:
-        raise ValueError(f"unknown cursor {cursor!r}")
-    made, next_after = repo.follow_requests_made(remote_id, after or None,
-                                                 REJECTED_PER_STEP)
-    for request in made:
-        repo.remove(keys.follow_request(request["target_id"], remote_id))
-    return f"{REQUESTS}:{next_after}" if next_after else None
 
 
 # --- follow requests ------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def follower_of(follow: Any, remote_id: str) -> str | None:
 
 
 def handle(ctx: Context) -> None:
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     local_id = follower_of(ctx.object, ctx.actor_id)
     if local_id is not None:

@@ -17,8 +17,7 @@ from stratus.repo import relationships as repo
 
 
 def handle(ctx: Context) -> None:
-    from stratus.api.graph import follows
-    from stratus.federation import delivery
+    from stratus.federation import follows
 
     target_id = local_account_id(object_id(ctx.object))
     if target_id is None:
@@ -26,6 +25,6 @@ def handle(ctx: Context) -> None:
     host = domain(ctx.actor["uri"])
     if host and host != ctx.actor.get("domain") and \
             repo.get(keys.user_domain_block(target_id, host)) is not None:
-        delivery.reject_follow(target_id, ctx.actor_id, ctx.activity["id"])
+        follows.reject_follow(target_id, ctx.actor_id, ctx.activity["id"])
         return
     follows.remote_follow(ctx.actor_id, target_id, ctx.activity["id"])

@@ -39,7 +39,7 @@ def handle(ctx: Context) -> None:
 
 def migrate(job: jobs.MoveFollowers) -> None:
     """One batch of the origin's followers (after `job.after`); the rest in a new job."""
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     low = int(job.after) + 1 if job.after else None
     lo, hi = keys.id_range(low, None)

@@ -9,7 +9,7 @@ from stratus.federation.inbox.common import Context
 
 
 def handle(ctx: Context) -> None:
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     local_id = follower_of(ctx.object, ctx.actor_id)
     if local_id is not None:

@@ -19,7 +19,7 @@ from stratus.federation.inbox.common import (
 
 
 def _undo_follow(ctx: Context, follow: dict[str, Any]) -> None:
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     target_id = local_account_id(object_id(follow.get("object")))
     if target_id is not None:
@@ -30,7 +30,7 @@ def _undo_accept(ctx: Context, accept: dict[str, Any]) -> None:
     """The remote account takes back its Accept of our follow: the follow ends, quietly
     (follows.remote_rejected). Mastodon turns it back into a pending request; here a new
     request would make the outbox send a new Follow, which Mastodon does not."""
-    from stratus.api.graph import follows
+    from stratus.federation import follows
 
     local_id = follower_of(accept.get("object"), ctx.actor_id)
     if local_id is not None:
