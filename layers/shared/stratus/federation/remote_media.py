@@ -33,14 +33,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from stratus.api.media import media as media_service
 from stratus.convert import accounts as convert_accounts
 from stratus.convert import remote_media as urls
 from stratus.core import clock, hosts, ids, limits, outbound
 from stratus.core.config import settings as env
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.observability import logger
-from stratus.imaging import images
+from stratus.imaging import images, uploads
 from stratus.imaging.media_types import EXTENSIONS
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
@@ -157,11 +156,11 @@ def _process(target: Target, data: bytes) -> tuple[dict[str, tuple[bytes, str]],
     learns (an attachment's sizes and blurhash); images.Refused or Unprocessable."""
     kind = target.kind
     if kind == "attachment":
-        facts = media_service.process(data)
+        facts = uploads.process(data)
         encoded = facts["encoded"]
         meta = dict(target.owner.get("meta") or {})
-        meta.update(original=media_service._size_meta(encoded.width, encoded.height),
-                    small=media_service._size_meta(*facts["small_size"]))
+        meta.update(original=uploads.size_meta(encoded.width, encoded.height),
+                    small=uploads.size_meta(*facts["small_size"]))
         extra = {"meta": meta, "blurhash": target.owner.get("blurhash") or facts["blurhash"]}
         return ({"original": (encoded.data, encoded.content_type),
                  "small": (facts["small"], "image/png")}, extra)

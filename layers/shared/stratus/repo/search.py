@@ -10,6 +10,7 @@ from typing import Any
 
 from stratus.core.paging import Budget
 from stratus.repo import base, keys
+from stratus.text import formatter
 
 ACCOUNT_WORD, TAG_PREFIX, TAG_SEARCH, STATUS_WORD, STATUS_SEARCHER = (
     "account_word", "tag_prefix", "tag_search", "status_word", "status_searcher")
@@ -102,3 +103,13 @@ def edges_of(account_ids: list[str], status_id: str) -> set[str]:
                                                keys.bookmark(a, status_id),
                                                keys.reblog_edge(a, status_id))]
     return {item["account_id"] for item in base.batch_get(wanted, consistent=True)}
+
+
+def index_tags(names: list[str]) -> int:
+    """Tags a status used: index those seen for the first time (Mastodon creates the Tag).
+    `names` as written (normalised here); how many were new."""
+    wanted = list(dict.fromkeys(formatter.normalize_tag(n) for n in names if n))
+    new = unindexed_tags(wanted) if wanted else []
+    for name in new:
+        index_tag(name)
+    return len(new)

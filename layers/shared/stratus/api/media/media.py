@@ -5,7 +5,6 @@ unattached media. Unattached media expire after a day."""
 from __future__ import annotations
 
 import hashlib
-import io
 import secrets
 from datetime import timedelta
 from typing import Any
@@ -15,13 +14,15 @@ from stratus.core import clock, ids, limits
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.imaging import images
 from stratus.imaging.media_types import sniff_image
+from stratus.imaging.uploads import process
+from stratus.imaging.uploads import refused as _refused
+from stratus.imaging.uploads import size_meta as _size_meta
 from stratus.model.viewer import Viewer
 from stratus.repo import base, keys
 from stratus.repo import media as storage
 from stratus.repo import statuses as repo
 
 UNATTACHED_TTL = timedelta(days=1)
-SMALL_SIZE = (640, 640)
 FAILED = "failed"  # `processing` of a deferred upload the image pipeline refused
 
 
@@ -61,15 +62,6 @@ def attribute_changes(attributes: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
-def _size_meta(width: int, height: int) -> dict[str, Any]:
-    return {"width": width, "height": height, "size": f"{width}x{height}",
-            "aspect": round(width / height, 4) if height else 0}
-
-
-def _refused(exc: images.Refused) -> Unprocessable:
-    return _error(f"File {exc.message}")
-
-
 def _check(data: bytes) -> images.Probe:
     """What can be said without decoding: type, byte size, dimensions, frames."""
     if sniff_image(data) not in limits.MEDIA_SUPPORTED_MIME_TYPES:
@@ -81,29 +73,6 @@ def _check(data: bytes) -> images.Probe:
         return images.probe(data, limits.MEDIA_SUPPORTED_MIME_TYPES)
     except images.Refused as exc:
         raise _refused(exc) from None
-
-
-def process(data: bytes) -> dict[str, Any]:
-    """The upload through the image pipeline (decoded, checked, metadata stripped, re-encoded,
-    scaled down to Mastodon's 3840×2160 pixels), a small PNG preview and its blurhash."""
-    try:
-        encoded = images.normalize(data, limits.MEDIA_SUPPORTED_MIME_TYPES,
-                                   max_pixels=limits.IMAGE_ORIGINAL_PIXELS)
-    except images.Refused as exc:
-        raise _refused(exc) from None
-    small = encoded.still.copy()
-    small.thumbnail(SMALL_SIZE)
-    buffer = io.BytesIO()
-    small.save(buffer, format="PNG", optimize=True)
-    tiny = small.convert("RGB")
-    tiny.thumbnail((32, 32))
-    import blurhash
-
-    pixels = tiny.load()
-    rows = [[list(pixels[x, y]) for x in range(tiny.width)] for y in range(tiny.height)]
-    hash_ = blurhash.encode(rows, components_x=4, components_y=3)
-    return {"encoded": encoded, "small": buffer.getvalue(), "small_size": small.size,
-            "blurhash": hash_}
 
 
 def _store(item: dict[str, Any], data: bytes) -> tuple[dict[str, Any], list[str]]:

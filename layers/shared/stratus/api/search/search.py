@@ -32,6 +32,7 @@ from stratus.repo import relationships as relationships_repo
 from stratus.repo import search as repo
 from stratus.repo import statuses as statuses_repo
 from stratus.repo import tags as tags_repo
+from stratus.repo.search import index_tags
 from stratus.text import formatter
 from stratus.text.words import account_words, status_words, words
 
@@ -266,15 +267,6 @@ def _take(items: Iterator[str], count: int) -> Iterator[str]:
         if position >= count:
             return
         yield item
-
-
-def index_tags(names: list[str]) -> int:
-    """Tags a status used: index those seen for the first time (Mastodon creates the Tag)."""
-    wanted = list(dict.fromkeys(formatter.normalize_tag(n) for n in names if n))
-    new = repo.unindexed_tags(wanted) if wanted else []
-    for name in new:
-        repo.index_tag(name)
-    return len(new)
 
 
 # --- statuses -----------------------------------------------------------------------------------
