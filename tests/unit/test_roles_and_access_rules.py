@@ -11,6 +11,8 @@ from stratus.api.admin import access_blocks
 from stratus.core import warm
 from stratus.model import roles
 from stratus.model.roles import Permission as P
+from stratus.read import access_blocks as ip_rules
+from stratus.repo import base
 
 
 def test_computed_permissions_include_everyone_and_administrator():
@@ -41,16 +43,16 @@ def test_the_strictest_covering_ip_block_applies(monkeypatch):
               (ipaddress.ip_network("10.1.0.0/16"), 9999, None),
               (ipaddress.ip_network("10.2.0.0/16"), 9999, 100),  # expired at 100
               (ipaddress.ip_network("2001:db8::/32"), 5500, None)]
-    monkeypatch.setattr(access_blocks, "_ip_blocks", warm.Warm(lambda: blocks, 60))
-    monkeypatch.setattr(access_blocks.base, "now_epoch", lambda: 200)
-    assert access_blocks.ip_severity("10.1.2.3") == "no_access"
-    assert access_blocks.ip_severity("10.2.0.1") == "sign_up_requires_approval"
-    assert access_blocks.ip_severity("10.9.9.9") == "sign_up_requires_approval"
-    assert access_blocks.ip_severity("2001:db8::5") == "sign_up_block"
-    assert access_blocks.ip_severity("::ffff:10.1.0.1") == "no_access"
-    assert access_blocks.ip_severity("192.0.2.1") is None
-    assert access_blocks.ip_severity("testclient") is None
-    assert access_blocks.denies_access("10.1.0.9") and not access_blocks.denies_access("10.0.0.1")
+    monkeypatch.setattr(ip_rules, "_ip_blocks", warm.Warm(lambda: blocks, 60))
+    monkeypatch.setattr(base, "now_epoch", lambda: 200)
+    assert ip_rules.ip_severity("10.1.2.3") == "no_access"
+    assert ip_rules.ip_severity("10.2.0.1") == "sign_up_requires_approval"
+    assert ip_rules.ip_severity("10.9.9.9") == "sign_up_requires_approval"
+    assert ip_rules.ip_severity("2001:db8::5") == "sign_up_block"
+    assert ip_rules.ip_severity("::ffff:10.1.0.1") == "no_access"
+    assert ip_rules.ip_severity("192.0.2.1") is None
+    assert ip_rules.ip_severity("testclient") is None
+    assert ip_rules.denies_access("10.1.0.9") and not ip_rules.denies_access("10.0.0.1")
 
 
 def test_a_warm_value_is_reloaded_after_its_ttl_or_when_forgotten(monkeypatch):

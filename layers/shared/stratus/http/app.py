@@ -18,11 +18,11 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse as StarletteJSONResponse
 
-from stratus.api.admin import access_blocks
 from stratus.core.errors import ApiError
 from stratus.core.observability import logger
 from stratus.http import client as caller
 from stratus.http.cache import PRIVATE
+from stratus.read import access_blocks
 
 
 class JSONResponse(StarletteJSONResponse):
@@ -75,7 +75,7 @@ def create_app(routers: Iterable[APIRouter], *, name: str = "stratus") -> FastAP
     @app.middleware("http")
     async def ip_blocks(request: Request, call_next):
         # Roles area: an address under a `no_access` IP block gets nothing (Mastodon's
-        # Rack::Attack blocklist), sign-in included (api/admin/access_blocks.py).
+        # Rack::Attack blocklist), sign-in included (read/access_blocks.py).
         if access_blocks.denies_access(caller.client_ip(request)):
             return _error(403, {"error": "This action is not allowed"})
         return await call_next(request)

@@ -27,18 +27,33 @@ def _sentinel(kind: str, block: dict[str, Any]) -> dict[str, str] | None:
     return None
 
 
+def _record(item: dict[str, Any]) -> dict[str, Any]:
+    """A block as the use cases see it: its own fields, without the item's keys and type."""
+    return {k: v for k, v in item.items() if k not in ("PK", "SK", "type")}
+
+
 def get(kind: str, block_id: str) -> dict[str, Any] | None:
-    return base.get(_KEY[kind](block_id))
+    item = base.get(_KEY[kind](block_id))
+    return _record(item) if item is not None else None
 
 
-def page(kind: str, *, lo: str, hi: str, descending: bool, limit: int) -> list[dict[str, Any]]:
-    return list(base.query(_PARTITION[kind], sk_between=(lo, hi), descending=descending,
-                           limit=limit))
+def page(kind: str, *, low: int | None, high: int | None, descending: bool, limit: int
+         ) -> list[dict[str, Any]]:
+    """Up to `limit` blocks of a kind with ids in [low, high] (None: unbounded), by id."""
+    return [_record(item) for item in base.query(
+        _PARTITION[kind], sk_between=keys.id_range(low, high), descending=descending,
+        limit=limit)]
 
 
 def all_ip_blocks() -> list[dict[str, Any]]:
     """Every live IP block: one Query (expired ones are left out)."""
     return list(base.query(keys.IP_BLOCKS_PK))
+
+
+def expired(ttl: int | None) -> bool:
+    """Whether a block that ends at `ttl` (epoch seconds; None: never) has ended. TTL deletes
+    are late, so a block kept in memory is checked again at each use."""
+    return ttl is not None and int(ttl) <= base.now_epoch()
 
 
 def create_ops(kind: str, block: dict[str, Any], *, taken: Exception) -> list[base.Op]:

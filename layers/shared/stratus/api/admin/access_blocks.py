@@ -9,8 +9,8 @@ and where they apply — sign-up, sign-in and every request from a `no_access` a
   dots and anything after `+` removed from the local part (Mastodon's EmailHelper), SHA-256.
 - An IP block applies by the request's source address as API Gateway saw it:
   `sign_up_requires_approval` holds sign-ups for review, `sign_up_block` refuses them,
-  `no_access` refuses every request (sign-in included). IP blocks are few: the whole set is one
-  Query, kept per warm Lambda for `IP_BLOCKS_TTL` seconds.
+  `no_access` refuses every request (sign-in included); every request reads them through
+  read/access_blocks.py.
 """
 
 from __future__ import annotations
@@ -21,16 +21,16 @@ from datetime import timedelta
 from typing import Any
 
 from stratus.api.graph.blocks import _domain as normalise_domain
-from stratus.core import clock, ids, warm
+from stratus.core import clock, ids
 from stratus.core.errors import Forbidden, NotFound, Unprocessable, ValidationFailed
 from stratus.core.paging import Page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
+from stratus.read import access_blocks as ip_rules
+from stratus.read.access_blocks import SEVERITIES
 from stratus.repo import access_blocks as repo
-from stratus.repo import audit, base, keys
+from stratus.repo import audit, transaction
 
-SEVERITIES = {"sign_up_requires_approval": 5000, "sign_up_block": 5500, "no_access": 9999}
-IP_BLOCKS_TTL = 60.0
 HISTORY_DAYS = 7
 NOT_ALLOWED = "This action is not allowed"
 TAKEN = ("ERR_TAKEN", "has already been taken")
@@ -38,15 +38,17 @@ BLOCKED_EMAIL = ("ERR_BLOCKED", "uses a disallowed e-mail provider")
 HASH_LENGTH = 64
 
 
-def _audit(actor: Viewer, action: str, target_type: str, target_id: str, name: str) -> base.Op:
+def _audit(actor: Viewer, action: str, target_type: str, target_id: str, name: str
+           ) -> transaction.Op:
     return audit.entry_op({"id": ids.new_id(), "account_id": actor.account_id, "action": action,
                            "target_type": target_type, "target_id": str(target_id),
                            "human_identifier": name, "created_at": clock.iso(clock.now())})
 
 
 def _page(kind: str, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
-    lo, hi = keys.id_range(*page.id_range())
-    items = repo.page(kind, lo=lo, hi=hi, descending=not page.ascending, limit=page.limit)
+    low, high = page.id_range()
+    items = repo.page(kind, low=low, high=high, descending=not page.ascending,
+                      limit=page.limit)
     if page.ascending:
         items.reverse()
     return items, ([items[0]["id"], items[-1]["id"]] if items else [])
@@ -90,7 +92,7 @@ def create_email_domain_block(actor: Viewer, params: dict[str, Any]) -> dict[str
     domain = normalise_domain(params.get("domain"))
     block = {"id": ids.new_id(), "domain": domain, "created_at": clock.iso(clock.now()),
              "allow_with_approval": flag(params.get("allow_with_approval"))}
-    base.transact([*repo.create_ops(repo.EMAIL_DOMAIN, block,
+    transaction.write([*repo.create_ops(repo.EMAIL_DOMAIN, block,
                                     taken=ValidationFailed({"domain": [TAKEN]})),
                    _audit(actor, "create", "EmailDomainBlock", block["id"], domain)])
     return render_email_domain_block(block)
@@ -98,7 +100,7 @@ def create_email_domain_block(actor: Viewer, params: dict[str, Any]) -> dict[str
 
 def delete_email_domain_block(actor: Viewer, block_id: str) -> None:
     block = _get(repo.EMAIL_DOMAIN, block_id)
-    base.transact([*repo.delete_ops(repo.EMAIL_DOMAIN, block),
+    transaction.write([*repo.delete_ops(repo.EMAIL_DOMAIN, block),
                    _audit(actor, "destroy", "EmailDomainBlock", block["id"], block["domain"])])
 
 
@@ -156,7 +158,7 @@ def create_canonical_email_block(actor: Viewer, params: dict[str, Any]) -> dict[
         raise ValidationFailed({"canonical_email_hash": [("ERR_BLANK", "can't be blank")]})
     block = {"id": ids.new_id(), "canonical_email_hash": digest,
              "created_at": clock.iso(clock.now())}
-    base.transact([*repo.create_ops(repo.CANONICAL, block,
+    transaction.write([*repo.create_ops(repo.CANONICAL, block,
                                     taken=ValidationFailed({"canonical_email_hash": [TAKEN]})),
                    _audit(actor, "create", "CanonicalEmailBlock", block["id"], digest)])
     return render_canonical_email_block(block)
@@ -164,7 +166,7 @@ def create_canonical_email_block(actor: Viewer, params: dict[str, Any]) -> dict[
 
 def delete_canonical_email_block(actor: Viewer, block_id: str) -> None:
     block = _get(repo.CANONICAL, block_id)
-    base.transact([*repo.delete_ops(repo.CANONICAL, block),
+    transaction.write([*repo.delete_ops(repo.CANONICAL, block),
                    _audit(actor, "destroy", "CanonicalEmailBlock", block["id"],
                           block["canonical_email_hash"])])
 
@@ -235,64 +237,34 @@ def create_ip_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     block = {"id": ids.new_id(), "created_at": clock.iso(clock.now()),
              **_ip_fields(params, creating=True)}
     block = {k: v for k, v in block.items() if v is not None}
-    base.transact([*repo.create_ops(repo.IP, block, taken=Unprocessable()),
+    transaction.write([*repo.create_ops(repo.IP, block, taken=Unprocessable()),
                    _audit(actor, "create", "IpBlock", block["id"], block["ip"])])
-    _ip_blocks.forget()
+    ip_rules.forget()
     return render_ip_block(block)
 
 
 def update_ip_block(actor: Viewer, block_id: str, params: dict[str, Any]) -> dict[str, Any]:
     block = _get(repo.IP, block_id)
     changed = {k: v for k, v in {**block, **_ip_fields(params, creating=False)}.items()
-               if v is not None and k not in ("PK", "SK", "type")}
-    base.transact([repo.replace_op(repo.IP, changed, gone=NotFound()),
+               if v is not None}
+    transaction.write([repo.replace_op(repo.IP, changed, gone=NotFound()),
                    _audit(actor, "update", "IpBlock", block["id"], changed["ip"])])
-    _ip_blocks.forget()
+    ip_rules.forget()
     return render_ip_block(changed)
 
 
 def delete_ip_block(actor: Viewer, block_id: str) -> None:
     block = _get(repo.IP, block_id)
-    base.transact([*repo.delete_ops(repo.IP, block),
+    transaction.write([*repo.delete_ops(repo.IP, block),
                    _audit(actor, "destroy", "IpBlock", block["id"], block["ip"])])
-    _ip_blocks.forget()
-
-
-def _load_ip_blocks() -> list[tuple[Any, int, int | None]]:
-    return [(ipaddress.ip_network(b["ip"]), SEVERITIES[b["severity"]],
-             int(b["ttl"]) if b.get("ttl") else None) for b in repo.all_ip_blocks()]
-
-
-_ip_blocks = warm.Warm(_load_ip_blocks, IP_BLOCKS_TTL)
-
-
-def ip_severity(address: str) -> str | None:
-    """The strictest unexpired IP block that covers `address`, or None."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
-    now = base.now_epoch()
-    found = [level for network, level, ends in _ip_blocks.get()
-             if ip.version == network.version and ip in network and (ends is None or ends > now)]
-    if not found:
-        return None
-    strictest = max(found)
-    return next(name for name, level in SEVERITIES.items() if level == strictest)
-
-
-def denies_access(address: str) -> bool:
-    """Whether every request from this address is refused (a `no_access` block)."""
-    return ip_severity(address) == "no_access"
+    ip_rules.forget()
 
 
 # --- at sign-up ------------------------------------------------------------------------------
 def screen_sign_up(email: str | None, ip: str) -> tuple[tuple[str, str] | None, bool]:
     """Before a sign-up is validated: 403 from an address whose sign-ups are blocked; else
     (the e-mail's validation error or None, whether the account must wait for approval)."""
-    severity = ip_severity(ip)
+    severity = ip_rules.ip_severity(ip)
     if severity in ("sign_up_block", "no_access"):
         raise Forbidden(NOT_ALLOWED)
     needs_approval = severity == "sign_up_requires_approval"
