@@ -6,12 +6,13 @@ from email import message_from_bytes
 from email.policy import default
 
 from stratus.core import mail
+from stratus.repo import mail as outbox
 
 
 def test_sent_mail_lands_in_the_mailbox(runtime):
     message = mail.compose("alice@example.org", "Confirm your address", "Follow this link",
                            html="<p>Follow this link</p>")
-    mail.send(message)
+    outbox.send(message)
     files = runtime.mailbox.collect()
     assert len(files) == 1 and files[0].suffix == ".eml"
     parsed = message_from_bytes(files[0].read_bytes(), policy=default)

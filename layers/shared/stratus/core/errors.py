@@ -99,3 +99,9 @@ class ValidationFailed(Unprocessable):
                                        for code, description in errors]
                                for field, errors in details.items()}},
         )
+
+
+class Permanent(ValueError):
+    """A job that running again cannot mend (jobs.messages.Poison: a message that is no job): a
+    queue worker logs and drops it (observability.sqs_batch_handler), never retries it until it
+    is dead-lettered."""

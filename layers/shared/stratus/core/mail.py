@@ -1,7 +1,7 @@
-"""Outgoing e-mail through Amazon SES (raw RFC 5322 messages).
+"""Outgoing e-mail, composed: one RFC 5322 message with a plain and an optional HTML part.
 
-In the local stack SES is the emulator's; the dev server copies every sent message into
-`.stratus/mail/` as an .eml file.
+repo/mail.send sends it through Amazon SES; in the local stack SES is the emulator's and the
+dev server copies every sent message into `.stratus/mail/` as an .eml file.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from email.message import EmailMessage
 from email.utils import formataddr, make_msgid
 
 from stratus.core.config import settings
-from stratus.repo import mail as outbox
 
 
 def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailMessage:
@@ -25,7 +24,3 @@ def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailM
     if html:
         message.add_alternative(html, subtype="html", cte="8bit")
     return message
-
-
-def send(message: EmailMessage) -> str:
-    return outbox.send_raw(message.as_bytes())

@@ -76,12 +76,12 @@ class NoTimeLeft(Exception):
 
 def _permanent(exc: BaseException) -> bool:
     """A failure that running the job again cannot mend: a message that is no job
-    (messages.Poison), or a document nested too deeply to walk (jsondoc.TooDeep, or a
+    (`Permanent`), or a document nested too deeply to walk (jsondoc.TooDeep, or a
     RecursionError from code walking one)."""
+    from stratus.core.errors import Permanent
     from stratus.core.jsondoc import TooDeep
-    from stratus.jobs.messages import Poison
 
-    return isinstance(exc, (Poison, TooDeep, RecursionError))
+    return isinstance(exc, (Permanent, TooDeep, RecursionError))
 
 
 def sqs_batch_handler(record_handler: Callable[[Any], Any], *,

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 from stratus.core import jsondoc
+from stratus.core.errors import Permanent
 
 _JOBS: dict[str, type[Job]] = {}
 
@@ -26,7 +27,7 @@ class Job:
         return {"job": self.name, **asdict(self)}
 
 
-class Poison(ValueError):
+class Poison(Permanent):
     """A message that holds no job this code can run (not JSON, nested too deeply, an unknown
     job, missing or unknown fields): running it again cannot succeed, so it is dropped
     (observability.sqs_batch_handler), not retried until it is dead-lettered."""

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from email.message import EmailMessage
+
 from stratus.repo import dedupe
 from stratus.repo.client import client
 
 
-def send_raw(message: bytes) -> str:
-    """Send one RFC 5322 message; returns SES's message id."""
-    return client("ses").send_raw_email(RawMessage={"Data": message})["MessageId"]
+def send(message: EmailMessage) -> str:
+    """Send one message (core/mail.compose) as raw RFC 5322; returns SES's message id."""
+    return client("ses").send_raw_email(RawMessage={"Data": message.as_bytes()})["MessageId"]
 
 
 def was_sent(job_id: str) -> bool:

@@ -1,0 +1,122 @@
+"""Which addresses an outbound request may reach, and the one DNS lookup that decides it
+(docs/security.md, "Outbound requests"): every address of a host must be public — no private,
+loopback, link-local, shared, multicast, reserved or unspecified address, nor an IPv6
+unique-local one, nor an IPv6 form that carries such an IPv4 address (mapped, 6to4, Teredo,
+NAT64). Stacks that are not production may reach loopback too; the test stack only loopback.
+core/outbound.py connects to the address checked here."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import Any
+
+from stratus.core.config import settings
+
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+class Refused(Exception):
+    """The fetch was not made, or its answer is not used, by one of the rules above (or the
+    remote server did not answer usefully: an error status, a timeout, a reset)."""
+
+
+class NotAllowed(Refused):
+    """The request is never made: not http(s), credentials in the URL, or a host with an
+    address that may not be reached."""
+
+
+class TimedOut(Refused):
+    """The request's or the job's deadline passed."""
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """IPv4 addresses an IPv6 address stands for (mapped, 6to4, Teredo, NAT64, compatible)."""
+    found = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if any(ip in net for net in _NAT64) or (int(ip) >> 32 == 0 and int(ip) > 1):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
+def _is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded:
+            return all(_is_public(v4) for v4 in embedded)
+        if ip.is_site_local:
+            return False
+    return ip.is_global and not (ip.is_private or ip.is_loopback or ip.is_link_local
+                                 or ip.is_multicast or ip.is_reserved or ip.is_unspecified)
+
+
+def _is_loopback(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback
+
+
+def _loopback_name(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return _is_loopback(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        return False
+
+
+def allowed_address(address: str, *, production: bool) -> bool:
+    """Whether a connection may go to `address` (loopback too outside production)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    return _is_public(ip) or (not production and _is_loopback(ip))
+
+
+_resolver = None
+
+
+def _lookup(host: str, port: int, seconds: float | None) -> list:
+    """getaddrinfo, given up after `seconds` (the resolver's own timeouts can be far longer
+    than a request's deadline); the lookup itself finishes in a background thread."""
+    if seconds is None:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    global _resolver
+    if _resolver is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="resolve")
+    pending = _resolver.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        return pending.result(timeout=max(seconds, 0.0))
+    except TimeoutError:
+        raise TimedOut(f"resolving {host} took too long") from None
+
+
+def resolve(host: str, port: int, *, production: bool | None = None,
+            deadline: Any = None) -> str:
+    """The address to connect to; Refused unless every address of the host is allowed (the
+    lookup given up when `deadline` — an outbound.Deadline — passes). The test stack reaches loopback only: its tests
+    serve their own pages, and a status that links a real site must not make a test wait on
+    the network."""
+    production = settings().is_production if production is None else production
+    if settings().environment == "test" and not production and not _loopback_name(host):
+        raise NotAllowed(f"{host} is not on loopback (the test stack fetches nothing else)")
+    try:
+        found = _lookup(host, port, deadline.left() if deadline is not None else None)
+    except (socket.gaierror, UnicodeError, OSError) as exc:
+        raise Refused(f"cannot resolve {host}: {exc}") from None
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in found))
+    if not addresses:
+        raise Refused(f"cannot resolve {host}")
+    if not all(allowed_address(a, production=production) for a in addresses):
+        raise NotAllowed(f"{host} resolves to an address that is not public")
+    # IPv4 first: every address was checked, and servers on loopback (a second local stack,
+    # a test peer) listen on 127.0.0.1 while `localhost` may resolve to ::1 first.
+    return sorted(addresses, key=lambda a: ":" in a)[0]
