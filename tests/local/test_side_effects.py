@@ -82,7 +82,7 @@ def test_a_refused_sign_up_leaves_no_trace_and_the_next_one_mails_and_counts(
 
 def test_a_worker_failing_once_is_retried_and_mails_exactly_once(
         client, runtime, drain, token, monkeypatch):
-    from stratus.core import mail
+    from stratus.repo import mail
 
     real_send, calls = mail.send, []
 
@@ -139,7 +139,7 @@ def test_work_pending_at_a_restart_runs_once_after_it(client, runtime, token, tm
     triggers none, and what comes next still works."""
     from moto.core.base_backend import BackendDict
     from starlette.testclient import TestClient
-    from stratus.core import mail
+    from stratus.repo import mail
 
     from local import snapshot
     from local.runtime import start
