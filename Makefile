@@ -44,9 +44,11 @@ dev: $(STAMP) ## run the whole stack on http://127.0.0.1:$(PORT)
 test: $(STAMP) $(NODE_STAMP) $(PEER_STAMP) ## run the test suite (one process per core, at most four)
 	$(VENV)/bin/python -m pytest -n auto --maxprocesses 4
 
-lint: $(STAMP) ## cfn-lint the template; ruff for undefined names and unused imports
+lint: $(STAMP) ## cfn-lint; ruff; the package's import contracts and circles (docs/architecture.md)
 	$(VENV)/bin/cfn-lint template.yaml
 	$(VENV)/bin/ruff check --select F,E9 layers functions local stratusctl tests
+	PYTHONPATH=layers/shared:. $(VENV)/bin/lint-imports
+	$(VENV)/bin/python -m local.import_cycles
 
 build: $(SAM_STAMP) $(STAMP) ## sam build (no container; needs python3.13, e.g. from pyenv)
 	PYENV_VERSION=3.13.0 PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM_VENV)/bin/sam build
