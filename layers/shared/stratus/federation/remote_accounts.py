@@ -24,7 +24,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from stratus.api.admin import moderation
 from stratus.core import clock, hosts, ids, jsondoc, outbound
 from stratus.core.config import settings
 from stratus.core.observability import logger
@@ -302,7 +301,7 @@ def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
            base.put_new(stats),
            base.put_new(handle),
            uris.claim_op(profile["uri"], "account", profile["id"], owner_uri=profile["uri"]),
-           *moderation.index_ops(profile, None),
+           *moderation_repo.index_ops(profile, None),
            *accounts_repo.remote_index_ops(profile)]
     if profile.get("key_id") and profile["key_id"] != profile["uri"]:
         ops.append(uris.claim_op(profile["key_id"], "key", profile["id"],
@@ -506,8 +505,8 @@ def remove(account_id: str) -> None:
         except base.ConditionFailed:
             pass  # a purge is under way
         return
-    moderation.suspend(account_id, at=now, origin="remote",
-                       also=[moderation_repo.purge_request_op(request)])
+    moderation_repo.suspend(account_id, at=now, origin="remote",
+                            also=[moderation_repo.purge_request_op(request)])
 
 
 # --- WebFinger -----------------------------------------------------------------------------------

@@ -24,10 +24,12 @@ def by_target(target_type: str, target_id: str) -> list[dict[str, Any]]:
 
 
 # --- listing (actions: GET /api/v1/admin/action_logs) -------------------------------------------
-def entries(*, actor_id: str | None, targets: list[tuple[str, str]], lo: str, hi: str,
-            descending: bool, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
-    """Index entries of the log in id order: by actor (GSI1), by any of `targets` (GSI2,
-    merged) or all of it (GSI3)."""
+def entries(*, actor_id: str | None, targets: list[tuple[str, str]], low: int | None,
+            high: int | None, descending: bool, budget: Budget, step: int
+            ) -> Iterator[dict[str, Any]]:
+    """Index entries of the log in id order, ids in [low, high] (None: unbounded): by actor
+    (GSI1), by any of `targets` (GSI2, merged) or all of it (GSI3)."""
+    lo, hi = keys.id_range(low, high)
     if targets:
         streams = [base.query(audit_on_partition, index="GSI2", sk_between=(lo, hi),
                               descending=descending, budget=budget, step=step)

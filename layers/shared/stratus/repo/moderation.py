@@ -1,14 +1,26 @@
-"""Moderation in the Main table: the staff index entries that follow an account's moderation
-state, warnings (Mastodon's strikes), purge requests, and the bounded reads a purge walks.
+"""Moderation in the Main table: an account's moderation state and the staff index entries that
+follow it, warnings (Mastodon's strikes), purge requests, and the bounded reads and writes a
+purge walks.
 
 The moderation state itself is attributes of the PROFILE item (`suspended_at`,
 `suspension_origin`, `silenced_at`, `sensitized_at`, `deletion_requested_at`) and of the USER
-item (`disabled`), so every read that renders an account already has it."""
+item (`disabled`), so every read that renders an account already has it. Each change is one
+transaction with the staff index entries that list the account by state (and what the caller
+adds: an audit entry, a warning).
+
+`suspend`, `unsuspend`, `silence` and `unsilence` are what both the staff actions
+(api/admin/moderation.py) and the domain-block state machine (workers/moderation.py) apply:
+each is idempotent, and an undo given `at` only undoes the state set at that moment (a domain
+block undoes only what it did)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+from stratus.core.errors import NotFound
+from stratus.core.paging import Budget
+from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys
 from stratus.repo.accounts import admin_item
 
@@ -22,11 +34,28 @@ def admin_flag_item(account_id: str, origin: str, flag: str) -> dict[str, Any]:
             **keys.admin_flag_index_keys(account_id, origin, flag)}
 
 
-def index_ops(account_id: str, origin: str, status: str, flags: set[str]) -> list[base.Op]:
-    """Put the account's main staff index entry and exactly the flag entries it should have."""
-    ops = [base.Op("Put", item=admin_item(account_id, origin, status))]
-    for flag in FLAGS:
-        if flag in flags:
+def listing_status(profile: dict[str, Any], user: dict[str, Any]) -> str:
+    """The main listing status. Mastodon's filters overlap: a suspended account is listed
+    only as suspended (its `disabled` excludes suspended ones), a silenced or sensitized one
+    is also active — those two have index entries of their own (`FLAGS`)."""
+    if profile.get("suspended_at"):
+        return "suspended"
+    if not user.get("approved", True):
+        return "pending"
+    if user.get("disabled"):
+        return "disabled"
+    return "active"
+
+
+def index_ops(profile: dict[str, Any], user: dict[str, Any] | None) -> list[base.Op]:
+    """Put the account's main staff index entry (origin and status, which the listing queries
+    by) and exactly the flag entries its state calls for."""
+    account_id = profile["id"]
+    origin = "remote" if profile.get("domain") else "local"
+    ops = [base.Op("Put", item=admin_item(account_id, origin,
+                                          listing_status(profile, user or {})))]
+    for flag, attribute in FLAGS.items():
+        if profile.get(attribute):
             ops.append(base.Op("Put", item=admin_flag_item(account_id, origin, flag)))
         else:
             ops.append(base.Op("Delete", key=keys.account_admin_flag(account_id, flag)))
@@ -35,6 +64,139 @@ def index_ops(account_id: str, origin: str, status: str, flags: set[str]) -> lis
 
 def flag_keys(account_id: str) -> list[dict[str, str]]:
     return [keys.account_admin_flag(account_id, flag) for flag in FLAGS]
+
+
+def listing(origin: str | None, status: str | None, *, low: int | None, high: int | None,
+            descending: bool, budget: Budget | None = None, step: int = 100
+            ) -> Iterator[dict[str, Any]]:
+    """Staff index entries (`account_id`) in id order, ids in [low, high] (None: unbounded);
+    a status without an origin merges both origins."""
+    lo, hi = keys.id_range(low, high)
+    return accounts_repo.admin_page(origin, status, lo=lo, hi=hi, descending=descending,
+                                    budget=budget, step=step)
+
+
+# --- pending sign-ups -----------------------------------------------------------------------------
+def approve_ops(profile: dict[str, Any], user: dict[str, Any], *,
+                on_conflict: Exception) -> list[base.Op]:
+    """Approve a pending sign-up, with the staff index entry that follows. Conditional: two
+    staff approving at once (or approve racing reject) cannot both win (`on_conflict`)."""
+    account_id = profile["id"]
+    origin = "remote" if profile.get("domain") else "local"
+    return [base.Op("Update", key=keys.account_user(account_id),
+                    expression="SET approved = :yes", condition="approved = :no",
+                    vals={":yes": True, ":no": False}, on_conflict=on_conflict),
+            base.Op("Put", item=admin_item(account_id, origin,
+                                           listing_status(profile, {**user, "approved": True})))]
+
+
+def reject_ops(profile: dict[str, Any], user: dict[str, Any], confirmation_hash: str | None,
+               *, on_conflict: Exception) -> list[base.Op]:
+    """Delete a pending sign-up's account and free its username and e-mail (and its pending
+    confirmation, by the hash of its token). Conditional on the user still awaiting approval
+    (`on_conflict`)."""
+    account_id = profile["id"]
+    ops = [base.Op("Delete", key=keys.account_user(account_id), condition="approved = :no",
+                   vals={":no": False}, on_conflict=on_conflict)]
+    ops += [base.Op("Delete", key=k) for k in accounts_repo.account_item_keys(account_id)
+            if k["SK"] != "USER"]
+    ops.append(base.Op("Delete", key=keys.handle(profile["username"])))
+    ops.append(base.Op("Delete", key=keys.email(user["email"])))
+    if confirmation_hash:
+        ops.append(base.Op("Delete", key=keys.confirmation(confirmation_hash)))
+    return ops
+
+
+# --- the state ------------------------------------------------------------------------------------
+def _change(account_id: str, *, profile: dict[str, Any] | None = None,
+            user: dict[str, Any] | None = None, condition: str, vals: dict[str, Any],
+            on_user: bool = False, also: list[base.Op] = ()) -> bool:
+    """Apply `profile` / `user` attribute changes (None removes) under `condition` (on the
+    PROFILE item, or the USER item with `on_user`), with the index entries that follow and
+    `also`. False when the condition did not hold: nothing was written."""
+    bundle = accounts_repo.get_bundle(account_id, (accounts_repo.PROFILE, accounts_repo.USER))
+    current_profile = bundle.get(accounts_repo.PROFILE)
+    current_user = bundle.get(accounts_repo.USER)
+    if current_profile is None:
+        raise NotFound()
+    new_profile = {k: v for k, v in {**current_profile, **(profile or {})}.items()
+                   if v is not None}
+    new_user = ({k: v for k, v in {**current_user, **(user or {})}.items() if v is not None}
+                if current_user else None)
+    ops: list[base.Op] = []
+    for key, changes, guarded in ((keys.account_profile(account_id), profile, not on_user),
+                                  (keys.account_user(account_id), user, on_user)):
+        if changes is None and not guarded:
+            continue
+        op = base.set_op(key, changes or {}, condition=None)
+        if guarded:
+            op.condition = condition
+            op.vals.update(vals)
+            op.on_conflict = None
+            if not op.expression:  # a condition check alone
+                op = base.Op("ConditionCheck", key=key, condition=condition, vals=vals)
+        ops.append(op)
+    ops += index_ops(new_profile, new_user)
+    ops += list(also)
+    try:
+        base.transact(ops)
+    except base.ConditionFailed:
+        return False
+    return True
+
+
+def suspend(account_id: str, *, at: str, origin: str, also: list[base.Op] = ()) -> bool:
+    """Suspend (once): the account disappears from the API; a local suspension of a local
+    account can be purged (its deletion request) until it is undone."""
+    changes: dict[str, Any] = {"suspended_at": at, "suspension_origin": origin}
+    if origin == "local":
+        changes["deletion_requested_at"] = at
+    return _change(account_id, profile=changes, condition="attribute_not_exists(suspended_at)",
+                   vals={}, also=also)
+
+
+def unsuspend(account_id: str, *, at: str | None = None, also: list[base.Op] = ()) -> bool:
+    changes = {"suspended_at": None, "suspension_origin": None, "deletion_requested_at": None}
+    if at is None:
+        return _change(account_id, profile=changes, condition="attribute_exists(suspended_at)",
+                       vals={}, also=also)
+    return _change(account_id, profile=changes, condition="suspended_at = :was",
+                   vals={":was": at}, also=also)
+
+
+def silence(account_id: str, *, at: str, also: list[base.Op] = ()) -> bool:
+    return _change(account_id, profile={"silenced_at": at},
+                   condition="attribute_not_exists(silenced_at)", vals={}, also=also)
+
+
+def unsilence(account_id: str, *, at: str | None = None, also: list[base.Op] = ()) -> bool:
+    if at is None:
+        return _change(account_id, profile={"silenced_at": None},
+                       condition="attribute_exists(silenced_at)", vals={}, also=also)
+    return _change(account_id, profile={"silenced_at": None}, condition="silenced_at = :was",
+                   vals={":was": at}, also=also)
+
+
+def sensitize(account_id: str, *, at: str, also: list[base.Op] = ()) -> bool:
+    return _change(account_id, profile={"sensitized_at": at},
+                   condition="attribute_not_exists(sensitized_at)", vals={}, also=also)
+
+
+def unsensitize(account_id: str, *, also: list[base.Op] = ()) -> bool:
+    return _change(account_id, profile={"sensitized_at": None},
+                   condition="attribute_exists(sensitized_at)", vals={}, also=also)
+
+
+def disable(account_id: str, *, also: list[base.Op] = ()) -> bool:
+    """The user can no longer sign in or use its tokens (they work again once enabled)."""
+    return _change(account_id, user={"disabled": True}, on_user=True,
+                   condition="attribute_exists(PK) AND (attribute_not_exists(disabled) "
+                             "OR disabled = :no)", vals={":no": False}, also=also)
+
+
+def enable(account_id: str, *, also: list[base.Op] = ()) -> bool:
+    return _change(account_id, user={"disabled": False}, on_user=True,
+                   condition="disabled = :yes", vals={":yes": True}, also=also)
 
 
 # --- warnings ---------------------------------------------------------------------------------
@@ -63,6 +225,41 @@ def delete_purge_request_op(account_id: str) -> base.Op:
 
 
 # --- what a purge walks: each read returns the first `limit` of what is left -----------------
+def remove(item_keys: list[dict[str, str]]) -> None:
+    """Delete what one of the reads below found (batched; deleting what is gone is a no-op)."""
+    base.delete_many(item_keys)
+
+
+def remove_statuses(statuses: list[dict[str, Any]], media_items: list[dict[str, Any]]) -> None:
+    """Delete statuses with their media items, stats and polls; the status items last: their
+    removal is what starts the deletion cascade (likes, boosts, notifications, feeds)."""
+    doomed = [keys.media(item["id"]) for item in media_items]
+    for status in statuses:
+        doomed.append(keys.status_stats(status["id"]))
+        if status.get("poll_id"):
+            doomed.append(keys.poll(status["poll_id"]))
+    base.delete_many(doomed)
+    base.delete_many([keys.status(s["id"]) for s in statuses])
+
+
+# What of a profile a purge keeps (Mastodon keeps the account record: the name stays taken).
+KEPT_PROFILE = ("PK", "SK", "type", "id", "username", "domain", "created_at", "url", "uri",
+                "suspended_at", "suspension_origin")
+
+
+def leave_shell(profile: dict[str, Any]) -> None:
+    """The end of a purge: the profile cut down to what is kept (no longer
+    `deletion_requested_at`, so it cannot be purged again), the user gone (its handle and
+    e-mail sentinels stay: both remain reserved), the request done, the index entries that
+    state calls for — in one transaction."""
+    account_id = profile["id"]
+    shell = {k: v for k, v in profile.items() if k in KEPT_PROFILE}
+    base.transact([base.Op("Put", item=shell),
+                   base.Op("Delete", key=keys.account_user(account_id)),
+                   delete_purge_request_op(account_id),
+                   *index_ops(shell, None)])
+
+
 def status_entries(account_id: str, limit: int) -> tuple[int, list[dict[str, Any]]]:
     """The account's statuses (boosts included): how many index entries were found (an index
     lags its table: an entry may still name a status just deleted) and the full items."""

@@ -1,14 +1,17 @@
-"""Mail jobs: what to send for a job message, composed and sent through SES."""
+"""Mail jobs: what to send for a job message, composed and sent through SES (a moderation
+warning's mail is composed here; a confirmation's and a trends review's where they are read)."""
 
 from __future__ import annotations
 
 from stratus.api.accounts import accounts
-from stratus.api.admin import moderation
 from stratus.api.trends import trends
 from stratus.core import mail
+from stratus.core.config import settings
 from stratus.jobs import messages as jobs
+from stratus.read import settings as settings_service
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import mail as outbox
+from stratus.repo import moderation as moderation_repo
 
 
 def handle(job: jobs.Job) -> bool:
@@ -20,7 +23,7 @@ def handle(job: jobs.Job) -> bool:
     if isinstance(job, jobs.ConfirmationMail):
         compose = lambda: accounts.confirmation_mail(job.account_id, job.nonce)  # noqa: E731
     elif isinstance(job, jobs.WarningMail):
-        compose = lambda: moderation.warning_mail(job.account_id, job.warning_id)  # noqa: E731
+        compose = lambda: warning_mail(job.account_id, job.warning_id)  # noqa: E731
     else:
         raise ValueError(f"not a mail job: {job.name}")
     if job.event_id and outbox.was_sent(job.event_id):
@@ -52,3 +55,41 @@ def _trends_review(job: jobs.TrendsReviewMail) -> bool:
         outbox.mark_sent(marker)
         sent = True
     return sent
+
+
+# --- warning mail ----------------------------------------------------------------------------
+SUBJECTS = {
+    "none": "Warning for {acct}",
+    "disable": "Your account {acct} has been frozen",
+    "sensitive": "Your account {acct} posting media has been marked as sensitive",
+    "silence": "Your account {acct} has been limited",
+    "suspend": "Your account {acct} has been suspended",
+}
+EXPLANATIONS = {
+    "none": "A moderator has sent you a warning.",
+    "disable": "You can no longer use your account, but your profile and other data remain "
+               "intact.",
+    "sensitive": "From now on, all your uploaded media files will be marked as sensitive and "
+                 "hidden behind a click-through warning.",
+    "silence": "Your account has been limited: only people who already follow you will see "
+               "your posts on this server, and you may be excluded from public listings.",
+    "suspend": "You can no longer use your account, and your profile and other data are no "
+               "longer accessible.",
+}
+
+
+def warning_mail(account_id: str, warning_id: str) -> tuple[str, str, str] | None:
+    """(to, subject, body) of a warning's mail (Mastodon's UserMailer#warning), or None when
+    the user or the warning is gone."""
+    warning = moderation_repo.get_warning(account_id, warning_id)
+    user = accounts_repo.get_user(account_id)
+    profile = accounts_repo.get_profile(account_id)
+    if warning is None or user is None or profile is None:
+        return None
+    title = settings_service.current()["site_title"]
+    acct = f"@{profile['username']}@{settings().domain}"
+    body = f"Hello @{profile['username']},\n\n{EXPLANATIONS[warning['action']]}\n"
+    if warning.get("text"):
+        body += f"\nNote from the moderators of {title}:\n\n{warning['text']}\n"
+    body += f"\n{title} ({settings().base_url})\n"
+    return user["email"], SUBJECTS[warning["action"]].format(acct=acct), body

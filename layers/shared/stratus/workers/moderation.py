@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.admin import moderation
 from stratus.core import hosts
 from stratus.repo import accounts as repo
+from stratus.repo import moderation
 
 HOSTS_PER_STEP = 1000
 ACCOUNTS_PER_STEP = 100

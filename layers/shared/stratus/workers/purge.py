@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import base, keys, media
+from stratus.repo import media
 from stratus.repo import moderation as repo
 from stratus.repo import oauth as oauth_repo
 
@@ -24,10 +24,6 @@ PHASES = ("statuses", "followers", "list_memberships", "notifications", "notific
           "tokens", "partition", "finish")
 STATUSES_PER_STEP = 25
 ITEMS_PER_STEP = 100
-
-# What of a profile a purge keeps (Mastodon keeps the account record: the name stays taken).
-KEPT_PROFILE = ("PK", "SK", "type", "id", "username", "domain", "created_at", "url", "uri",
-                "suspended_at", "suspension_origin")
 
 
 def start(state: dict[str, Any]) -> dict[str, Any]:
@@ -49,13 +45,7 @@ def _statuses(account_id: str) -> int:
         for key in (item.get("file_key"), item.get("small_key")):
             if key:
                 media.delete_object(key)
-    doomed = [keys.media(item["id"]) for item in media_items]
-    for status in found:
-        doomed += [keys.status_stats(status["id"])]
-        if status.get("poll_id"):
-            doomed.append(keys.poll(status["poll_id"]))
-    base.delete_many(doomed)
-    base.delete_many([keys.status(s["id"]) for s in found])  # last: the cascade starts here
+    repo.remove_statuses(found, media_items)  # the statuses last: the cascade starts there
     return entries
 
 
@@ -69,7 +59,7 @@ def _tokens(account_id: str) -> int:
 def _deleting(read) -> Any:
     def run(account_id: str) -> int:
         found = read(account_id, ITEMS_PER_STEP)
-        base.delete_many(found)
+        repo.remove(found)
         return len(found)
     return run
 
@@ -84,14 +74,7 @@ def _finish(account_id: str) -> int:
     for attribute in ("avatar_key", "avatar_static_key", "header_key", "header_static_key"):
         if profile.get(attribute):
             media.delete_object(profile[attribute])
-    shell = {k: v for k, v in profile.items() if k in KEPT_PROFILE}
-    # Purged: no longer `deletion_requested_at`, so it cannot be purged again.
-    from stratus.api.admin import moderation
-
-    base.transact([base.Op("Put", item=shell),
-                   base.Op("Delete", key=keys.account_user(account_id)),
-                   repo.delete_purge_request_op(account_id),
-                   *moderation.index_ops(shell, None)])
+    repo.leave_shell(profile)
     return 1
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from stratus.core import ids
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.read import status_views
-from stratus.repo import audit, keys
+from stratus.repo import audit
 
 
 def _param_id(value: Any) -> str | None:
@@ -33,10 +33,11 @@ def page(params: dict[str, Any], page: Page) -> tuple[list[dict[str, Any]], list
                                                     and not target):
         return [], []  # an id that cannot exist matches nothing
     targets = [("Account", target), ("User", target)] if target else []
-    lo, hi = keys.id_range(*page.id_range())
+    low, high = page.id_range()
     budget = Budget(entries=max(400, 2 * page.limit))
-    stream = audit.entries(actor_id=None if targets else actor, targets=targets, lo=lo, hi=hi,
-                           descending=not page.ascending, budget=budget, step=page.step)
+    stream = audit.entries(actor_id=None if targets else actor, targets=targets, low=low,
+                           high=high, descending=not page.ascending, budget=budget,
+                           step=page.step)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         found = audit.get_many(batch)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from stratus.api.accounts.accounts import admin_entry, confirmation_token
+from stratus.api.accounts.accounts import confirmation_token
 from stratus.auth import identity
 from stratus.auth.tokens import digest
 from stratus.convert import accounts as convert
@@ -16,10 +16,11 @@ from stratus.core.paging import EXAMINED_PER_PAGE, Budget, Page, fill_page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
 from stratus.repo import accounts as repo
-from stratus.repo import audit, base, keys
+from stratus.repo import audit, transaction
+from stratus.repo import moderation as moderation_repo
 from stratus.repo import oauth as oauth_repo
 
-# Listing states, each an index partition (api/admin/moderation.py keeps them in step).
+# Listing states, each an index partition (repo/moderation.py keeps them in step).
 STATUSES = ("active", "pending", "disabled", "silenced", "suspended", "sensitized")
 NOT_ALLOWED = "This action is not allowed"
 
@@ -46,10 +47,10 @@ def v2_filters(params: dict[str, Any]) -> dict[str, Any]:
 
 def _entries(filters: dict[str, Any], page: Page, budget: Budget
              ) -> Iterator[dict[str, Any]]:
-    lo, hi = keys.id_range(*page.id_range())
-    return repo.admin_page(filters.get("origin"), filters.get("status"), lo=lo, hi=hi,
-                           descending=not page.ascending, budget=budget,
-                           step=page.step)
+    low, high = page.id_range()
+    return moderation_repo.listing(filters.get("origin"), filters.get("status"), low=low,
+                                   high=high, descending=not page.ascending, budget=budget,
+                                   step=page.step)
 
 
 def _matches(bundle: dict[str, dict[str, Any]], filters: dict[str, Any]) -> bool:
@@ -110,7 +111,7 @@ def get_account(account_id: str) -> dict[str, Any]:
     return _render(_bundle(account_id))
 
 
-def _audit(actor: Viewer, action: str, profile: dict[str, Any]) -> base.Op:
+def _audit(actor: Viewer, action: str, profile: dict[str, Any]) -> transaction.Op:
     return audit.entry_op({"id": ids.new_id(), "account_id": actor.account_id, "action": action,
                            "target_type": "User", "target_id": str(profile["id"]),
                            "human_identifier": profile["username"],
@@ -122,15 +123,10 @@ def approve(actor: Viewer, account_id: str) -> dict[str, Any]:
     profile, user = bundle[repo.PROFILE], bundle.get(repo.USER)
     if user is None or profile.get("domain") or user.get("approved", True):
         raise Forbidden(NOT_ALLOWED)
-    approved_user = {**user, "approved": True}
-    base.transact([
-        # Conditional: two staff approving at once (or approve racing reject) cannot both win.
-        base.Op("Update", key=keys.account_user(account_id), expression="SET approved = :yes",
-                condition="approved = :no", vals={":yes": True, ":no": False},
-                on_conflict=Forbidden(NOT_ALLOWED)),
-        base.Op("Put", item=admin_entry(profile, approved_user)),
-        _audit(actor, "approve", profile),
-    ])
+    # Conditional: two staff approving at once (or approve racing reject) cannot both win.
+    transaction.write([*moderation_repo.approve_ops(profile, user,
+                                                    on_conflict=Forbidden(NOT_ALLOWED)),
+                       _audit(actor, "approve", profile)])
     return get_account(account_id)
 
 
@@ -140,16 +136,10 @@ def reject(actor: Viewer, account_id: str) -> None:
     profile, user = bundle[repo.PROFILE], bundle.get(repo.USER)
     if user is None or profile.get("domain") or user.get("approved", True):
         raise Forbidden(NOT_ALLOWED)
-    ops = [base.Op("Delete", key=keys.account_user(account_id), condition="approved = :no",
-                   vals={":no": False}, on_conflict=Forbidden(NOT_ALLOWED))]
-    ops += [base.Op("Delete", key=k) for k in repo.account_item_keys(account_id)
-            if k["SK"] != "USER"]
-    ops.append(base.Op("Delete", key=keys.handle(profile["username"])))
-    ops.append(base.Op("Delete", key=keys.email(user["email"])))
-    if user.get("confirmation_nonce"):
-        ops.append(base.Op("Delete", key=keys.confirmation(
-            digest(confirmation_token(account_id, user["confirmation_nonce"])))))
-    ops.append(_audit(actor, "reject", profile))
-    base.transact(ops)
+    nonce = user.get("confirmation_nonce")
+    confirmation_hash = digest(confirmation_token(account_id, nonce)) if nonce else None
+    transaction.write([*moderation_repo.reject_ops(profile, user, confirmation_hash,
+                                                   on_conflict=Forbidden(NOT_ALLOWED)),
+                       _audit(actor, "reject", profile)])
     for token in oauth_repo.account_tokens(account_id):
         oauth_repo.delete_token(token)

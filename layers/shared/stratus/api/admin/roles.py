@@ -26,7 +26,7 @@ from stratus.core.params import flag
 from stratus.model import roles
 from stratus.model.viewer import Viewer
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import audit, base
+from stratus.repo import audit, transaction
 from stratus.repo import roles as repo
 
 NOT_ALLOWED = "This action is not allowed"
@@ -122,7 +122,8 @@ def _check_elevation(actor: Viewer, permissions: int | None, position: int | Non
         details.setdefault("position", []).append(ELEVATED_POSITION)
 
 
-def _audit(actor: Viewer, action: str, target_type: str, target_id: str, name: str) -> base.Op:
+def _audit(actor: Viewer, action: str, target_type: str, target_id: str, name: str
+           ) -> transaction.Op:
     return audit.entry_op({"id": ids.new_id(), "account_id": actor.account_id, "action": action,
                            "target_type": target_type, "target_id": str(target_id),
                            "human_identifier": name, "created_at": clock.iso(clock.now())})
@@ -145,7 +146,7 @@ def create(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
         _check_elevation(actor, role.permissions, role.position, details)
     if details:
         raise ValidationFailed(details)
-    base.transact([repo.put_op(_stored(role), new=True),
+    transaction.write([repo.put_op(_stored(role), new=True),
                    _audit(actor, "create", "UserRole", role.id, role.name)])
     identity.roles_changed()
     return get_role(role.id)
@@ -178,7 +179,7 @@ def update(actor: Viewer, role_id: str, params: dict[str, Any]) -> dict[str, Any
                          fields.get("position", role.position),
                          fields.get("highlighted", role.highlighted),
                          fields.get("permissions", role.permissions))
-    base.transact([repo.put_op(_stored(changed), new=False),
+    transaction.write([repo.put_op(_stored(changed), new=False),
                    _audit(actor, "update", "UserRole", role.id, changed.name or "@everyone")])
     identity.roles_changed()
     return get_role(role.id)
@@ -188,7 +189,7 @@ def delete(actor: Viewer, role_id: str) -> None:
     role = _find(role_id)
     if role.built_in or not actor.role.overrides(role):
         raise Forbidden(NOT_ALLOWED)
-    base.transact([repo.delete_op(role.id),
+    transaction.write([repo.delete_op(role.id),
                    _audit(actor, "destroy", "UserRole", role.id, role.name)])
     identity.roles_changed()
     # Its holders hold @everyone from now on (role_for finds no role); clear their role_id so
@@ -196,8 +197,8 @@ def delete(actor: Viewer, role_id: str) -> None:
     # another role meanwhile keeps it.
     for account_id in repo.holders(role.id, limit=MOVED_PER_DELETE):
         try:
-            base.transact([repo.assign_op(account_id, None, current=role.id)])
-        except base.ConditionFailed:
+            transaction.write([repo.assign_op(account_id, None, current=role.id)])
+        except transaction.ConditionFailed:
             continue
 
 
@@ -248,7 +249,7 @@ def _change_role(actor: Viewer, profile: dict[str, Any], user: dict[str, Any],
         raise Forbidden(NOT_ALLOWED)
     new_id = new_role.id if new_role is not None else None
     if new_id != current_id:
-        base.transact([
+        transaction.write([
             repo.assign_op(account_id, new_id, current=current_id,
                            on_conflict=Forbidden(NOT_ALLOWED)),
             _audit(actor, "change_role", "User", account_id, profile["username"]),
