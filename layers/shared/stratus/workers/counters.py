@@ -69,7 +69,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         sets[(TAG, name)] = {"type": "tag_stats", "name": name}
 
     def trend_candidate(kind: str, day: str, ident: str) -> None:
-        """Something that may trend had activity on a day (api/trends/trends.py reads these)."""
+        """Something that may trend had activity on a day (api/trends/ranking.py reads these)."""
         sets[(CANDIDATE, (kind, day, ident))] = trends_repo.candidate_item(
             kind, day, ident, int(clock.now().timestamp()))
 
