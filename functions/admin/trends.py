@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-from stratus.api.trends import trends
+from stratus.api.admin import trends
 from stratus.auth.deps import Viewer, require_permission
 from stratus.core.paging import page_params
 from stratus.http.pagination import set_offset_link

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from stratus.api.accounts import accounts
-from stratus.api.oauth import oauth
+from stratus.api.oauth import authorize, oauth
 from stratus.auth.deps import Viewer, require
 from stratus.convert import accounts as convert
 from stratus.core.errors import NotFound
@@ -78,8 +78,8 @@ def _message(heading: str, message: str, *, status: int = 200, error: bool = Fal
 def _validate(params: list[tuple[str, str]]):
     """(authorization request, None) or (None, the response that explains the failure)."""
     try:
-        return oauth.validate_authorization(params), None
-    except oauth.AuthorizationFailure as exc:
+        return authorize.validate_authorization(params), None
+    except authorize.AuthorizationFailure as exc:
         if exc.redirect:
             return None, RedirectResponse(exc.redirect, status_code=302)
         return None, _message("Authorization failed", exc.message, status=400, error=True)
@@ -128,12 +128,12 @@ async def oauth_authorize_decision(request: Request):
         return failure
     try:
         if form.get("decision") != "approve":
-            location = oauth.deny(auth)
+            location = authorize.deny(auth)
             if location is None:
                 return _message("Authorization denied", "You denied the application access.")
             return RedirectResponse(location, status_code=302)
-        location, code = oauth.approve(auth, profile["id"])
-    except oauth.AuthorizationFailure as exc:
+        location, code = authorize.approve(auth, profile["id"])
+    except authorize.AuthorizationFailure as exc:
         return _message("Authorization failed", exc.message, status=400, error=True)
     if code is not None:
         return _message("Authorization code", "", code=code)

@@ -1,4 +1,4 @@
-"""Trends function: trending hashtags, statuses and links (api/trends/trends.py ranks them on a
+"""Trends function: trending hashtags, statuses and links (api/trends/ranking.py ranks them on a
 schedule; this reads the rankings)."""
 
 from __future__ import annotations

@@ -192,8 +192,8 @@ def test_scheduled_announcement_publishes_once(client, staff, users, runtime, dr
     created = announce(client, staff, scheduled_at=when)
     assert created["published"] is False and created["scheduled_at"] == when
     assert listing(client, users["ann"]) == []
-    from stratus.api.announcements import announcements
     from stratus.repo.client import client as aws
+    from stratus.workers import timers
 
     name = f"announcement-{created['id']}"
     schedule = aws("scheduler").get_schedule(Name=name)
@@ -205,7 +205,7 @@ def test_scheduled_announcement_publishes_once(client, staff, users, runtime, dr
     shown = listing(client, users["ann"])
     assert [a["id"] for a in shown] == [created["id"]] and shown[0]["published_at"]
     # the same timer job again (a redelivery) changes nothing
-    assert announcements.publish_scheduled(created["id"], when) is False
+    assert timers.publish_announcement(created["id"], when) is False
     assert client.get(f"{ADMIN}/{created['id']}", headers=staff).json()["scheduled_at"] is None
 
 

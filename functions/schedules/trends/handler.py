@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.trends import trends
+from stratus.api.trends import ranking
 from stratus.core.observability import job_handler, logger
 
 
 def _run(event: dict[str, Any], _context: Any) -> dict[str, Any]:
     task = event.get("task")
     if task == "refresh":
-        ranked = trends.refresh()
+        ranked = ranking.refresh()
         logger.info("trends ranked", extra={"ranked": ranked})
         return {"ranked": ranked}
     if task == "review":
-        asked = trends.request_review()
+        asked = ranking.request_review()
         logger.info("trends put up for review", extra={"items": len(asked)})
         return {"asked": len(asked)}
     raise ValueError(f"unknown trends task {task!r}")

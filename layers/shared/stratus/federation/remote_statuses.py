@@ -31,6 +31,7 @@ from stratus.federation.remote_accounts import as_list, first_string, host_of, u
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys, uris
+from stratus.repo import polls as polls_repo
 from stratus.repo import statuses as repo
 from stratus.text import formatter
 from stratus.text.sanitize import clean_remote
@@ -277,13 +278,13 @@ def _poll(obj: dict[str, Any]) -> dict[str, Any] | None:
                                                    clock.parse_iso(expires_at) <= clock.now())}
 
 
-def _poll_item(poll: dict[str, Any], poll_id: str, status_id: str, account_id: str
-               ) -> dict[str, Any]:
-    return {**keys.poll(poll_id), "type": "poll", "id": poll_id, "status_id": status_id,
-            "account_id": account_id, "options": poll["options"], "votes": poll["votes"],
-            "voters_count": poll["voters_count"] if poll["voters_count"] is not None else 0,
-            "multiple": poll["multiple"], "hide_totals": False,
-            "expires_at": poll["expires_at"], "closed": poll["closed"], "remote": True}
+def _poll_op(poll: dict[str, Any], poll_id: str, status_id: str, account_id: str):
+    """The new poll of a Question, laid out as a local poll is (repo/polls.poll_item)."""
+    return polls_repo.create_op(polls_repo.poll_item(
+        poll_id, status_id, account_id, options=poll["options"], multiple=poll["multiple"],
+        expires_at=poll["expires_at"], votes=poll["votes"],
+        voters_count=poll["voters_count"] if poll["voters_count"] is not None else 0,
+        closed=poll["closed"], remote=True))
 
 
 # --- ingesting -------------------------------------------------------------------------------------
@@ -398,7 +399,7 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
     if poll:
         poll_id = ids.new_id()
         item["poll_id"] = poll_id
-        ops.append(base.put_new(_poll_item(poll, poll_id, status_id, actor["id"])))
+        ops.append(_poll_op(poll, poll_id, status_id, actor["id"]))
     ops += [base.put_new(repo.status_item(item)), base.put_new(repo.stats_item(status_id))]
     try:
         base.transact(ops)
@@ -464,8 +465,8 @@ def _edit(item: dict[str, Any], obj: dict[str, Any], actor: dict[str, Any], kind
     if poll and poll["options"] != old_options:
         poll_id = ids.new_id()
         if item.get("poll_id"):
-            ops.append(base.Op("Delete", key=keys.poll(item["poll_id"])))
-        ops.append(base.put_new(_poll_item(poll, poll_id, item["id"], actor["id"])))
+            ops.append(polls_repo.remove_op(item["poll_id"]))
+        ops.append(_poll_op(poll, poll_id, item["id"], actor["id"]))
         changes["poll_id"] = poll_id
         new_options = poll["options"]
     elif poll and item.get("poll_id"):
@@ -493,7 +494,7 @@ def _apply_poll_counts(item: dict[str, Any], obj: dict[str, Any]) -> bool:
                else current.get("voters_count", 0)}
     if poll["expires_at"]:
         changes["expires_at"] = poll["expires_at"]
-    base.transact([base.set_op(keys.poll(item["poll_id"]), changes)])
+    base.transact([polls_repo.counts_op(item["poll_id"], changes)])
     return True
 
 
@@ -563,7 +564,7 @@ def delete(uri: str, *, actor_id: str) -> bool:
            uris.release_op(uri, "status", item["id"])]
     ops += [base.Op("Delete", key=keys.media(m)) for m in item.get("media_ids", [])]
     if item.get("poll_id"):
-        ops.append(base.Op("Delete", key=keys.poll(item["poll_id"])))
+        ops.append(polls_repo.remove_op(item["poll_id"]))
     try:
         base.transact(ops)
     except base.ConditionFailed:

@@ -746,7 +746,7 @@ RULES: tuple[Rule, ...] = (
     Rule("user", became_active, "effects", account_activated),
     # federation (federation/actor_keys.py): the actor's key pair, made off the sign-up request
     Rule("user", inserted, "effects", actor_key),
-    # trends (api/trends/trends.py): a review run mails the staff who review trends
+    # trends (api/trends/ranking.py): a review run mails the staff who review trends
     Rule("trends_review", inserted, "mail", trends_review_mail),
     Rule("trends_review", inserted, "effects", trends_review_notice),
     # moderation (actions): a warning that asks for its mail

@@ -45,7 +45,10 @@ def with_reactions(announcement_id: str) -> tuple[dict[str, Any] | None, list[di
 
 
 def item(announcement: dict[str, Any]) -> dict[str, Any]:
-    return {**keys.announcement(announcement["id"]), "type": ANNOUNCEMENT, **announcement}
+    """The item of an announcement record (one as read included: its keys and type are the
+    item's own, whatever it carries)."""
+    fields = {k: v for k, v in announcement.items() if not k.isupper() and k != "type"}
+    return {**keys.announcement(announcement["id"]), "type": ANNOUNCEMENT, **fields}
 
 
 def create_op(announcement: dict[str, Any]) -> base.Op:

@@ -97,7 +97,7 @@ def stats(urls: Iterable[str]) -> dict[str, dict[str, Any]]:
 
 
 def save_max_score(url: str, max_score: float, max_score_at: float) -> None:
-    """A link's best trend score and when it was reached (api/trends/trends.py)."""
+    """A link's best trend score and when it was reached (api/trends/ranking.py)."""
     base.update(keys.link_stats(url), "SET max_score = :m, max_score_at = :a, #t = :t, #u = :u",
                 names={"#t": "type", "#u": "url"},
                 vals={":m": str(max_score), ":a": str(max_score_at), ":t": LINK_STATS, ":u": url})

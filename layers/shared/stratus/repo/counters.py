@@ -22,7 +22,7 @@ from stratus.repo import tags as tags_repo
 # name.
 STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", "tag"
 GROUP, REQUEST = "notification_group", "notification_request"
-CANDIDATE = "trend_candidate"  # (kind, day, ident): api/trends/trends.py
+CANDIDATE = "trend_candidate"  # (kind, day, ident): api/trends/ranking.py
 LINK = "link"  # a link's share counters, by normalised URL (cards area)
 ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (account, tag)
 # announce area: a reaction name's counter on an announcement ((announcement id, name)); the

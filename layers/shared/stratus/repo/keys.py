@@ -933,7 +933,7 @@ def stream_name(stream_key_: str) -> list[str]:
     return [name, param] if param else [name]
 
 
-# --- trends (api/trends/trends.py): candidates per kind and day, one record per item that ever
+# --- trends (api/trends/ranking.py): candidates per kind and day, one record per item that ever
 # scored (max score, review state), and the ranking the public endpoints read. -------------
 def trend_candidate(kind: str, day: str, ident: str) -> dict[str, str]:
     """An item (tag name, status id, link URL hash) that had activity on a day (`yyyymmdd`)."""

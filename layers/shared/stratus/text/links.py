@@ -6,6 +6,8 @@ Normalising: scheme and host in lower case, the host in punycode, the default po
 empty path made `/`, dot segments removed, percent-escapes in upper case and unreserved
 characters unescaped. The fragment is dropped too: it names a place inside the same document,
 which has one card (Mastodon keeps it; see docs/api-coverage.md).
+
+Also which of this server's statuses a text links to (`local_status_ids`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import encodings.idna
 import re
 from urllib.parse import urlsplit, urlunsplit
 
+from stratus.core import ids
 from stratus.text.formatter import URL
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -82,3 +85,19 @@ def card_link(text: str | None, local_host: str) -> str | None:
         if url is not None and urlsplit(url).netloc != local_host.lower():
             return url
     return None
+
+
+# A status's path on this server: /@user/<id> or /users/<user>/statuses/<id>.
+STATUS_PATH = re.compile(r"/(?:@[^/\s]+|users/[^/\s]+/statuses)/(\d+)")
+
+
+def local_status_ids(text: str | None, base_url: str) -> list[str]:
+    """The ids of statuses on this server (at `base_url`) that the text links to, in order,
+    once each (Mastodon's Status.from_text: what an announcement lists)."""
+    found: list[str] = []
+    for url in URL.findall(text or ""):
+        if url.startswith(base_url + "/"):
+            match = STATUS_PATH.match(url[len(base_url):])
+            if match and ids.is_id(match.group(1)) and match.group(1) not in found:
+                found.append(match.group(1))
+    return found

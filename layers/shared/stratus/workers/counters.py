@@ -20,9 +20,9 @@ from stratus.api.tags.tags import use_day
 from stratus.core import clock
 from stratus.core.errors import Busy
 from stratus.jobs.messages import Count
-from stratus.repo import base
 from stratus.repo import counters as repo
 from stratus.repo import tags as tags_repo
+from stratus.repo import transaction
 from stratus.repo import trends as trends_repo
 from stratus.repo.counters import (
     ACCOUNT,
@@ -69,7 +69,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         sets[(TAG, name)] = {"type": "tag_stats", "name": name}
 
     def trend_candidate(kind: str, day: str, ident: str) -> None:
-        """Something that may trend had activity on a day (api/trends/trends.py reads these)."""
+        """Something that may trend had activity on a day (api/trends/ranking.py reads these)."""
         sets[(CANDIDATE, (kind, day, ident))] = trends_repo.candidate_item(
             kind, day, ident, int(clock.now().timestamp()))
 
@@ -232,7 +232,7 @@ ONCE_PER_EVENT = ("report",)
 @dataclass
 class _Change:
     message_id: str
-    guard: base.Op
+    guard: transaction.Op
     adds: dict[Target, dict[str, int]]
     sets: dict[Target, dict[str, Any]] = field(default_factory=dict)
 
@@ -305,7 +305,7 @@ def _apply_chunk(chunk: list[_Change]) -> list[str]:
         try:
             repo.apply(ops)
             return []
-        except base.ConditionFailed as failed:
+        except transaction.ConditionFailed as failed:
             stale = {i for i in failed.failed if i < len(live)}
             gone |= {order[i - len(live)] for i in failed.failed if i >= len(live)}
             live = [c for i, c in enumerate(live) if i not in stale]

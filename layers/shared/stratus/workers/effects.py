@@ -221,7 +221,7 @@ def trends_review_notice(job: jobs.TrendsReviewNotice) -> int:
     """Reviewers hear in the app too that trends await review (`admin.trends`, ours: Mastodon
     only mails). A system notice: its subject is the review and its account the reviewer
     (no one else did anything), so no notification policy applies; once per reviewer."""
-    from stratus.api.trends import trends
+    from stratus.read import trends
 
     created = 0
     for reviewer in trends.review_recipients(job.review_id):

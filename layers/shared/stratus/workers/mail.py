@@ -4,11 +4,11 @@ warning's mail is composed here; a confirmation's and a trends review's where th
 from __future__ import annotations
 
 from stratus.api.accounts import accounts
-from stratus.api.trends import trends
 from stratus.core import mail
 from stratus.core.config import settings
 from stratus.jobs import messages as jobs
 from stratus.read import settings as settings_service
+from stratus.read import trends
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import mail as outbox
 from stratus.repo import moderation as moderation_repo

@@ -2,8 +2,8 @@
 
 Mastodon's Announcement: `text` rendered like a status (mentions of known accounts, hashtags,
 links, custom emoji listed), `starts_at`/`ends_at` (both or neither), `all_day`, published now
-or at `scheduled_at` (a one-off schedule → the timers queue → `publish_scheduled`, exactly once:
-a conditional write). Users see published announcements; a dismissal marks one read; reactions
+or at `scheduled_at` (a one-off schedule → the timers queue → workers/timers.py publishes it,
+exactly once: a conditional write). Users see published announcements; a dismissal marks one read; reactions
 are one item per user and name, counted per name by the counters worker from the stream (no
 reactor ever writes a shared item), and the `announcement*` streaming events come from the
 outbox (jobs/outbox.py). Design: docs/data-model.md, "Announcements".
@@ -11,7 +11,6 @@ outbox (jobs/outbox.py). Design: docs/data-model.md, "Announcements".
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
@@ -29,15 +28,14 @@ from stratus.model.viewer import Viewer
 from stratus.read import status_views
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import announcements as repo
-from stratus.repo import audit, base, keys, scheduler
+from stratus.repo import audit, scheduler, transaction
 from stratus.repo import instance as instance_repo
 from stratus.repo import statuses as statuses_repo
-from stratus.text import formatter
+from stratus.text import formatter, links
 
 REACTION_LIMIT = 8  # distinct names per announcement (Mastodon's ReactionValidator::LIMIT)
 UNRECOGNIZED = "Validation failed: Name is not a recognized emoji"
 LIMIT_REACHED = "Validation failed: Limit of different reactions reached"
-STATUS_URL = re.compile(r"/(?:@[^/\s]+|users/[^/\s]+/statuses)/(\d+)")
 
 
 def _schedule_name(announcement_id: str) -> str:
@@ -56,19 +54,6 @@ def _mentioned(text: str) -> dict[tuple[str, str | None], dict[str, Any]]:
                 wanted[(username.lower(), domain.lower() if domain else None)] = account_id
     rendered = status_views.load_accounts(list(wanted.values()))
     return {k: rendered[a] for k, a in wanted.items() if a in rendered}
-
-
-def linked_status_ids(text: str) -> list[str]:
-    """Local statuses the text links to (Mastodon's Status.from_text), kept on the item when
-    it is written and published."""
-    base_url = settings().base_url
-    found = []
-    for url in formatter.URL.findall(text or ""):
-        if url.startswith(base_url + "/"):
-            match = STATUS_URL.match(url[len(base_url):])
-            if match and ids.is_id(match.group(1)) and match.group(1) not in found:
-                found.append(match.group(1))
-    return found
 
 
 def _reaction(counter: dict[str, Any], emojis: dict[str, dict[str, Any]], *,
@@ -93,8 +78,8 @@ def render(items: list[dict[str, Any]], reactions: dict[str, list[dict[str, Any]
     texts = [i["text"] for i in items]
     mentions = _mentioned("\n".join(texts)) if texts else {}
     status_ids = list(dict.fromkeys(s for i in items for s in i.get("status_ids", [])))
-    statuses = {str(s["id"]): s for s in statuses_repo.get_items(
-        [keys.status(s) for s in status_ids])} if status_ids else {}
+    statuses = {str(i): s for i, s in statuses_repo.bodies(status_ids).items()} \
+        if status_ids else {}
     shortcodes = {c for t in texts for c in formatter.parse(t).shortcodes}
     shortcodes |= {r["name"] for rs in reactions.values() for r in rs if r.get("custom_emoji")}
     emojis = {e["shortcode"]: convert_instance.custom_emoji(e)
@@ -295,11 +280,12 @@ def _apply(item: dict[str, Any], params: dict[str, Any], now: datetime) -> tuple
     else:
         changed.setdefault("published", False)
     if changed.get("published"):
-        changed["status_ids"] = linked_status_ids(changed["text"])
+        # Local statuses the text links to, kept on the item when it is published.
+        changed["status_ids"] = links.local_status_ids(changed["text"], settings().base_url)
     return changed, action
 
 
-def _audit(actor: Viewer, action: str, item: dict[str, Any]) -> base.Op:
+def _audit(actor: Viewer, action: str, item: dict[str, Any]) -> transaction.Op:
     return audit.entry_op({"id": ids.new_id(), "account_id": actor.account_id, "action": action,
                            "target_type": "Announcement", "target_id": str(item["id"]),
                            "human_identifier": item["text"][:200],
@@ -307,8 +293,7 @@ def _audit(actor: Viewer, action: str, item: dict[str, Any]) -> base.Op:
 
 
 def _stored(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in item.items() if v is not None and not k.isupper()
-            and k not in ("PK", "SK", "type")}
+    return {k: v for k, v in item.items() if v is not None}
 
 
 def _reschedule(item: dict[str, Any], before: dict[str, Any] | None = None) -> None:
@@ -335,7 +320,7 @@ def create(actor: Viewer | None, params: dict[str, Any]) -> dict[str, Any]:
     ops = [repo.create_op(item)]
     if actor is not None:
         ops.append(_audit(actor, "create", item))
-    base.transact(ops)
+    transaction.write(ops)
     _reschedule(item)
     return admin_render(item)
 
@@ -352,8 +337,8 @@ def update(actor: Viewer | None, announcement_id: str, params: dict[str, Any]
         if action:
             ops.append(_audit(actor, action, item))
     try:
-        base.transact(ops)
-    except base.ConditionFailed:
+        transaction.write(ops)
+    except transaction.ConditionFailed:
         raise Unprocessable("Validation failed: the announcement changed meanwhile; "
                             "try again") from None
     _reschedule(item, current)
@@ -366,27 +351,9 @@ def destroy(actor: Viewer | None, announcement_id: str) -> None:
     if actor is not None:
         ops.append(_audit(actor, "destroy", current))
     try:
-        base.transact(ops)
-    except base.ConditionFailed:
+        transaction.write(ops)
+    except transaction.ConditionFailed:
         raise Unprocessable("Validation failed: the announcement changed meanwhile; "
                             "try again") from None
     if current.get("scheduled_at"):
         scheduler.cancel(_schedule_name(current["id"]))
-
-
-def publish_scheduled(announcement_id: str, scheduled_at: str) -> bool:
-    """The timer's job: publish if it is still unpublished and still due at that time (a
-    moved or cancelled schedule, or a redelivery, changes nothing)."""
-    current = repo.get(announcement_id, consistent=True)
-    if current is None or current.get("published") or \
-            current.get("scheduled_at") != scheduled_at:
-        return False
-    now = clock.iso(clock.now())
-    item = _stored({**current, "published": True, "published_at": now, "scheduled_at": None,
-                    "updated_at": now, "status_ids": linked_status_ids(current["text"]),
-                    "version": int(current.get("version", 1)) + 1})
-    try:
-        base.transact([repo.replace_op(item, int(current.get("version", 1)))])
-    except base.ConditionFailed:
-        return False
-    return True

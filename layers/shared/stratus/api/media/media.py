@@ -18,9 +18,9 @@ from stratus.imaging.uploads import process
 from stratus.imaging.uploads import refused as _refused
 from stratus.imaging.uploads import size_meta as _size_meta
 from stratus.model.viewer import Viewer
-from stratus.repo import base, keys
 from stratus.repo import media as storage
 from stratus.repo import statuses as repo
+from stratus.repo import transaction
 
 UNATTACHED_TTL = timedelta(days=1)
 FAILED = "failed"  # `processing` of a deferred upload the image pipeline refused
@@ -81,7 +81,7 @@ def _store(item: dict[str, Any], data: bytes) -> tuple[dict[str, Any], list[str]
     facts = process(data)
     encoded = facts["encoded"]
     digest = hashlib.sha256(encoded.data).hexdigest()[:16]
-    folder = f"media_attachments/files/{keys.pad(item['id'])}"
+    folder = storage.folder(item["id"])
     file_key = f"{folder}/original/{digest}.{encoded.extension}"
     small_key = f"{folder}/small/{digest}.png"
     storage.put_object(file_key, encoded.data, encoded.content_type)
@@ -115,8 +115,7 @@ def upload(viewer: Viewer, upload_file: Any, description: Any, focus: Any, *,
     if deferred:
         # The raw upload waits for the worker under a name only we know, as a download (never
         # rendered); the worker stores the clean original under its own key and removes it.
-        item["file_key"] = (f"media_attachments/files/{keys.pad(media_id)}/upload/"
-                            f"{secrets.token_hex(16)}")
+        item["file_key"] = f"{storage.folder(media_id)}/upload/{secrets.token_hex(16)}"
         storage.put_object(item["file_key"], data, "application/octet-stream")
         item["processing"] = True  # the stream hands it to the media worker
     else:
@@ -137,11 +136,7 @@ def process_stored(media_id: str) -> bool:
         fields, written = _store(item, storage.get_object(upload_key))
     except Unprocessable:
         fields, written = {"processing": FAILED}, []
-    try:
-        base.transact([base.set_op(keys.media(media_id), fields,
-                                   condition="attribute_exists(PK) AND processing = :yes")
-                       .with_vals({":yes": True})])
-    except base.ConditionFailed:
+    if not storage.finish_processing(media_id, fields):
         for key in written:  # deleted (or finished) meanwhile: leave nothing behind
             storage.delete_object(key)
         return False
@@ -169,7 +164,7 @@ def show(viewer: Viewer, media_id: str) -> tuple[dict[str, Any], bool]:
     return convert.media_attachment(item), not item.get("processing")
 
 
-def attribute_op(item: dict[str, Any], attributes: dict[str, Any]) -> base.Op | None:
+def attribute_op(item: dict[str, Any], attributes: dict[str, Any]) -> transaction.Op | None:
     """The write for new `description` / `focus` values of a media item (focus lives in meta)."""
     changes = attribute_changes(attributes)
     if "focus" in changes:
@@ -180,13 +175,13 @@ def attribute_op(item: dict[str, Any], attributes: dict[str, Any]) -> base.Op | 
         else:
             meta.pop("focus", None)
         changes["meta"] = meta
-    return base.set_op(keys.media(item["id"]), changes) if changes else None
+    return storage.changes_op(item["id"], changes) if changes else None
 
 
 def update(viewer: Viewer, media_id: str, params: dict[str, Any]) -> dict[str, Any]:
     op = attribute_op(_own(viewer, media_id), params)
     if op is not None:
-        base.transact([op])
+        transaction.write([op])
     return show(viewer, media_id)[0]
 
 

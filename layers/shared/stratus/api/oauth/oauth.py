@@ -1,4 +1,5 @@
-"""OAuth 2.0: applications, and the grants, on oauthlib's server core.
+"""OAuth 2.0: applications, and the grants, on oauthlib's server core (the consent pages'
+authorization endpoint: api/oauth/authorize.py).
 
 oauthlib runs the protocol (parameter checks, PKCE verification, error codes); `_Validator`
 answers its questions from DynamoDB. We keep Mastodon's token response (no `expires_in`:
@@ -23,8 +24,8 @@ from stratus.core import clock, ids
 from stratus.core.config import settings
 from stratus.core.errors import OAuthError, ValidationFailed
 from stratus.read import secrets
-from stratus.repo import base
 from stratus.repo import oauth as repo
+from stratus.repo import transaction
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
 GRANT_TYPES = ("authorization_code", "client_credentials", "password", "refresh_token")
@@ -297,7 +298,7 @@ def _validator_class():
                        "refresh_hash": digest(request.refresh_token),
                        "account_id": old_refresh.get("account_id")}
                 ops = repo.rotate_ops(old, item, refresh_hash)
-            base.transact(ops)
+            transaction.write(ops)
             # What Mastodon answers: no expiry (tokens live until revoked), `created_at` added.
             token.pop("expires_in", None)
             if not raw_refresh:
@@ -354,7 +355,7 @@ def token(params: dict[str, Any], headers: dict[str, str]) -> dict:
     try:
         _, body, status = server().create_token_response(
             settings().base_url + "/oauth/token", "POST", urlencode(flat), request_headers)
-    except base.ConditionFailed as exc:
+    except transaction.ConditionFailed as exc:
         # A code redeemed twice at once, or a refresh token used twice: only one wins.
         raise OAuthError("invalid_grant", DESCRIPTIONS["invalid_grant"]) from exc
     if status != 200:
@@ -419,67 +420,3 @@ def metadata() -> dict:
         "grant_types_supported": list(GRANT_TYPES),
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
     }
-
-
-# --- authorization endpoint (the consent pages) -------------------------------------------
-class AuthorizationFailure(Exception):
-    """An authorization request we cannot honour: redirect back with an error, or show it."""
-
-    def __init__(self, message: str, redirect: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.redirect = redirect
-
-
-class AuthorizationRequest:
-    def __init__(self, params: list[tuple[str, str]], scopes: list[str], credentials: dict):
-        self.params = params
-        self.scopes = list(scopes)
-        self.client_id = credentials["client_id"]
-        self.redirect_uri = credentials.get("redirect_uri")
-        self.state = credentials.get("state")
-        self.app = get_app(self.client_id)
-
-
-def _authorize_uri(params: list[tuple[str, str]]) -> str:
-    return settings().base_url + "/oauth/authorize?" + urlencode(params)
-
-
-def validate_authorization(params: list[tuple[str, str]]) -> AuthorizationRequest:
-    from oauthlib.oauth2 import FatalClientError, OAuth2Error
-
-    try:
-        scopes, credentials = server().validate_authorization_request(_authorize_uri(params),
-                                                                      "GET")
-    except FatalClientError as exc:
-        raise AuthorizationFailure(exc.description or exc.error) from exc
-    except OAuth2Error as exc:
-        redirect = exc.in_uri(exc.redirect_uri) if may_redirect_to(exc.redirect_uri) else None
-        raise AuthorizationFailure(exc.description or exc.error, redirect) from exc
-    return AuthorizationRequest(params, scopes, credentials)
-
-
-def approve(request: AuthorizationRequest, account_id: str) -> tuple[str | None, str | None]:
-    """Issue a code: (redirect URL, None), or (None, code) for out-of-band apps."""
-    if request.redirect_uri != OOB and not may_redirect_to(request.redirect_uri):
-        raise AuthorizationFailure("The redirect uri included is not valid.")  # no code issued
-    headers, _, _ = server().create_authorization_response(
-        _authorize_uri(request.params), "GET", scopes=request.scopes,
-        credentials={"user": account_id})
-    location = headers["Location"]
-    if request.redirect_uri == OOB:
-        from urllib.parse import parse_qsl
-
-        return None, dict(parse_qsl(urlsplit(location).query)).get("code", "")
-    return location, None
-
-
-def deny(request: AuthorizationRequest) -> str | None:
-    """Where to send a user who said no (None for out-of-band apps)."""
-    from oauthlib.oauth2 import AccessDeniedError
-
-    if request.redirect_uri == OOB:
-        return None
-    if not may_redirect_to(request.redirect_uri):
-        raise AuthorizationFailure("The redirect uri included is not valid.")
-    return AccessDeniedError(state=request.state).in_uri(request.redirect_uri)

@@ -9,9 +9,8 @@ from stratus.convert import statuses as convert
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.model.viewer import Viewer
-from stratus.repo import base, keys
+from stratus.repo import polls as polls_repo
 from stratus.repo import statuses as repo
-from stratus.repo.base import ConditionFailed
 
 # Mastodon's VoteValidator messages (polls.errors in its en.yml), which clients show verbatim.
 INVALID_CHOICE = "Validation failed: The chosen vote option does not exist"
@@ -27,7 +26,7 @@ def _poll_and_status(poll_id: str, viewer_id: str | None) -> dict[str, Any]:
 
 
 def render(poll: dict[str, Any], viewer_id: str | None) -> dict[str, Any]:
-    vote = repo.edge(keys.poll_vote(poll["id"], viewer_id)) if viewer_id else None
+    vote = polls_repo.own_vote(poll["id"], viewer_id) if viewer_id else None
     return convert.poll(poll, vote, viewer_id=viewer_id, emojis=[], now=clock.now())
 
 
@@ -57,20 +56,9 @@ def vote(viewer: Viewer, poll_id: str, raw_choices: Any) -> dict[str, Any]:
     # same choice twice, fails as a vote the account already cast.
     if len(given) > 1 and (not poll.get("multiple") or len(choices) < len(given)):
         raise Unprocessable(ALREADY_VOTED)
-    counts = ", ".join(f"votes[{c}] = votes[{c}] + :one" for c in choices)
-    try:
-        base.transact([
-            base.put_new({**keys.poll_vote(poll["id"], viewer.account_id), "type": "poll_vote",
-                          "account_id": viewer.account_id, "poll_id": poll["id"],
-                          "choices": choices, "created_at": clock.iso(now)},
-                         on_conflict=Unprocessable(ALREADY_VOTED)),
-            base.Op("Update", key=keys.poll(poll["id"]),
-                    expression=f"SET {counts} ADD voters_count :one",
-                    condition="closed = :no AND expires_at > :now",
-                    vals={":one": 1, ":no": False, ":now": clock.iso(now)},
-                    on_conflict=Unprocessable("Validation failed: The poll has already ended"))])
-    except ConditionFailed as exc:
-        raise Unprocessable("Validation failed: The poll has already ended") from exc
+    polls_repo.vote(poll["id"], viewer.account_id, choices, clock.iso(now),
+                    on_voted=Unprocessable(ALREADY_VOTED),
+                    on_ended=Unprocessable("Validation failed: The poll has already ended"))
     return render(repo.get_poll(poll["id"]), viewer.account_id)
 
 
@@ -79,15 +67,8 @@ def close(poll_id: str) -> bool:
     poll = repo.get_poll(poll_id)
     if poll is None or poll.get("closed"):
         return False
-    try:
-        base.transact([base.Op("Update", key=keys.poll(poll_id), expression="SET closed = :yes",
-                               condition="closed = :no", vals={":yes": True, ":no": False})])
-    except ConditionFailed:
-        return False
-    return True
+    return polls_repo.close(poll_id)
 
 
 def voters(poll_id: str) -> list[str]:
-    from stratus.repo import polls as polls_repo
-
     return [vote["account_id"] for vote in polls_repo.votes(poll_id)]

@@ -19,6 +19,8 @@ from stratus.read import filters, relationships, status_views
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys, scheduler
 from stratus.repo import instance as instance_repo
+from stratus.repo import interactions as interactions_repo
+from stratus.repo import polls as polls_repo
 from stratus.repo import statuses as repo
 from stratus.text import formatter
 
@@ -395,12 +397,10 @@ def build(viewer: Viewer, prepared: dict[str, Any], *, application: dict[str, An
         poll_id = ids.new_id()
         item["poll_id"] = poll_id
         expires_at = now + timedelta(seconds=poll["expires_in"])
-        ops.append(base.put_new({**keys.poll(poll_id), "type": "poll", "id": poll_id,
-                                 "status_id": status_id, "account_id": account["id"],
-                                 "options": poll["options"], "votes": [0] * len(poll["options"]),
-                                 "voters_count": 0, "multiple": poll["multiple"],
-                                 "hide_totals": poll["hide_totals"],
-                                 "expires_at": clock.iso(expires_at), "closed": False}))
+        ops.append(polls_repo.create_op(polls_repo.poll_item(
+            poll_id, status_id, account["id"], options=poll["options"],
+            multiple=poll["multiple"], hide_totals=poll["hide_totals"],
+            expires_at=clock.iso(expires_at))))
         item["_poll_expires_at"] = expires_at
     # The author's statuses_count and the parent's replies_count follow from the stream
     # (workers/counters.py): a reply to a busy thread touches no item other replies touch.
@@ -512,16 +512,15 @@ def delete(viewer: Viewer, status_id: str) -> dict[str, Any]:
     entity = status_views.render_one(item, viewer.account_id)
     entity["text"] = item.get("text", "")
     entity["spoiler_text"] = item.get("spoiler_text", "")
-    pinned = repo.edge(keys.pin(viewer.account_id, status_id)) is not None
+    pinned = interactions_repo.edge(interactions_repo.PIN, viewer.account_id,
+                                    status_id) is not None
     # Counters, others' likes, boosts and bookmarks, notifications and edits of it follow
     # from the stream (the outbox's status removal rule).
     ops = [base.Op("Delete", key=keys.status(status_id), condition="attribute_exists(PK)",
                    on_conflict=NotFound()),
            base.Op("Delete", key=keys.status_stats(status_id))]
     if pinned:
-        ops += [base.Op("Delete", key=keys.pin(viewer.account_id, status_id)),
-                base.Op("Update", key=keys.account_stats(viewer.account_id),
-                        expression="ADD pins_count :minus", vals={":minus": -1})]
+        ops += interactions_repo.unpin_ops(viewer.account_id, status_id)
     # Media goes back to the unattached pool (kept for a redraft, expires if unused).
     expiry = int((clock.now() + timedelta(days=1)).timestamp())
     for media_id in item.get("media_ids", []):
@@ -529,7 +528,7 @@ def delete(viewer: Viewer, status_id: str) -> dict[str, Any]:
                            expression="REMOVE status_id SET #ttl = :ttl",
                            names={"#ttl": "ttl"}, vals={":ttl": expiry}))
     if item.get("poll_id"):
-        ops.append(base.Op("Delete", key=keys.poll(item["poll_id"])))
+        ops.append(polls_repo.remove_op(item["poll_id"]))
     base.transact(ops)
     if item.get("poll_id"):
         scheduler.cancel(f"poll-{item['poll_id']}")
@@ -582,13 +581,11 @@ def edit(viewer: Viewer, status_id: str, params: dict[str, Any]) -> dict[str, An
         poll_id = ids.new_id()
         expires_at = now + timedelta(seconds=poll["expires_in"])
         if item.get("poll_id"):
-            ops.append(base.Op("Delete", key=keys.poll(item["poll_id"])))
-        ops.append(base.put_new({**keys.poll(poll_id), "type": "poll", "id": poll_id,
-                                 "status_id": status_id, "account_id": viewer.account_id,
-                                 "options": poll["options"], "votes": [0] * len(poll["options"]),
-                                 "voters_count": 0, "multiple": poll["multiple"],
-                                 "hide_totals": poll["hide_totals"],
-                                 "expires_at": clock.iso(expires_at), "closed": False}))
+            ops.append(polls_repo.remove_op(item["poll_id"]))
+        ops.append(polls_repo.create_op(polls_repo.poll_item(
+            poll_id, status_id, viewer.account_id, options=poll["options"],
+            multiple=poll["multiple"], hide_totals=poll["hide_totals"],
+            expires_at=clock.iso(expires_at))))
         changes["poll_id"] = poll_id
     new_options = prepared["poll"]["options"] if prepared["poll"] else old_poll_options
     snapshot = lambda data, at, options: {  # noqa: E731

@@ -21,13 +21,12 @@ from stratus.federation.inbox.common import (
     Context,
     blocks,
     drops_refused_writes,
-    edge_item,
     known_status_id,
     mark_undone,
     object_id,
     undone_first,
 )
-from stratus.repo import base, keys
+from stratus.repo import interactions as interactions_repo
 from stratus.repo import statuses as statuses_repo
 
 PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
@@ -85,39 +84,19 @@ def handle(ctx: Context) -> None:
     if seen == "direct":
         return
     reblog_id = ids.new_id()
-    item = {"id": reblog_id, "account_id": ctx.actor_id, "reblog_of_id": original["id"],
-            "reblog_of_account_id": original["account_id"], "visibility": seen,
-            "uri": ctx.activity["id"], "url": None, "thread_id": reblog_id, "local": False,
-            "created_at": _published(ctx.activity), "mention_ids": [], "tags": [],
-            "media_ids": []}
-    try:
-        base.transact([
-            base.put_new(edge_item("REBLOG", keys.reblog_edge(ctx.actor_id, original["id"]),
-                                   ctx.actor_id, original, reblog_id=reblog_id)),
-            base.put_new(statuses_repo.status_item(item)),
-            base.put_new(statuses_repo.stats_item(reblog_id)),
-            uris.claim_op(ctx.activity["id"], "status", reblog_id, owner_uri=ctx.actor["uri"])])
-    except base.ConditionFailed:
+    if not interactions_repo.boost(
+            ctx.actor_id, original, reblog_id, visibility=seen, uri=ctx.activity["id"],
+            local=False, created_at=_published(ctx.activity),
+            also=[uris.claim_op(ctx.activity["id"], "status", reblog_id,
+                                owner_uri=ctx.actor["uri"])]):
         # boosted already, or the Announce's id names another object: nothing is written
         logger.info("inbox Announce dropped: boosted already, or its id is taken",
                     extra={"id": ctx.activity["id"]})
 
 
 def _remove(actor_id: str, original_id: str) -> bool:
-    from stratus.repo import uris
-
-    edge = statuses_repo.edge(keys.reblog_edge(actor_id, original_id))
-    if edge is None:
-        return False
-    reblog = statuses_repo.get(edge["reblog_id"])
-    ops = [base.Op("Delete", key=keys.reblog_edge(actor_id, original_id)),
-           base.Op("Delete", key=keys.status(edge["reblog_id"])),
-           base.Op("Delete", key=keys.status_stats(edge["reblog_id"]))]
-    if reblog is not None and reblog.get("uri") and \
-            uris.find(reblog["uri"]) == ("status", edge["reblog_id"]):
-        ops.append(uris.release_op(reblog["uri"], "status", edge["reblog_id"]))
-    base.transact(ops)
-    return True
+    """Undo the actor's boost of a status as a local unboost is undone; False if it had none."""
+    return interactions_repo.unboost(actor_id, original_id) is not None
 
 
 def undo(ctx: Context, announce: dict[str, Any] | str) -> None:

@@ -34,11 +34,11 @@ def drops_refused_writes(handler: Callable[[Context], Any]) -> Callable[[Context
     @functools.wraps(handler)
     def run(ctx: Context) -> Any:
         from stratus.core.observability import logger
-        from stratus.repo import base, uris
+        from stratus.repo import transaction, uris
 
         try:
             return handler(ctx)
-        except (base.ConditionFailed, uris.Foreign) as refused:
+        except (transaction.ConditionFailed, uris.Foreign) as refused:
             logger.info("inbox activity dropped: a write was refused", extra={
                 "type": ctx.activity.get("type"), "id": ctx.activity.get("id"),
                 "reason": str(refused)})
@@ -135,20 +135,6 @@ def known_account_id(uri: str | None) -> str | None:
     return known[1] if known is not None and known[0] == "account" else None
 
 
-def edge_item(kind: str, key: dict[str, str], account_id: str, status: dict[str, Any],
-              **extra: Any) -> dict[str, Any]:
-    """A like or boost edge of a remote account, laid out as api/statuses/interactions writes a
-    local account's (the counters and notifications read them from the stream)."""
-    from stratus.core import clock, ids
-    from stratus.repo import keys
-
-    edge_id = ids.new_id()
-    return {**key, "type": kind.lower(), "id": edge_id, "account_id": account_id,
-            "status_id": status["id"], "status_account_id": status["account_id"],
-            "created_at": clock.iso(clock.now()),
-            **keys.edge_index_keys(kind, account_id, status["id"], edge_id), **extra}
-
-
 UNDONE_SECONDS = 6 * 3600  # Mastodon's delete_later!: a Redis key for 6 hours
 
 
@@ -171,7 +157,8 @@ def undone_first(ctx: Context) -> bool:
 
 
 def blocks(blocker_id: str, blocked_id: str) -> bool:
-    from stratus.repo import keys
+    """Whether one account blocks another (a consistent read)."""
     from stratus.repo import relationships as relationships_repo
 
-    return relationships_repo.get(keys.block(blocker_id, blocked_id)) is not None
+    view, _ = relationships_repo.load(blocker_id, [blocked_id], full=False, consistent=True)
+    return blocked_id in view.blocking

@@ -12,13 +12,12 @@ from __future__ import annotations
 from stratus.federation.inbox.common import (
     Context,
     blocks,
-    edge_item,
     local_status_id,
     mark_undone,
     object_id,
     undone_first,
 )
-from stratus.repo import base, keys
+from stratus.repo import interactions as interactions_repo
 from stratus.repo import statuses as statuses_repo
 
 
@@ -28,12 +27,10 @@ def handle(ctx: Context) -> None:
     if status is None or status.get("reblog_of_id") or undone_first(ctx) or \
             blocks(status["account_id"], ctx.actor_id):
         return
-    base.put(edge_item("FAV", keys.favourite(ctx.actor_id, status["id"]), ctx.actor_id, status,
-                       uri=ctx.activity["id"]), condition="attribute_not_exists(PK)")
+    interactions_repo.favourite(ctx.actor_id, status, uri=ctx.activity["id"])
 
 
 def undo(ctx: Context, like: dict) -> None:
     status_id = local_status_id(object_id(like.get("object")))
-    if status_id is None or statuses_repo.remove_edge(
-            keys.favourite(ctx.actor_id, status_id)) is None:
+    if status_id is None or interactions_repo.unfavourite(ctx.actor_id, status_id) is None:
         mark_undone(ctx, object_id(like))

@@ -1,0 +1,149 @@
+"""Staff review of trends (Mastodon's Api::V1::Admin::Trends::*): every ranked hashtag, status,
+link and publisher, allowed or not, and approving or rejecting one — recorded on its trend
+record, shown in the ranking at once, and written to the audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.api.trends.ranking import link_id
+from stratus.api.trends.trends import link_entities
+from stratus.core import clock, ids
+from stratus.read import trends as trends_read
+from stratus.read.trends import LINKS, PUBLISHERS, STATUSES, TAGS
+from stratus.repo import statuses as statuses_repo
+from stratus.repo import tags as tags_repo
+from stratus.repo import trends as repo
+
+
+def _admin_tag(record: dict[str, Any], stats: dict[str, Any] | None) -> dict[str, Any]:
+    from stratus.api.tags import tags
+
+    name = record["name"]
+    return {**tags.entity(name, name, stats, None), "trendable": trends_read.allowed(record),
+            "usable": True, "listable": True,
+            "requires_review": bool(record.get("requested_review_at"))
+            and not record.get("reviewed_at")}
+
+
+def admin_tags(offset: int, limit: int) -> list[dict[str, Any]]:
+    """Every ranked hashtag, allowed or not, best first (Admin::Tag)."""
+    items = trends_read.ranked(TAGS)[offset:offset + limit]
+    records = repo.records(TAGS, [i["id"] for i in items])
+    stats, _ = tags_repo.load([i["name"] for i in items], None)
+    return [_admin_tag(records.get(i["id"]) or {"name": i["name"]}, stats.get(i["name"]))
+            for i in items]
+
+
+def admin_statuses(viewer_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
+    """Every ranked status, allowed or not, best first (Status entities)."""
+    from stratus.read import status_views
+
+    wanted = [i["id"] for i in trends_read.ranked(STATUSES)[offset:offset + limit]]
+    found = statuses_repo.get_many(wanted)
+    return status_views.render([found[i] for i in wanted if i in found], viewer_id)
+
+
+def _decide(kind: str, ident: str, allowed: bool, extra: dict[str, Any]) -> None:
+    repo.review(kind, ident, allowed, clock.iso(clock.now()), extra)
+    repo.set_allowed(kind, ident, allowed)
+
+
+def review_tag(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    """Approve or reject a hashtag for trends (it must have been seen trending)."""
+    from stratus.core.errors import NotFound
+
+    record = repo.record(TAGS, ident) if ids.is_id(ident) else None
+    if record is None or not record.get("name"):
+        raise NotFound()
+    _decide(TAGS, ident, allowed, {})
+    _log(actor, "approve" if allowed else "reject", "Tag", ident, record["name"])
+    stats, _ = tags_repo.load([record["name"]], None)
+    return _admin_tag(repo.record(TAGS, ident) or record, stats.get(record["name"]))
+
+
+def review_status(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    """Approve or reject a status for trends (any status that exists)."""
+    from stratus.core.errors import NotFound
+    from stratus.read import status_views
+
+    status = statuses_repo.get(ident) if ids.is_id(ident) else None
+    if status is None:
+        raise NotFound()
+    _decide(STATUSES, ident, allowed, {"account_id": status["account_id"]})
+    _log(actor, "approve" if allowed else "reject", "Status", ident, status.get("uri") or ident)
+    return status_views.render_one(status, actor.account_id)
+
+
+def _log(actor: Any, action: str, target_type: str, target_id: str, human: str) -> None:
+    from stratus.repo import audit, transaction
+
+    transaction.write([audit.entry_op({
+        "id": ids.new_id(), "account_id": actor.account_id, "action": action,
+        "target_type": target_type, "target_id": target_id, "human_identifier": human,
+        "created_at": clock.iso(clock.now())})])
+
+
+# --- links and publishers ------------------------------------------------------------------
+def admin_links(offset: int, limit: int) -> list[dict[str, Any]]:
+    """Every ranked link, allowed or not, with its id and whether it awaits review."""
+    items = trends_read.ranked(LINKS)[offset:offset + limit]
+    records = repo.records(LINKS, [i["id"] for i in items])
+    return [{**entity, "id": item["id"],
+             "requires_review": _requires_review(records.get(item["id"]))}
+            for item, entity in link_entities(items)]
+
+
+def _requires_review(record: dict[str, Any] | None) -> bool:
+    return bool((record or {}).get("requested_review_at")) and not (record or {}).get(
+        "reviewed_at")
+
+
+def review_link(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    from stratus.core.errors import NotFound
+
+    record = repo.record(LINKS, ident) if ids.is_id(ident) else None
+    if record is None or not record.get("url"):
+        raise NotFound()
+    _decide(LINKS, ident, allowed, {})
+    _log(actor, "approve" if allowed else "reject", "PreviewCard", ident, record["url"])
+    (item, entity), = link_entities([{"id": ident, "url": record["url"]}]) or [(None, None)]
+    if entity is None:
+        raise NotFound()
+    return {**entity, "id": ident, "requires_review": False}
+
+
+def _publisher_entity(record: dict[str, Any]) -> dict[str, Any]:
+    """Admin PreviewCardProvider: id, domain, trendable, reviewed_at, requested_review_at,
+    requires_review."""
+    return {"id": record["ident"], "domain": record["domain"],
+            "trendable": bool(record.get("trendable")),
+            "reviewed_at": record.get("reviewed_at"),
+            "requested_review_at": record.get("requested_review_at"),
+            "requires_review": _requires_review(record)}
+
+
+def admin_publishers(offset: int, limit: int) -> list[dict[str, Any]]:
+    """The publishers of ranked links."""
+    idents = list(dict.fromkeys(link_id(i["publisher"]) for i in trends_read.ranked(LINKS)))
+    records = repo.records(PUBLISHERS, idents[offset:offset + limit])
+    return [_publisher_entity(records[i]) for i in idents[offset:offset + limit] if i in records]
+
+
+def review_publisher(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
+    """Approving a publisher lets its links trend unless a link was itself rejected."""
+    from stratus.core.errors import NotFound
+
+    record = repo.record(PUBLISHERS, ident) if ids.is_id(ident) else None
+    if record is None or not record.get("domain"):
+        raise NotFound()
+    repo.review(PUBLISHERS, ident, allowed, clock.iso(clock.now()))
+    own = repo.records(LINKS, [i["id"] for i in trends_read.ranked(LINKS)
+                               if link_id(i["publisher"]) == ident])
+    for item in trends_read.ranked(LINKS):
+        if link_id(item["publisher"]) == ident and (own.get(item["id"]) or {}).get(
+                "trendable") is None:
+            repo.set_allowed(LINKS, item["id"], allowed)
+    _log(actor, "approve" if allowed else "reject", "PreviewCardProvider", ident,
+         record["domain"])
+    return _publisher_entity(repo.record(PUBLISHERS, ident) or record)

@@ -1,0 +1,178 @@
+"""An account's interactions with a status — favourites, boosts, bookmarks, pins, muted
+threads — one write per fact, whether a local account makes it through the API or a remote
+one through the inbox (api/statuses/interactions.py, federation/inbox/): the edge's layout, its
+keys and index entries, the conditions that make each write idempotent. Likes and boosts
+write only the account's own items; the counters and notifications follow from the stream
+(workers/counters.py), so a busy status is never one item many writers touch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from stratus.core import clock, ids
+from stratus.core.errors import ApiError
+from stratus.core.paging import Budget
+from stratus.repo import base, keys, uris
+from stratus.repo import statuses as statuses_repo
+
+# The kinds of edge, as their index entries name them (their `type` is the lower case).
+FAVOURITE, BOOKMARK, BOOST, PIN = "FAV", "BMK", "REBLOG", "PIN"
+_KEY_OF = {FAVOURITE: keys.favourite, BOOKMARK: keys.bookmark, BOOST: keys.reblog_edge,
+           PIN: keys.pin}
+
+
+def _edge_item(kind: str, account_id: str, status: dict[str, Any], **extra: Any
+               ) -> dict[str, Any]:
+    """An edge from an account to a status, indexed by status (who did it) and by account
+    (their list), in the order it was made."""
+    edge_id = ids.new_id()
+    return {**_KEY_OF[kind](account_id, status["id"]), "type": kind.lower(), "id": edge_id,
+            "account_id": account_id, "status_id": status["id"],
+            "status_account_id": status["account_id"], "created_at": clock.iso(clock.now()),
+            **keys.edge_index_keys(kind, account_id, status["id"], edge_id), **extra}
+
+
+def edge(kind: str, account_id: str, status_id: str) -> dict[str, Any] | None:
+    """The account's edge of this kind to the status (a consistent read), or None."""
+    return base.get(_KEY_OF[kind](account_id, status_id), consistent=True)
+
+
+def remove(kind: str, account_id: str, status_id: str) -> dict[str, Any] | None:
+    """Delete a favourite or bookmark; the edge as it was (None if it was already gone)."""
+    return base.delete(_KEY_OF[kind](account_id, status_id), returning=True)
+
+
+def _add(item: dict[str, Any]) -> bool:
+    """Write an edge once; False if it already existed (the action is idempotent)."""
+    return base.put(item, condition="attribute_not_exists(PK)")
+
+
+# --- favourites and bookmarks -----------------------------------------------------------------------
+def favourite(account_id: str, status: dict[str, Any], *, uri: str | None = None) -> bool:
+    """An account favourites a status (`uri`: a remote account's Like); False if it had."""
+    return _add(_edge_item(FAVOURITE, account_id, status, **({"uri": uri} if uri else {})))
+
+
+def unfavourite(account_id: str, status_id: str) -> dict[str, Any] | None:
+    return remove(FAVOURITE, account_id, status_id)
+
+
+def bookmark(account_id: str, status: dict[str, Any]) -> bool:
+    return _add(_edge_item(BOOKMARK, account_id, status))
+
+
+# --- boosts -------------------------------------------------------------------------------------------
+def boost_ops(account_id: str, original: dict[str, Any], reblog_id: str, *, visibility: str,
+              uri: str, local: bool, created_at: str) -> list[base.Op]:
+    """A boost: the boost edge, the status item that is the reblog, its stats. Only new items:
+    boosts of one status by many accounts never touch a common item (the counters follow
+    from the stream); a second boost by the same account fails on its edge."""
+    reblog = {"id": reblog_id, "account_id": account_id, "reblog_of_id": original["id"],
+              "reblog_of_account_id": original["account_id"], "visibility": visibility,
+              "uri": uri, "url": None, "thread_id": reblog_id, "local": local,
+              "created_at": created_at, "mention_ids": [], "tags": [], "media_ids": []}
+    return [base.put_new(_edge_item(BOOST, account_id, original, reblog_id=reblog_id)),
+            base.put_new(statuses_repo.status_item(reblog)),
+            base.put_new(statuses_repo.stats_item(reblog_id))]
+
+
+def boost(account_id: str, original: dict[str, Any], reblog_id: str, *, visibility: str,
+          uri: str, local: bool, created_at: str, also: Sequence[base.Op] = ()) -> bool:
+    """Write a boost (`boost_ops`) with `also` in the same transaction (a remote boost's URI
+    entry); False when a condition failed — boosted already, or `also` refused — and
+    nothing was written."""
+    try:
+        base.transact([*boost_ops(account_id, original, reblog_id, visibility=visibility,
+                                  uri=uri, local=local, created_at=created_at), *also])
+    except base.ConditionFailed:
+        return False
+    return True
+
+
+def unboost_ops(account_id: str, original_id: str, reblog: dict[str, Any] | None,
+                reblog_id: str) -> list[base.Op]:
+    """Undo a boost: its edge (while it exists), the reblog status and its stats, and the
+    reblog's URI entry where the URI index names it (a remote boost's Announce id)."""
+    ops = [base.Op("Delete", key=keys.reblog_edge(account_id, original_id),
+                   condition="attribute_exists(PK)"),
+           base.Op("Delete", key=keys.status(reblog_id)),
+           base.Op("Delete", key=keys.status_stats(reblog_id))]
+    if reblog is not None and reblog.get("uri") and \
+            uris.find(reblog["uri"]) == ("status", reblog_id):
+        ops.append(uris.release_op(reblog["uri"], "status", reblog_id))
+    return ops
+
+
+def unboost(account_id: str, original_id: str) -> dict[str, Any] | None:
+    """Undo the account's boost of a status; the boost edge as it was, None if there was
+    none. Undone concurrently (a condition that fails) is no error: nothing is written."""
+    found = edge(BOOST, account_id, original_id)
+    if found is None:
+        return None
+    reblog = statuses_repo.get(found["reblog_id"])
+    try:
+        base.transact(unboost_ops(account_id, original_id, reblog, found["reblog_id"]))
+    except base.ConditionFailed:
+        pass
+    return found
+
+
+# --- pins ---------------------------------------------------------------------------------------------
+def pin(account_id: str, status: dict[str, Any], *, max_pinned: int,
+        on_duplicate: ApiError, on_full: ApiError) -> None:
+    """Pin a status, in one transaction with the account's pin count, which stays within
+    `max_pinned`; the API error of the condition that fails."""
+    base.transact([
+        base.put_new(_edge_item(PIN, account_id, status), on_conflict=on_duplicate),
+        base.Op("Update", key=keys.account_stats(account_id), expression="ADD pins_count :one",
+                condition="attribute_not_exists(pins_count) OR pins_count < :max",
+                vals={":one": 1, ":max": max_pinned}, on_conflict=on_full)])
+
+
+def unpin_ops(account_id: str, status_id: str) -> list[base.Op]:
+    """Unpin: the pin (while it exists: never counted down twice) and the pin count."""
+    return [base.Op("Delete", key=keys.pin(account_id, status_id),
+                    condition="attribute_exists(PK)"),
+            base.Op("Update", key=keys.account_stats(account_id),
+                    expression="ADD pins_count :minus", vals={":minus": -1})]
+
+
+def unpin(account_id: str, status_id: str) -> bool:
+    """Unpin a status; False if it was not pinned (or unpinned concurrently)."""
+    if edge(PIN, account_id, status_id) is None:
+        return False
+    try:
+        base.transact(unpin_ops(account_id, status_id))
+    except base.ConditionFailed:
+        return False
+    return True
+
+
+# --- muted threads ------------------------------------------------------------------------------------
+def mute_thread(account_id: str, thread_id: str) -> None:
+    base.put({**keys.muted_thread(account_id, thread_id), "type": "conversation_mute",
+              "account_id": account_id, "thread_id": thread_id})
+
+
+def unmute_thread(account_id: str, thread_id: str) -> None:
+    base.delete(keys.muted_thread(account_id, thread_id))
+
+
+# --- lists --------------------------------------------------------------------------------------------
+def by_status(kind: str, status_id: str, low: int | None, high: int | None, descending: bool
+              ) -> Iterator[dict[str, Any]]:
+    """The edges of this kind to a status (who favourited, boosted it), by edge id between
+    `low` and `high`."""
+    lo, hi = keys.id_range(low, high)
+    return base.query(keys.edges_by_status(kind, status_id), index="GSI1",
+                      sk_between=(lo, hi), descending=descending)
+
+
+def of_account(kind: str, account_id: str, low: int | None, high: int | None,
+               descending: bool, *, budget: Budget | None = None, step: int = 100
+               ) -> Iterator[dict[str, Any]]:
+    """An account's edges of this kind (its favourites, bookmarks, pins), by edge id."""
+    lo, hi = keys.id_range(low, high)
+    return base.query(keys.edges_of(kind, account_id), index="GSI2",
+                      sk_between=(lo, hi), descending=descending, budget=budget, step=step)
