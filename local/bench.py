@@ -246,7 +246,8 @@ def statuses_bench(gateway, calls) -> None:
     the round trips must stay flat as pages and threads grow (batched reads)."""
     from stratus.api.accounts import accounts
     from stratus.api.oauth import oauth
-    from stratus.api.statuses import interactions, statuses
+    from stratus.api.statuses import interactions
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
 
@@ -257,14 +258,14 @@ def statuses_bench(gateway, calls) -> None:
     oauth_repo.put_token(token)
     viewer = identity.viewer_for_token(raw)
     for i in range(45):
-        sid = statuses.create(viewer, {"status": f"post {i} #bench"})
+        sid = posting.create(viewer, {"status": f"post {i} #bench"})
         if i % 3 == 0:
             interactions.favourite(viewer, sid)
     threads = {}
     for size in (10, 40):
-        root = parent = statuses.create(viewer, {"status": f"thread of {size}"})
+        root = parent = posting.create(viewer, {"status": f"thread of {size}"})
         for i in range(size):
-            parent = statuses.create(viewer, {"status": f"reply {i}", "in_reply_to_id": parent})
+            parent = posting.create(viewer, {"status": f"reply {i}", "in_reply_to_id": parent})
         threads[size] = root
     headers = [(b"host", b"localhost:8000"), (b"authorization", f"Bearer {raw}".encode())]
     cases = [("GET /api/v1/statuses/:id", f"/api/v1/statuses/{threads[10]}", ""),
@@ -294,7 +295,8 @@ def notifications_bench(runtime, calls) -> None:
     (v2): 46 statuses liked three times each and ten mentions, from ten accounts."""
     from stratus.api.accounts import accounts
     from stratus.api.oauth import oauth
-    from stratus.api.statuses import interactions, statuses
+    from stratus.api.statuses import interactions
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
 
@@ -308,13 +310,13 @@ def notifications_bench(runtime, calls) -> None:
         return identity.viewer_for_token(raw), raw
 
     star, raw = viewer_of("star")
-    posted = [statuses.create(star, {"status": f"notable {i}"}) for i in range(46)]
+    posted = [posting.create(star, {"status": f"notable {i}"}) for i in range(46)]
     for f in range(10):
         fan, _ = viewer_of(f"fan{f}")
         for i, sid in enumerate(posted):
             if (i + f) % 10 < 3:
                 interactions.favourite(fan, sid)
-        statuses.create(fan, {"status": f"@star hello {f}"})
+        posting.create(fan, {"status": f"@star hello {f}"})
     runtime.pipeline.drain()
     headers = [(b"host", b"localhost:8000"), (b"authorization", f"Bearer {raw}".encode())]
     cases = [("GET /api/v1/notifications limit=20", "/api/v1/notifications", "limit=20"),

@@ -432,7 +432,8 @@ class Community:
     writes."""
 
     def __init__(self, runtime: Any, size: int = 20) -> None:
-        from stratus.api.statuses import interactions, statuses
+        from stratus.api.statuses import interactions
+        from stratus.api.statuses import post as posting
 
         self.runtime = runtime
         self.members, self.app = people("mix", size)
@@ -440,13 +441,13 @@ class Community:
         self.threads: list[str] = []
         for n, person in enumerate(self.members):
             for i in range(5):
-                sid = statuses.create(person.viewer, {"status": TEXT.format(tag=f"walk{i}")})
+                sid = posting.create(person.viewer, {"status": TEXT.format(tag=f"walk{i}")})
                 self.statuses.append((sid, person.account_id))
             if n % 4 == 0:
                 root = parent = self.statuses[-1][0]
                 for j in range(6):
                     replier = self.members[(n + j + 1) % size]
-                    parent = statuses.create(replier.viewer, {"status": f"Reply {j}: lovely.",
+                    parent = posting.create(replier.viewer, {"status": f"Reply {j}: lovely.",
                                                               "in_reply_to_id": parent})
                 self.threads.append(root)
         rng = random.Random(11)
@@ -638,12 +639,12 @@ def report_mix(result: MixResult) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- contention
 def contention(runtime: Any, fans: int = 100) -> dict[str, Any]:
     """`fans` accounts like one status at once (32 threads through the local API Gateway)."""
-    from stratus.api.statuses import statuses
+    from stratus.api.statuses import post as posting
     from stratus.repo import statuses as statuses_repo
 
     crowd, _ = people("fan", fans + 1)
     author, crowd = crowd[0], crowd[1:]
-    sid = statuses.create(author.viewer, {"status": "going viral"})
+    sid = posting.create(author.viewer, {"status": "going viral"})
     runtime.pipeline.drain()
     path = f"/api/v1/statuses/{sid}/favourite"
 
@@ -682,14 +683,14 @@ class _Upload:
 def history(person: Person, media: list[bool]) -> None:
     """Statuses oldest first, the ones marked True with an image attached."""
     from stratus.api.media import media as media_service
-    from stratus.api.statuses import statuses
+    from stratus.api.statuses import post as posting
 
     for i, with_media in enumerate(media):
         params: dict[str, Any] = {"status": f"entry {i}"}
         if with_media:
             entity, _ = media_service.upload(person.viewer, _Upload(PNG), None, None)
             params["media_ids"] = [entity["id"]]
-        statuses.create(person.viewer, params)
+        posting.create(person.viewer, params)
 
 
 HISTORIES = [

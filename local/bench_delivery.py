@@ -76,7 +76,7 @@ def _seed(inboxes: Inboxes, author: str, followers: int, hosts: int) -> None:
 
 
 def run(runtime: Any, followers: int = 1000, hosts: int = 100) -> dict[str, Any]:
-    from stratus.api.statuses import statuses
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
     from stratus.repo.client import client, dynamodb
 
@@ -124,7 +124,7 @@ def run(runtime: Any, followers: int = 1000, hosts: int = 100) -> dict[str, Any]
     client("sqs").meta.events.register("before-parameter-build.sqs", on_sqs)
     try:
         started = time.perf_counter()
-        statuses.create(identity.viewer_for_token(token), {"status": "to every server"})
+        posting.create(identity.viewer_for_token(token), {"status": "to every server"})
         runtime.pipeline.drain(max_rounds=10_000)
         wall = time.perf_counter() - started
     finally:

@@ -15,8 +15,10 @@ NAMES = ("alice", "alicia", "alina", "alison", "ali", "alister", "alma", "bob", 
 def _setup(runtime: Any) -> tuple[str, str]:
     from stratus.api.accounts import accounts
     from stratus.api.oauth import oauth
-    from stratus.api.statuses import interactions, statuses
+    from stratus.api.statuses import interactions
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
+    from stratus.read import statuses as statuses_read
     from stratus.repo import oauth as oauth_repo
 
     app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
@@ -31,11 +33,11 @@ def _setup(runtime: Any) -> tuple[str, str]:
     viewer, raw = people[0]
     last = None
     for i in range(60):  # the viewer's own statuses and ones it liked: 120 with "tide"
-        last = statuses.create(viewer, {"status": f"the tide at dawn, note {i} #tide{i % 30}"})
-        other = statuses.create(people[1 + i % 20][0], {"status": f"tide tables {i}"})
+        last = posting.create(viewer, {"status": f"the tide at dawn, note {i} #tide{i % 30}"})
+        other = posting.create(people[1 + i % 20][0], {"status": f"tide tables {i}"})
         interactions.favourite(viewer, other)
     runtime.pipeline.drain()
-    return raw, statuses.show(None, last)["url"]
+    return raw, statuses_read.show(None, last)["url"]
 
 
 def run(runtime: Any) -> None:

@@ -87,9 +87,9 @@ def _round(runtime: Any, port: int, tokens: list[str], stream: str, post: Any
 
 def run(runtime: Any, clients: int = 100) -> dict[str, Any]:
     from stratus.api.graph import follows
-    from stratus.api.statuses import statuses
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
-    from stratus.workers import fanout
+    from stratus.core import clock
 
     author, author_token = _viewer("streamer")
     writer = identity.viewer_for_token(author_token)
@@ -101,16 +101,16 @@ def run(runtime: Any, clients: int = 100) -> dict[str, Any]:
     runtime.pipeline.drain()
     from stratus.repo import base, feeds, keys
 
-    now = fanout.now_epoch()  # every listener's home is active (they read it recently)
+    now = clock.epoch()  # every listener's home is active (they read it recently)
     base.write_many(puts=[{**keys.feed_meta(keys.home_feed(identity.viewer_for_token(t)
                                                               .account_id)),
-                           "state": "ready", "active_until": fanout.active_until(now)}
+                           "state": "ready", "active_until": feeds.active_until(now)}
                           for t in tokens], table_name=feeds._table())
     server, port = _serve(runtime)
     results = {}
     try:
         for stream in ("user", "public:local"):
-            arrived, posts = _round(runtime, port, tokens, stream, lambda: statuses.create(
+            arrived, posts = _round(runtime, port, tokens, stream, lambda: posting.create(
                 writer, {"status": f"hello, {stream} listeners"}))
             results[stream] = {"received": len(arrived), "posts": posts,
                                "p50": statistics.median(arrived) if arrived else None,

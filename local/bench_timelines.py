@@ -98,7 +98,7 @@ def _get(runtime: Any, path: str, query: str, token: str) -> int:
 def home_pages(runtime: Any) -> list[tuple[str, float, float]]:
     """A reader following 10 accounts with 60 posts between them: (page, handler ms, calls)."""
     from stratus.api.graph import follows
-    from stratus.api.statuses import statuses
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
 
     _reader, reader_token = _viewer("reader")
@@ -110,7 +110,7 @@ def home_pages(runtime: Any) -> list[tuple[str, float, float]]:
         follows.follow(reader_viewer, author, {})
         writer = identity.viewer_for_token(author_token)
         for j in range(6):
-            statuses.create(writer, {"status": f"post {j} by author {i}"})
+            posting.create(writer, {"status": f"post {j} by author {i}"})
     runtime.pipeline.drain()
     calls = Calls()
     rows = []
@@ -137,22 +137,21 @@ def home_pages(runtime: Any) -> list[tuple[str, float, float]]:
 def fan_out(runtime: Any, followers: int) -> dict[str, Any]:
     """One post by an account with `followers` active followers (written straight to the
     tables: the follows and active feeds as the graph and home reads leave them)."""
-    from stratus.api.statuses import statuses
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
-    from stratus.core import ids
+    from stratus.core import clock, ids
     from stratus.model.relationships import FollowOptions
     from stratus.repo import base, feeds, keys, relationships
-    from stratus.workers import fanout
 
     author, author_token = _viewer(f"popular{followers}")
-    now = fanout.now_epoch()
+    now = clock.epoch()
     follow_items, metas = [], []
     for i in range(followers):
         follower = ids.new_id()
         follow_items.append(relationships.follow_item(ids.new_id(), follower, author,
                                                       FollowOptions(), authorized=True))
         metas.append({**keys.feed_meta(keys.home_feed(follower)), "state": "ready",
-                      "active_until": fanout.active_until(now)})
+                      "active_until": feeds.active_until(now)})
     base.write_many(puts=follow_items)
     base.write_many(puts=metas, table_name=feeds._table())
     # The fixture's follows are data, not events: their own side effects (a follow
@@ -176,7 +175,7 @@ def fan_out(runtime: Any, followers: int) -> dict[str, Any]:
     calls = Calls()
     try:
         started = time.perf_counter()
-        status_id = statuses.create(identity.viewer_for_token(author_token),
+        status_id = posting.create(identity.viewer_for_token(author_token),
                                     {"status": "to all my followers"})
         runtime.pipeline.drain(max_rounds=10_000)
         wall = time.perf_counter() - started

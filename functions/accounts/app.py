@@ -13,6 +13,7 @@ from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.client import client_ip
 from stratus.http.forms import request_params
+from stratus.read import accounts as accounts_read
 
 router = APIRouter()
 
@@ -63,7 +64,7 @@ def accounts_many(request: Request, response: Response,
 def accounts_show(account_id: str, request: Request, response: Response,
                   viewer: Viewer | None = Depends(optional("read:accounts"))):
     cache_if_unauthenticated(response, request)
-    return accounts.get_account(account_id)
+    return accounts_read.get_account(account_id)
 
 
 @router.get("/api/v1/accounts/{account_id}/identity_proofs")

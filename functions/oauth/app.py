@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from stratus.api.accounts import accounts
+from stratus.api.accounts import sign_in as sign_in_service
 from stratus.api.oauth import authorize, oauth
 from stratus.auth.deps import Viewer, require
 from stratus.convert import accounts as convert
@@ -86,7 +87,7 @@ def _validate(params: list[tuple[str, str]]):
 
 
 def _signed_in(session: dict) -> dict | None:
-    return accounts.session_profile(session.get("account_id"))
+    return sign_in_service.session_profile(session.get("account_id"))
 
 
 @router.get("/oauth/authorize")
@@ -154,7 +155,7 @@ async def sign_in(request: Request):
     ratelimit.check(ratelimit.SIGN_IN, ratelimit.ip_key(client_ip(request)))
     email = form.get("email") if isinstance(form.get("email"), str) else ""
     password = form.get("password") if isinstance(form.get("password"), str) else ""
-    account_id, reason = accounts.check_credentials(email, password)
+    account_id, reason = sign_in_service.check_credentials(email, password)
     if account_id is None:
         return _page(render("sign_in.html", csrf=web_session.csrf_token(session),
                             return_to=return_to, email=email, error=reason),

@@ -12,6 +12,7 @@ from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.forms import request_params
 from stratus.http.pagination import set_link
+from stratus.read import statuses as statuses_read
 
 router = APIRouter()
 read_statuses = optional("read:statuses")
@@ -30,7 +31,7 @@ async def statuses_create(request: Request, viewer: Viewer = Depends(require("wr
 @router.get("/api/v1/statuses")
 def statuses_many(request: Request, response: Response, viewer: Viewer | None = Depends(read_statuses)):
     cache_if_unauthenticated(response, request)
-    return statuses.show_many(_viewer_id(viewer), request.query_params.getlist("id[]")
+    return statuses_read.show_many(_viewer_id(viewer), request.query_params.getlist("id[]")
                               or request.query_params.getlist("id"))
 
 
@@ -38,7 +39,7 @@ def statuses_many(request: Request, response: Response, viewer: Viewer | None = 
 def statuses_show(status_id: str, request: Request, response: Response,
                   viewer: Viewer | None = Depends(read_statuses)):
     cache_if_unauthenticated(response, request)
-    return statuses.show(_viewer_id(viewer), status_id)
+    return statuses_read.show(_viewer_id(viewer), status_id)
 
 
 @router.delete("/api/v1/statuses/{status_id}")
@@ -56,7 +57,7 @@ async def statuses_edit(status_id: str, request: Request,
 def statuses_context(status_id: str, request: Request, response: Response,
                      viewer: Viewer | None = Depends(read_statuses)):
     cache_if_unauthenticated(response, request)
-    return statuses.context(_viewer_id(viewer), status_id)
+    return statuses_read.context(_viewer_id(viewer), status_id)
 
 
 @router.get("/api/v1/statuses/{status_id}/card")
@@ -69,12 +70,12 @@ def statuses_card(status_id: str, request: Request, response: Response,
 
 @router.get("/api/v1/statuses/{status_id}/history")
 def statuses_history(status_id: str, viewer: Viewer | None = Depends(read_statuses)):
-    return statuses.history(_viewer_id(viewer), status_id)
+    return statuses_read.history(_viewer_id(viewer), status_id)
 
 
 @router.get("/api/v1/statuses/{status_id}/source")
 def statuses_source(status_id: str, viewer: Viewer = Depends(require("read:statuses", user=False))):
-    return statuses.source(viewer.account_id, status_id)
+    return statuses_read.source(viewer.account_id, status_id)
 
 
 def _page_of(request: Request, response: Response, items_and_ids):
@@ -208,7 +209,7 @@ def account_statuses(account_id: str, request: Request, response: Response,
                      viewer: Viewer | None = Depends(read_statuses)):
     cache_if_unauthenticated(response, request)
     params = dict(request.query_params)
-    return _page_of(request, response, statuses.account_statuses(
+    return _page_of(request, response, statuses_read.account_statuses(
         _viewer_id(viewer), account_id, params, page_params(params)))
 
 

@@ -23,7 +23,9 @@ def staff(app):
 
 
 @pytest.fixture
-def people():
+def members():
+    """Accounts by state (not the shared `people`): {"active", "pending", "pending2",
+    "disabled": account id}."""
     return {"active": make_user("active1"), "pending": make_user("waiting", approved=False),
             "pending2": make_user("waiting2", approved=False),
             "disabled": make_user("gone")}
@@ -33,7 +35,7 @@ def ids(response):
     return [a["id"] for a in response.json()]
 
 
-def test_v1_defaults_to_local_active(client, staff, people):
+def test_v1_defaults_to_local_active(client, staff, members):
     accounts.operator_modify("gone", disable=True)
     response = client.get("/api/v1/admin/accounts", headers=staff)
     assert response.status_code == 200
@@ -45,11 +47,11 @@ def test_v1_defaults_to_local_active(client, staff, people):
     assert [a["username"] for a in disabled.json()] == ["gone"]
 
 
-def test_v2_filters_and_no_defaults(client, staff, people):
+def test_v2_filters_and_no_defaults(client, staff, members):
     everyone = client.get("/api/v2/admin/accounts", headers=staff).json()
     assert len(everyone) == 5
     assert ids(client.get("/api/v2/admin/accounts?status=pending", headers=staff)) == \
-        [people["pending2"], people["pending"]]  # newest first
+        [members["pending2"], members["pending"]]  # newest first
     local = client.get("/api/v2/admin/accounts?origin=local&username=wait", headers=staff)
     assert {a["username"] for a in local.json()} == {"waiting", "waiting2"}
     staff_only = client.get("/api/v2/admin/accounts?permissions=staff", headers=staff).json()
@@ -58,7 +60,7 @@ def test_v2_filters_and_no_defaults(client, staff, people):
     assert [a["username"] for a in by_email] == ["active1"]
 
 
-def test_pagination_with_link_headers(client, staff, people):
+def test_pagination_with_link_headers(client, staff, members):
     first = client.get("/api/v2/admin/accounts?limit=2", headers=staff)
     assert len(first.json()) == 2
     link = first.headers["link"]
@@ -70,8 +72,8 @@ def test_pagination_with_link_headers(client, staff, people):
     assert int(ids(second)[0]) < int(ids(first)[-1])
 
 
-def test_admin_account_entity(client, staff, people):
-    response = client.get(f"/api/v1/admin/accounts/{people['pending']}", headers=staff)
+def test_admin_account_entity(client, staff, members):
+    response = client.get(f"/api/v1/admin/accounts/{members['pending']}", headers=staff)
     assert response.status_code == 200
     body = response.json()
     assert body["username"] == "waiting" and body["approved"] is False
@@ -80,8 +82,8 @@ def test_admin_account_entity(client, staff, people):
     assert client.get("/api/v1/admin/accounts/999", headers=staff).status_code == 404
 
 
-def test_approve_is_audited(client, staff, people):
-    pending = people["pending"]
+def test_approve_is_audited(client, staff, members):
+    pending = members["pending"]
     response = client.post(f"/api/v1/admin/accounts/{pending}/approve", headers=staff)
     assert response.status_code == 200 and response.json()["approved"] is True
     [entry] = audit.by_target("User", pending)
@@ -91,22 +93,22 @@ def test_approve_is_audited(client, staff, people):
     again = client.post(f"/api/v1/admin/accounts/{pending}/approve", headers=staff)
     assert again.status_code == 403
     assert client.get("/api/v2/admin/accounts?status=pending", headers=staff).json()[0]["id"] \
-        == people["pending2"]
+        == members["pending2"]
 
 
-def test_reject_deletes_and_frees_the_username(client, staff, people):
-    pending = people["pending"]
+def test_reject_deletes_and_frees_the_username(client, staff, members):
+    pending = members["pending"]
     response = client.post(f"/api/v1/admin/accounts/{pending}/reject", headers=staff)
     assert response.status_code == 200 and response.json() == {}
     assert client.get(f"/api/v1/admin/accounts/{pending}", headers=staff).status_code == 404
     assert [e["action"] for e in audit.by_target("User", pending)] == ["reject"]
     make_user("waiting")  # the name is free again
-    active = client.post(f"/api/v1/admin/accounts/{people['active']}/reject",
+    active = client.post(f"/api/v1/admin/accounts/{members['active']}/reject",
                          headers=staff)
     assert active.status_code == 403
 
 
-def test_permissions_and_scopes(client, app, people):
+def test_permissions_and_scopes(client, app, members):
     nobody = auth(user_token(app, make_user("plain"), scopes=ADMIN_SCOPES))
     response = client.get("/api/v1/admin/accounts", headers=nobody)
     assert response.status_code == 403 and response.json() == {"error": "This action is not allowed"}
@@ -115,7 +117,7 @@ def test_permissions_and_scopes(client, app, people):
     assert client.get("/api/v1/admin/accounts", headers=mod).status_code == 200
     read_only = auth(user_token(app, moderator, scopes=("admin:read",)))
     assert client.get("/api/v1/admin/accounts", headers=read_only).status_code == 200
-    denied = client.post(f"/api/v1/admin/accounts/{people['pending']}/approve", headers=read_only)
+    denied = client.post(f"/api/v1/admin/accounts/{members['pending']}/approve", headers=read_only)
     assert denied.status_code == 403
     assert denied.json() == {"error": "This action is outside the authorized scopes"}
     no_admin_scope = auth(user_token(app, moderator, scopes=("read", "write")))
@@ -123,17 +125,18 @@ def test_permissions_and_scopes(client, app, people):
     assert client.get("/api/v1/admin/accounts").status_code == 401
 
 
-def test_approved_user_can_use_the_api(client, app, staff, people):
-    token = auth(user_token(app, people["pending"]))
+def test_approved_user_can_use_the_api(client, app, staff, members):
+    token = auth(user_token(app, members["pending"]))
     assert client.get("/api/v1/preferences", headers=token).status_code == 403
-    client.post(f"/api/v1/admin/accounts/{people['pending']}/approve", headers=staff)
+    client.post(f"/api/v1/admin/accounts/{members['pending']}/approve", headers=staff)
     assert client.get("/api/v1/preferences", headers=token).status_code == 200
 
 
-def test_operator_role_changes_and_password_resets(client, app, staff, people):
+def test_operator_role_changes_and_password_resets(client, app, staff, members):
     from stratus.api.accounts import accounts as accounts_service
+    from stratus.api.accounts import sign_in
 
-    token = auth(user_token(app, people["active"], scopes=ADMIN_SCOPES))
+    token = auth(user_token(app, members["active"], scopes=ADMIN_SCOPES))
     assert client.get("/api/v1/admin/accounts", headers=token).status_code == 403
     accounts_service.operator_modify("active1", role="Moderator")
     assert client.get("/api/v1/admin/accounts", headers=token).status_code == 200
@@ -142,7 +145,7 @@ def test_operator_role_changes_and_password_resets(client, app, staff, people):
     new_password = accounts_service.operator_modify("active1", reset_password=True)
     assert new_password and len(new_password) >= 16
     assert client.get("/api/v1/admin/accounts", headers=token).status_code == 401  # signed out
-    assert accounts_service.authenticate("active1@example.org", new_password) == people["active"]
+    assert sign_in.authenticate("active1@example.org", new_password) == members["active"]
     accounts_service.operator_modify("active1", role="User")
-    fresh = auth(user_token(app, people["active"], scopes=ADMIN_SCOPES))
+    fresh = auth(user_token(app, members["active"], scopes=ADMIN_SCOPES))
     assert client.get("/api/v1/admin/accounts", headers=fresh).status_code == 403

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import pytest
-from stratus.auth import identity
 from stratus.model.roles import Permission as P
+from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit
 
-from tests.rig import auth, make_app, make_user, user_token
+from tests.rig import auth, count_dynamodb_calls, make_app, make_user, user_token
 
 ADMIN_SCOPES = ("admin:read", "admin:write")
 NOT_ALLOWED = {"error": "This action is not allowed"}
@@ -149,16 +149,16 @@ def test_roles_are_managed_only_below_ones_own_position(client, owner, manager):
 
 def test_everyone_changes_only_in_safe_permissions(client, app, owner):
     plain = make_user("plain")
-    assert identity.role_for(None).can(P.INVITE_USERS)
+    assert roles_read.role_for(None).can(P.INVITE_USERS)
     custom = create(client, owner, name="Nothing", permissions="0", position=1)
     _, _ = member(client, app, owner, "holder", custom["id"])
-    assert identity.role_for(custom["id"]).can(P.INVITE_USERS)  # inherited from @everyone
+    assert roles_read.role_for(custom["id"]).can(P.INVITE_USERS)  # inherited from @everyone
     revoked = client.put("/api/v1/admin/roles/-99", headers=owner, json={"permissions": "0"})
     assert revoked.status_code == 200 and revoked.json()["permissions"] == "0"
     assert revoked.json()["name"] == "" and revoked.json()["position"] == -1
     user = accounts_repo.get_user(plain)
-    assert not identity.role_for(user.get("role_id")).can(P.INVITE_USERS)
-    assert not identity.role_for(custom["id"]).can(P.INVITE_USERS)
+    assert not roles_read.role_for(user.get("role_id")).can(P.INVITE_USERS)
+    assert not roles_read.role_for(custom["id"]).can(P.INVITE_USERS)
     dangerous = client.put("/api/v1/admin/roles/-99", headers=owner,
                            json={"permissions": str(P.MANAGE_USERS)})
     assert dangerous.status_code == 422
@@ -212,11 +212,11 @@ def test_assignment_rules_and_audit(client, app, owner, manager):
 def test_deleting_a_role_in_use_moves_its_holders_to_everyone(client, app, owner):
     role = create(client, owner, name="Temporary", permissions=str(P.MANAGE_USERS), position=3)
     account, headers = member(client, app, owner, "temp", role["id"])
-    assert identity.accounts_who_can(P.MANAGE_USERS).count(account) == 1
+    assert roles_read.accounts_who_can(P.MANAGE_USERS).count(account) == 1
     deleted = client.delete(f"/api/v1/admin/roles/{role['id']}", headers=owner)
     assert deleted.status_code == 200 and deleted.json() == {}
     assert "role_id" not in accounts_repo.get_user(account)
-    assert account not in identity.accounts_who_can(P.MANAGE_USERS)
+    assert account not in roles_read.accounts_who_can(P.MANAGE_USERS)
     assert client.get("/api/v1/admin/accounts", headers=headers).status_code == 403
     shown = client.get(f"/api/v1/admin/accounts/{account}", headers=owner).json()
     assert shown["role"]["id"] == "-99"
@@ -228,23 +228,11 @@ def test_a_role_written_elsewhere_is_found(client, owner):
     from stratus.repo import base
     from stratus.repo import roles as roles_repo
 
-    identity.all_roles()  # this process's copy, without the role
+    roles_read.all_roles()  # this process's copy, without the role
     base.put(roles_repo.role_item({"id": "777", "name": "Elsewhere", "color": "",
                                    "position": 2, "highlighted": False, "permissions": 0}))
     response = client.get("/api/v1/admin/roles/777", headers=owner)
     assert response.status_code == 200 and response.json()["name"] == "Elsewhere"
-
-
-def _count_dynamodb_calls():
-    from stratus.repo.client import dynamodb
-
-    calls: list[str] = []
-    client = dynamodb()
-    client.meta.events.register("before-call.dynamodb",
-                                lambda model, **_: calls.append(model.name),
-                                unique_id="roles-test-count")
-    return calls, lambda: client.meta.events.unregister("before-call.dynamodb",
-                                                        unique_id="roles-test-count")
 
 
 def test_a_custom_role_costs_no_read_per_request(client, app, owner):
@@ -258,7 +246,7 @@ def test_a_custom_role_costs_no_read_per_request(client, app, owner):
         assert client.get("/api/v1/accounts/verify_credentials", headers=headers).status_code == 200
     counts = []
     for headers in (plain, custom_read):
-        calls, stop = _count_dynamodb_calls()
+        calls, stop = count_dynamodb_calls()
         try:
             response = client.get("/api/v1/accounts/verify_credentials", headers=headers)
         finally:

@@ -164,13 +164,13 @@ def test_sensitive_marks_its_statuses_for_others(client, drain, staff, cast):
 
 def test_disable_refuses_sign_in_and_tokens_until_enabled(client, staff, cast):
     (ids_, h), (_, sh) = cast, staff
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import sign_in
 
     assert act(client, sh["admin"], ids_["target"], type="disable").status_code == 200
     refused = client.get("/api/v1/accounts/verify_credentials", headers=h["target"])
     assert refused.status_code == 403
     assert refused.json() == {"error": "Your login is currently disabled"}
-    assert accounts.authenticate("target@example.org", "correct horse battery") is None
+    assert sign_in.authenticate("target@example.org", "correct horse battery") is None
     view = client.get(f"/api/v1/admin/accounts/{ids_['target']}", headers=sh["admin"]).json()
     assert view["disabled"] is True
     # Others still see the account (disabling is about signing in).
@@ -181,7 +181,7 @@ def test_disable_refuses_sign_in_and_tokens_until_enabled(client, staff, cast):
     assert enabled.status_code == 200 and enabled.json()["disabled"] is False
     assert client.get("/api/v1/accounts/verify_credentials",
                       headers=h["target"]).status_code == 200
-    assert accounts.authenticate("target@example.org", "correct horse battery") == ids_["target"]
+    assert sign_in.authenticate("target@example.org", "correct horse battery") == ids_["target"]
     assert [e["action"] for e in audit.by_target("User", ids_["target"])] == ["disable", "enable"]
 
 

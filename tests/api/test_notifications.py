@@ -9,23 +9,17 @@ from stratus.api.notifications import notifications as notifications_service
 from stratus.core import clock, ids
 from stratus.repo import effects
 
-from tests.api.test_statuses import post
-from tests.rig import auth, follow_edge, make_app, make_user, user_token
-
-
-def favourite(client, headers, status_id):
-    response = client.post(f"/api/v1/statuses/{status_id}/favourite", headers=headers)
-    assert response.status_code == 200, response.text
-
-
-def notes(client, headers, query="", status=200):
-    response = client.get("/api/v1/notifications" + query, headers=headers)
-    assert response.status_code == status, response.text
-    return response.json()
-
-
-def kinds(listed):
-    return [n["type"] for n in listed]
+from tests.rig import (
+    auth,
+    favourite,
+    follow_edge,
+    kinds,
+    make_app,
+    make_user,
+    notes,
+    post,
+    user_token,
+)
 
 
 @pytest.fixture
@@ -333,16 +327,16 @@ def test_staff_who_may_approve_hear_of_new_users(client, people, drain, entity):
 
 def test_role_changes_move_users_in_and_out_of_the_staff_index(client, people, drain):
     from stratus.api.accounts import accounts
-    from stratus.auth import identity
     from stratus.model.roles import Permission
+    from stratus.read import roles as roles_read
 
     ids_, _ = people
-    assert identity.accounts_who_can(Permission.MANAGE_USERS) == []
+    assert roles_read.accounts_who_can(Permission.MANAGE_USERS) == []
     accounts.operator_modify("carol", role="Moderator")
-    assert identity.accounts_who_can(Permission.MANAGE_USERS) == [ids_["carol"]]
-    assert identity.accounts_who_can(Permission.MANAGE_SETTINGS) == []
+    assert roles_read.accounts_who_can(Permission.MANAGE_USERS) == [ids_["carol"]]
+    assert roles_read.accounts_who_can(Permission.MANAGE_SETTINGS) == []
     accounts.operator_modify("carol", role="user")
-    assert identity.accounts_who_can(Permission.MANAGE_USERS) == []
+    assert roles_read.accounts_who_can(Permission.MANAGE_USERS) == []
 
 
 def test_a_boost_made_after_the_edit_is_not_told_of_it(client, people, drain):

@@ -345,6 +345,7 @@ def test_a_stored_script_redirect_uri_is_never_followed(client):
 
 def test_confirmation_never_redirects_to_a_script_uri(client):
     from stratus.api.accounts import accounts
+    from stratus.auth import confirmation
 
     app = make_app(client, redirect_uris="https://app.example/welcome")
     base.update(keys.app(app.client_id), "SET redirect_uris = :u",
@@ -353,7 +354,7 @@ def test_confirmation_never_redirects_to_a_script_uri(client):
     user = accounts.repo.get_user(account_id)
     base.update(keys.account_user(account_id), "SET created_by_client_id = :c",
                 vals={":c": app.client_id})
-    token = accounts.confirmation_token(account_id, user["confirmation_nonce"])
+    token = confirmation.confirmation_token(account_id, user["confirmation_nonce"])
     response = client.get(f"/auth/confirmation?confirmation_token={token}",
                           follow_redirects=False)
     assert response.status_code == 200 and "location" not in response.headers

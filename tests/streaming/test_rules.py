@@ -168,7 +168,7 @@ def test_an_event_for_many_recipients_reads_what_they_share_once(runtime):
     """Rendering one status for each recipient of a stream event: the author's and mentioned
     accounts, media and emoji are read once for all of them; only each recipient's own edges
     and filters are read per recipient."""
-    from stratus.api.statuses import statuses
+    from stratus.api.statuses import post as posting
     from stratus.auth import identity
     from stratus.read import status_views
     from stratus.repo import statuses as statuses_repo
@@ -176,7 +176,7 @@ def test_an_event_for_many_recipients_reads_what_they_share_once(runtime):
 
     author = make_user("author")
     readers = [make_user(f"reader{i}") for i in range(4)]
-    posted = statuses.create(identity.viewer_for_account(author),
+    posted = posting.create(identity.viewer_for_account(author),
                              {"status": "hello @reader0 @reader1"})
     item = statuses_repo.get(posted)
     calls: list[str] = []

@@ -32,6 +32,11 @@ def digest(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_CHARS]
 
 
+def digest_of(emoji: dict[str, Any]) -> str:
+    """The key of a remote emoji's copy (its URL's digest)."""
+    return digest(emoji.get("url") or "")
+
+
 def proxy_url(kind: str, owner_id: str, source: str, style: str = "original") -> str:
     path = f"/media_proxy/{kind}/{owner_id}/{digest(source)}"
     return env().base_url + (path if style == "original" else f"{path}/{style}")

@@ -25,7 +25,6 @@ import re
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from stratus.api.accounts import accounts as accounts_service
 from stratus.convert import activitypub as convert
 from stratus.core import hosts, ids
 from stratus.core.config import settings
@@ -33,6 +32,7 @@ from stratus.core.errors import BadRequest, Forbidden, NotFound
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.federation import actor_keys
 from stratus.policy import visibility
+from stratus.read import accounts as accounts_read
 from stratus.read import relationships, status_views
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import actor_keys as keys_repo
@@ -80,7 +80,7 @@ def local_account(username: str, reader: Reader = None) -> Local:
         raise NotFound()
     bundle = accounts_repo.get_bundle(account_id, (accounts_repo.PROFILE, accounts_repo.STATS,
                                                    accounts_repo.USER, keys_repo.SK))
-    if not accounts_service.is_visible(bundle) or bundle[accounts_repo.PROFILE].get("domain"):
+    if not accounts_read.is_visible(bundle) or bundle[accounts_repo.PROFILE].get("domain"):
         raise NotFound()
     return Local(account_id, bundle, _relations(account_id, reader))
 

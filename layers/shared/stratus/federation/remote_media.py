@@ -370,15 +370,3 @@ def forget_all(items: list[dict[str, Any]]) -> None:
     for item in items:
         _forget(item)
 
-
-# --- rendering ----------------------------------------------------------------------------------
-def digest_of(emoji: dict[str, Any]) -> str:
-    """The key of a remote emoji's copy (its URL's digest)."""
-    return urls.digest(emoji.get("url") or "")
-
-
-def emoji_copies(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """{URL digest: copy item} for the remote custom emoji of `statuses` (one batched read)."""
-    refs = [urls.digest(e["url"]) for s in statuses for e in s.get("remote_emojis", [])
-            if isinstance(e, dict) and isinstance(e.get("url"), str)]
-    return repo.get_many("emoji", refs) if refs else {}

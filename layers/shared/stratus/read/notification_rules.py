@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from stratus.auth import identity
 from stratus.core import clock
 from stratus.model import roles
+from stratus.read import roles as roles_read
 from stratus.repo import notifications as repo
 
 ACCEPT, FILTER, DROP = "accept", "filter", "drop"
@@ -71,8 +71,8 @@ def _from_staff(sender_user: dict[str, Any] | None, recipient_user: dict[str, An
     """Mastodon's `bypass_block?`: a highlighted moderation role above the recipient's."""
     if sender_user is None:
         return False
-    sender = identity.role_for(sender_user.get("role_id"))
-    recipient = identity.role_for((recipient_user or {}).get("role_id"))
+    sender = roles_read.role_for(sender_user.get("role_id"))
+    recipient = roles_read.role_for((recipient_user or {}).get("role_id"))
     return sender.highlighted and sender.position > recipient.position and (
         bool(sender.permissions & roles.Permission.ADMINISTRATOR)
         or bool(sender.permissions & MODERATION))

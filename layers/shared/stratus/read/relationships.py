@@ -12,15 +12,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from stratus.api.accounts import accounts as accounts_service
-from stratus.auth import identity
 from stratus.convert import accounts as convert
 from stratus.core import ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.model.relationships import Relationships
 from stratus.model.viewer import Viewer
+from stratus.read import accounts as accounts_read
+from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import keys
 from stratus.repo import relationships as repo
 
 MAX_RELATIONSHIP_IDS = 100
@@ -79,7 +78,7 @@ def relationships(viewer: Viewer, account_ids: list[str], with_suspended: bool
     relations, items = repo.load(viewer.account_id, wanted, extra=accounts_repo.bundle_keys(
         wanted, (accounts_repo.PROFILE, accounts_repo.USER)))
     bundles = accounts_repo.bundles(items)
-    shown = [a for a in wanted if a in bundles and accounts_service.is_visible(bundles[a])
+    shown = [a for a in wanted if a in bundles and accounts_read.is_visible(bundles[a])
              and (with_suspended or not bundles[a][accounts_repo.PROFILE].get("suspended_at"))]
     domains = {a: bundles[a][accounts_repo.PROFILE].get("domain") for a in shown}
     if any(domains.values()):
@@ -121,7 +120,7 @@ def subject(viewer: Viewer, target_id: str) -> Subject:
                                  extra=accounts_repo.bundle_keys(
                                      [target_id], (accounts_repo.PROFILE, accounts_repo.USER)))
     bundle = accounts_repo.bundles(items).get(str(target_id), {})
-    if not accounts_service.is_visible(bundle):
+    if not accounts_read.is_visible(bundle):
         raise NotFound()
     profile = bundle[accounts_repo.PROFILE]
     if profile.get("domain"):
@@ -141,7 +140,7 @@ def familiar_followers(viewer: Viewer, account_ids: list[str]) -> list[dict[str,
         raise Unprocessable(f"Too many ids requested (maximum is {MAX_RELATIONSHIP_IDS})")
     found = accounts_repo.get_many(wanted, (accounts_repo.PROFILE, accounts_repo.STATS,
                                             accounts_repo.USER))
-    targets = [a for a in wanted if a in found and accounts_service.is_visible(found[a])
+    targets = [a for a in wanted if a in found and accounts_read.is_visible(found[a])
                and not found[a][accounts_repo.PROFILE].get("suspended_at")]
     mine = repo.following_ids(viewer.account_id) if targets else []
     familiar: dict[str, list[str]] = {}
@@ -152,13 +151,12 @@ def familiar_followers(viewer: Viewer, account_ids: list[str]) -> list[dict[str,
         followers = int((found[target].get(accounts_repo.STATS) or {}).get("followers_count", 0))
         if followers < len(mine):
             following = set(mine)
-            familiar[target] = [e["account_id"] for e in repo.followers(
-                target, *keys.id_range(None, None), True) if e["account_id"] in following]
+            familiar[target] = [a for a in repo.follower_ids(target) if a in following]
         else:
-            edges = repo.get_many([keys.follow(f, target) for f in mine])
+            edges = repo.follows_of(mine, target)
             order = {f: i for i, f in enumerate(mine)}
             familiar[target] = sorted((e["account_id"] for e in edges), key=order.__getitem__)
-    people = accounts_service.render_many(
+    people = accounts_read.render_many(
         [a for accounts in familiar.values() for a in accounts],
         keep=lambda bundle: not bundle[accounts_repo.PROFILE].get("hide_collections"))
     return [{"id": t, "accounts": [people[a] for a in familiar.get(t, []) if a in people]}
@@ -173,7 +171,7 @@ def silenced(recipient_ids: list[str], actor_id: str, kind: str) -> set[str]:
     bundle = accounts_repo.get_bundle(actor_id, (accounts_repo.PROFILE, accounts_repo.USER))
     domain = (bundle.get(accounts_repo.PROFILE) or {}).get("domain")
     found = repo.recipients_silencing(recipient_ids, actor_id, domain)
-    if kind == "mention" and identity.role_for((bundle.get(accounts_repo.USER) or {})
+    if kind == "mention" and roles_read.role_for((bundle.get(accounts_repo.USER) or {})
                                                .get("role_id")).staff:
         return set()
     return found["blocking"] | found["muting"] | found["domain_blocking"]

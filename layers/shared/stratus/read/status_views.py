@@ -14,17 +14,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from stratus.api.accounts import accounts as accounts_service
-from stratus.api.statuses import cards as cards_service
+from stratus.convert import cards as convert_cards
 from stratus.convert import instance as convert_instance
+from stratus.convert import remote_media
 from stratus.convert import statuses as convert
 from stratus.core import clock
-from stratus.federation import remote_media
 from stratus.model.edges import ViewerEdges
 from stratus.policy import visibility
+from stratus.read import accounts as accounts_read
 from stratus.read import filters, relationships
 from stratus.repo import accounts as accounts_repo
+from stratus.repo import cards as cards_repo
 from stratus.repo import instance as instance_repo
+from stratus.repo import remote_media as remote_media_repo
 from stratus.repo import statuses as repo
 
 
@@ -39,7 +41,7 @@ def _load_authors(account_ids: list[str]) -> tuple[dict[str, dict[str, Any]], se
                                    (accounts_repo.PROFILE, accounts_repo.STATS,
                                     accounts_repo.USER))
     present = {aid: bundle for aid, bundle in found.items() if accounts_repo.PROFILE in bundle}
-    return ({aid: accounts_service.render(bundle) for aid, bundle in present.items()},
+    return ({aid: accounts_read.render(bundle) for aid, bundle in present.items()},
             {aid for aid, bundle in present.items()
              if bundle[accounts_repo.PROFILE].get("sensitized_at")})
 
@@ -49,6 +51,21 @@ def _emoji_map(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         return {}
     return {e["shortcode"]: convert_instance.custom_emoji(e) for e in instance_repo.list_emojis()
             if not e.get("disabled")}
+
+
+def _emoji_copies(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """{URL digest: copy item} for the remote custom emoji of `statuses` (one batched read)."""
+    refs = [remote_media.digest(e["url"]) for s in statuses for e in s.get("remote_emojis", [])
+            if isinstance(e, dict) and isinstance(e.get("url"), str)]
+    return remote_media_repo.get_many("emoji", refs) if refs else {}
+
+
+def _cards(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """{card url: PreviewCard} for the cards a page of status items names: one batched read,
+    none when no status has a card."""
+    urls = [s["card_url"] for s in statuses if s.get("card_url")]
+    return {url: convert_cards.preview_card(item)
+            for url, item in cards_repo.get_many(urls).items()} if urls else {}
 
 
 Shared = dict[tuple[Any, ...], Any]
@@ -103,11 +120,11 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
                    lambda: _emoji_map(everything))
     # Our copies of remote custom emoji: one batched read, none without remote emoji.
     emoji_copies = _once(shared, ("emoji_copies", *(s["id"] for s in everything)),
-                         lambda: remote_media.emoji_copies(everything)) \
+                         lambda: _emoji_copies(everything)) \
         if any(s.get("remote_emojis") for s in everything) else {}
     # Preview cards: one batched read for the page's cards, none without (cards area)
     card_urls = [s["card_url"] for s in everything if s.get("card_url")]
-    cards = _once(shared, ("cards", *card_urls), lambda: cards_service.entities(everything)) \
+    cards = _once(shared, ("cards", *card_urls), lambda: _cards(everything)) \
         if card_urls else {}
     now = clock.now()
 

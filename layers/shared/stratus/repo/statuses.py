@@ -205,10 +205,11 @@ def _flags_filter(*, only_media: bool = False, local: bool | None = None,
     return (" AND ".join(parts), names, vals) if parts else None
 
 
-def public_bucket_entries(scope: str, hour: str, lo: str, hi: str, descending: bool, *,
+def public_bucket_entries(scope: str, hour: str, low: int, high: int, descending: bool, *,
                           limit: int, only_media: bool, budget: Budget) -> list[dict[str, Any]]:
-    """The public statuses of one hour of a scope between two padded ids, newest (or, not
+    """The public statuses of one hour of a scope with ids in [low, high], newest (or, not
     `descending`, oldest) `limit` of them, merged across the hour's shards."""
+    lo, hi = keys.pad(low), keys.pad(high)
     found: list[dict[str, Any]] = []
     for shard in range(keys.PUBLIC_SHARDS):
         found += base.query(keys.public_partition(scope, hour, shard), index="GSI3",
@@ -229,14 +230,33 @@ def next_public_hour(scope: str, hour: str, bound: str, descending: bool) -> str
     return None
 
 
+def public_hours(scope: str, low: int, high: int, descending: bool) -> Iterator[str]:
+    """The hours a scope's public statuses with ids in [low, high] may be in, from the newest
+    (or, not `descending`, the oldest) on: the edge's own hour, then each further one that has
+    public statuses (read one at a time, as the caller asks for it)."""
+    first, last = keys.public_hour(high), keys.public_hour(low)
+    hour: str | None = first if descending else last
+    bound = last if descending else first
+    while hour is not None:
+        yield hour
+        hour = next_public_hour(scope, hour, bound, descending)
+
+
+def public_hour(status_id: str) -> str:
+    """The hour (`yyyymmddhh`, UTC) a status id was minted in: its public timeline bucket."""
+    return keys.public_hour(status_id)
+
+
 def register_public_hour(scope: str, hour: str) -> None:
     base.put({**keys.public_hour_entry(scope, hour), "type": "public_hour"})
 
 
-def tag_entries(name: str, lo: str, hi: str, descending: bool, *, only_media: bool,
-                local: bool | None, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
-    """A hashtag's public statuses (index entries, `{"id": status id, ...}`)."""
-    partition, bounds = keys.tagged_range(name, lo, hi)
+def tag_entries(name: str, low: int | None, high: int | None, descending: bool, *,
+                only_media: bool, local: bool | None, budget: Budget, step: int
+                ) -> Iterator[dict[str, Any]]:
+    """A hashtag's public statuses with ids in [low, high] (None: unbounded; index entries,
+    `{"id": status id, ...}`)."""
+    partition, bounds = keys.tagged_range(name, *keys.id_range(low, high))
     for item in base.query(partition, sk_between=bounds, descending=descending, budget=budget,
                            step=step, filter=_flags_filter(only_media=only_media, local=local,
                                                            public_only=True)):
@@ -253,3 +273,36 @@ def stats_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
     """{id: STATS item} for the ids that have counters (one batched read, no status bodies)."""
     found = base.batch_get([keys.status_stats(sid) for sid in dict.fromkeys(status_ids)])
     return {keys.id_in(item["PK"]): item for item in found}
+
+
+def account_statuses_between(account_id: str, low: int | None, high: int | None,
+                             descending: bool, *, budget: Budget, step: int,
+                             exclude_replies: bool = False, exclude_reblogs: bool = False,
+                             only_media: bool = False) -> Iterator[dict[str, Any]]:
+    """An account's statuses with ids in [low, high] (None: unbounded; index entries), the
+    listing's filters applied by DynamoDB."""
+    return account_status_entries(account_id, *keys.id_range(low, high), descending,
+                                  budget=budget, step=step, exclude_replies=exclude_replies,
+                                  exclude_reblogs=exclude_reblogs, only_media=only_media)
+
+
+def pinned_status_ids(account_id: str) -> list[str]:
+    """The ids of the statuses an account pinned, the latest pin first."""
+    return [e["status_id"] for e in edge_entries("GSI2", keys.edges_of("PIN", account_id),
+                                                 *keys.id_range(None, None), descending=True)]
+
+
+def attach_media_ops(account_id: str, media_ids: list[str], status_id: str,
+                     scheduled_id: str | None, *, taken: Exception) -> list[base.Op]:
+    """Attach the author's media to a new status, each only while it is the author's and
+    attached to nothing else (a scheduled post's own media may move on to the status it
+    becomes); its expiry goes. `taken`: the error when one is attached already."""
+    condition = "account_id = :me AND attribute_not_exists(status_id) AND " + (
+        "scheduled_status_id = :sched" if scheduled_id else
+        "attribute_not_exists(scheduled_status_id)")
+    vals = {":s": status_id, ":me": account_id,
+            **({":sched": scheduled_id} if scheduled_id else {})}
+    return [base.Op("Update", key=keys.media(m),
+                    expression="SET status_id = :s REMOVE #ttl, scheduled_status_id",
+                    condition=condition, names={"#ttl": "ttl"}, vals=vals, on_conflict=taken)
+            for m in media_ids]

@@ -3,7 +3,8 @@ jobs: hashtag index entries and uses, notification records (mention, reblog, fav
 update, follow, follow_request, admin.sign_up) and their removal when the action is undone, the
 cascade that follows a deleted status, the notifications a block takes away, the work
 notification requests and sweeps leave behind, conversations of direct statuses
-(api/conversations/conversations.py) and the link index (api/timelines/links.py)."""
+(workers/conversations.py), the link index (workers/links.py), hashtag uses and featured tags
+(workers/tags.py) and the profile directory (workers/directory.py)."""
 
 from __future__ import annotations
 
@@ -12,27 +13,21 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from stratus.api.conversations import conversations
-from stratus.api.directory import directory
 from stratus.api.statuses import polls
-from stratus.api.tags import (
-    featured_tags,  # profiles (issue 12)
-    tags,
-)
-from stratus.api.timelines import links
-from stratus.auth import identity
 from stratus.core import clock, ids, memo
 from stratus.core.paging import Budget
 from stratus.federation import actor_keys
 from stratus.jobs import messages as jobs
 from stratus.model.roles import Permission
 from stratus.read import notification_rules, relationships
+from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import effects as repo
-from stratus.repo import keys, queues
 from stratus.repo import media as storage
 from stratus.repo import notifications as notifications_repo
+from stratus.repo import queues
 from stratus.repo import statuses as statuses_repo
+from stratus.workers import conversations, directory, links, tags
 
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
@@ -96,7 +91,7 @@ _registered_hours = memo.Done()
 def _register_public_hour(status_id: str, local: bool) -> None:
     """Note that an hour has public statuses: the public timeline skips quiet hours with it
     (once per hour and scope per process; the write is idempotent anyway)."""
-    scope, hour = ("LOCAL" if local else "REMOTE"), keys.public_hour(status_id)
+    scope, hour = ("LOCAL" if local else "REMOTE"), statuses_repo.public_hour(status_id)
     if (scope, hour) not in _registered_hours:
         statuses_repo.register_public_hour(scope, hour)
         _registered_hours.add((scope, hour))
@@ -104,7 +99,7 @@ def _register_public_hour(status_id: str, local: bool) -> None:
 
 def status_changed(job: jobs.StatusChanged) -> int:
     repo.unindex_tags(job.status_id, job.removed_tags)
-    featured_tags.status_removed(job.account_id, job.status_id, job.removed_tags)  # profiles
+    tags.featured_status_removed(job.account_id, job.status_id, job.removed_tags)
     if job.added_tags:
         repo.index_tags(job.status_id, job.added_tags, _tag_fields(job))
     return _notify(job.added_mention_ids, "mention", job.account_id, job.status_id,
@@ -117,7 +112,7 @@ def status_removed(job: jobs.StatusRemoved) -> int:
     about it; its edit history and poll votes. A boost takes its own notification with it.
     Returns how many items were removed; a cascade too big for one job continues in another."""
     repo.unindex_tags(job.status_id, job.tags)
-    featured_tags.status_removed(job.account_id, job.status_id, job.tags)  # profiles
+    tags.featured_status_removed(job.account_id, job.status_id, job.tags)
     if job.reblog_of_id and job.reblog_of_account_id:
         repo.unnotify(job.reblog_of_account_id, "reblog", job.account_id, job.reblog_of_id)
         repo.remove([repo.edge_key("REBLOG", job.account_id, job.reblog_of_id)])
@@ -206,14 +201,14 @@ def status_edited(job: jobs.StatusEdited) -> int:
 
 def account_activated(job: jobs.AccountActivated) -> int:
     """Staff who may approve accounts hear of a new user (Mastodon's `admin.sign_up`)."""
-    return _notify(identity.accounts_who_can(Permission.MANAGE_USERS), "admin.sign_up",
+    return _notify(roles_read.accounts_who_can(Permission.MANAGE_USERS), "admin.sign_up",
                    job.account_id, job.account_id, None)
 
 
 def report_filed(job: jobs.ReportFiled) -> int:
     """Staff who may manage reports hear of a new report (Mastodon's `admin.report`; the
     notification's subject is the report, its account the reporter)."""
-    return _notify(identity.accounts_who_can(Permission.MANAGE_REPORTS), "admin.report",
+    return _notify(roles_read.accounts_who_can(Permission.MANAGE_REPORTS), "admin.report",
                    job.account_id, job.report_id, None)
 
 
@@ -317,7 +312,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.DirectStatusPosted: conversations.direct_status_posted,
     jobs.DirectStatusRemoved: conversations.direct_status_removed,
     jobs.LinksChanged: links.links_changed,
-    jobs.DirectoryTouch: directory.touch,  # profiles (issue 12)
+    jobs.DirectoryTouch: directory.touch,
     jobs.GenerateActorKey: actor_keys.generate,
 }
 

@@ -3,7 +3,7 @@ warning's mail is composed here; a confirmation's and a trends review's where th
 
 from __future__ import annotations
 
-from stratus.api.accounts import accounts
+from stratus.auth import confirmation
 from stratus.core import mail
 from stratus.core.config import settings
 from stratus.jobs import messages as jobs
@@ -21,7 +21,7 @@ def handle(job: jobs.Job) -> bool:
     if isinstance(job, jobs.TrendsReviewMail):
         return _trends_review(job)
     if isinstance(job, jobs.ConfirmationMail):
-        compose = lambda: accounts.confirmation_mail(job.account_id, job.nonce)  # noqa: E731
+        compose = lambda: confirmation.confirmation_mail(job.account_id, job.nonce)  # noqa: E731
     elif isinstance(job, jobs.WarningMail):
         compose = lambda: warning_mail(job.account_id, job.warning_id)  # noqa: E731
     else:
@@ -32,7 +32,7 @@ def handle(job: jobs.Job) -> bool:
     if content is None:
         return False
     to, subject, body = content
-    mail.send(mail.compose(to, subject, body))
+    outbox.send(mail.compose(to, subject, body))
     if job.event_id:
         outbox.mark_sent(job.event_id)
     return True
@@ -51,7 +51,7 @@ def _trends_review(job: jobs.TrendsReviewMail) -> bool:
         user = accounts_repo.get_user(account_id) or {}
         if not user.get("email") or outbox.was_sent(marker):
             continue
-        mail.send(mail.compose(user["email"], subject, body))
+        outbox.send(mail.compose(user["email"], subject, body))
         outbox.mark_sent(marker)
         sent = True
     return sent

@@ -1,16 +1,18 @@
-"""Local accounts: sign-up, e-mail confirmation, sign-in checks, profiles and their reads."""
+"""Local accounts: sign-up, e-mail confirmation, profile reads and updates, and the operator's
+commands. Reading accounts as others see them is read/accounts.py; sign-in checks are
+api/accounts/sign_in.py."""
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from stratus.api.admin import access_blocks
 from stratus.api.oauth import oauth
-from stratus.auth import identity, passwords
+from stratus.auth import passwords
+from stratus.auth.confirmation import confirmation_token
 from stratus.auth.tokens import digest, generate
 from stratus.convert import accounts as convert
 from stratus.core import clock, ids, limits
@@ -19,7 +21,7 @@ from stratus.core.params import flag, indexed_values, truthy
 from stratus.http import ratelimit
 from stratus.imaging import images
 from stratus.model.viewer import Viewer
-from stratus.read import secrets
+from stratus.read import accounts as accounts_read
 from stratus.read import settings as settings_service
 from stratus.repo import accounts as repo
 from stratus.repo import base, keys, media
@@ -49,13 +51,6 @@ BLANK = ("ERR_BLANK", "can't be blank")
 
 
 # --- helpers ------------------------------------------------------------------------------
-def confirmation_token(account_id: str, nonce: str) -> str:
-    """The confirmation link's token, derived from the instance secret: the mailer worker can
-    rebuild it from the user item, and only its hash is stored."""
-    key = secrets.session_key()
-    return hmac.new(key, f"confirm:{account_id}:{nonce}".encode(), hashlib.sha256).hexdigest()
-
-
 def _origin_status(user: dict[str, Any], profile: dict[str, Any]) -> str:
     """The main listing status. Mastodon's filters overlap: a suspended account is listed
     only as suspended (its `disabled` excludes suspended ones), a silenced or sensitized one
@@ -259,99 +254,14 @@ def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
     base.transact(ops)
 
 
-def confirmation_mail(account_id: str, nonce: str) -> tuple[str, str, str] | None:
-    """(to, subject, body) for the current confirmation of an account, or None if it is stale."""
-    from stratus.core.config import settings
-
-    user = repo.get_user(account_id)
-    if user is None or user.get("confirmed_at") or user.get("confirmation_nonce") != nonce:
-        return None
-    profile = repo.get_profile(account_id) or {"username": ""}
-    token = confirmation_token(account_id, nonce)
-    link = f"{settings().base_url}/auth/confirmation?confirmation_token={token}"
-    title = settings_service.current()["site_title"]
-    body = (f"Hello @{profile['username']},\n\n"
-            f"To finish signing up on {title} ({settings().domain}), confirm your e-mail "
-            f"address by following this link:\n\n{link}\n\n"
-            "If you did not sign up, you can ignore this message.\n")
-    return user["email"], f"Confirm your e-mail address for {title}", body
-
-
-# --- sign-in --------------------------------------------------------------------------------
-def check_credentials(email: str, password: str) -> tuple[str | None, str | None]:
-    """(account id, None) when the pair is right and the user may sign in, else (None, reason)."""
-    account_id = repo.id_by_email(email) if isinstance(email, str) and email.strip() else None
-    user = repo.get_user(account_id) if account_id else None
-    if not passwords.verify(user.get("password_hash") if user else None, password or ""):
-        return None, "Invalid e-mail address or password."
-    if not user.get("confirmed_at"):
-        return None, "You have to confirm your e-mail address before continuing."
-    if user.get("disabled"):
-        return None, "Your account is disabled."
-    return account_id, None
-
-
-def session_profile(account_id: str | None) -> dict[str, Any] | None:
-    """The profile of a browser session's user, if that user may still sign in."""
-    if not account_id:
-        return None
-    bundle = repo.get_bundle(account_id)
-    user, profile = bundle.get(repo.USER), bundle.get(repo.PROFILE)
-    if not user or not profile or user.get("disabled") or not user.get("confirmed_at"):
-        return None
-    return profile
-
-
-def authenticate(email: str, password: str) -> str | None:
-    return check_credentials(email, password)[0]
-
-
 # --- reads ----------------------------------------------------------------------------------
-def _visible(bundle: dict[str, dict[str, Any]]) -> bool:
-    profile, user = bundle.get(repo.PROFILE), bundle.get(repo.USER)
-    if profile is None:
-        return False
-    if profile.get("domain") is None:
-        # Unconfirmed or unapproved local accounts are not shown (Mastodon hides them).
-        return user is not None and bool(user.get("confirmed_at")) and user.get("approved", True)
-    return True
-
-
-def is_visible(bundle: dict[str, dict[str, Any]]) -> bool:
-    """Whether an account (its PROFILE and USER items) is shown to others at all."""
-    return _visible(bundle)
-
-
-def render_many(account_ids: list[str], keep=None) -> dict[str, dict[str, Any]]:
-    """{id: Account} for the visible accounts among `account_ids` (and `keep(bundle)`), in one
-    batched read."""
-    found = repo.get_many(list(dict.fromkeys(account_ids)),
-                          (repo.PROFILE, repo.STATS, repo.USER))
-    return {a: render(bundle) for a, bundle in found.items()
-            if _visible(bundle) and (keep is None or keep(bundle))}
-
-
-def render(bundle: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    user = bundle.get(repo.USER) or {}
-    return convert.account(bundle[repo.PROFILE], bundle.get(repo.STATS),
-                           identity.role_for(user.get("role_id")))
-
-
-def get_account(account_id: str) -> dict[str, Any]:
-    if not ids.is_id(account_id):
-        raise NotFound("Record not found")
-    bundle = repo.get_bundle(account_id)
-    if not _visible(bundle):
-        raise NotFound("Record not found")
-    return render(bundle)
-
-
 def get_accounts(account_ids: list[str]) -> list[dict[str, Any]]:
     if len(account_ids) > limits.MAX_IDS_PER_REQUEST:
         raise Unprocessable(f"Too many ids requested (maximum is {limits.MAX_IDS_PER_REQUEST})")
     wanted = [a for a in dict.fromkeys(account_ids) if ids.is_id(a)]
     found = repo.get_many(wanted, (repo.PROFILE, repo.STATS, repo.USER))
-    return [render(found[a]) for a in wanted if a in found and _visible(found[a])]
+    return [accounts_read.render(found[a]) for a in wanted
+            if a in found and accounts_read.is_visible(found[a])]
 
 
 def lookup(acct: str) -> dict[str, Any]:
@@ -365,20 +275,12 @@ def lookup(acct: str) -> dict[str, Any]:
     account_id = repo.id_by_handle(username, domain or None) if username else None
     if account_id is None:
         raise NotFound("Record not found")
-    return get_account(account_id)
-
-
-def account_by_username(username: str) -> dict[str, dict[str, Any]] | None:
-    account_id = repo.id_by_handle(username)
-    if account_id is None:
-        return None
-    bundle = repo.get_bundle(account_id)
-    return bundle if _visible(bundle) else None
+    return accounts_read.get_account(account_id)
 
 
 def identity_proofs(account_id: str) -> list[dict[str, Any]]:
     """Identity proofs were removed from Mastodon (3.5): the list is always empty."""
-    get_account(account_id)
+    accounts_read.get_account(account_id)
     return []
 
 
@@ -391,7 +293,7 @@ def preferences(viewer: Viewer) -> dict[str, Any]:
 
 
 def set_note(viewer: Viewer, target_id: str, comment: Any) -> dict[str, Any]:
-    get_account(target_id)
+    accounts_read.get_account(target_id)
     comment = comment if isinstance(comment, str) else ""
     if len(comment) > limits.MAX_PRIVATE_NOTE_LENGTH:
         raise ValidationFailed({"comment": [("ERR_TOO_LONG", f"is too long (maximum is {limits.MAX_PRIVATE_NOTE_LENGTH} characters)")]})

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from stratus.api.accounts.accounts import confirmation_token
-from stratus.auth import identity
+from stratus.auth.confirmation import confirmation_token
 from stratus.auth.tokens import digest
 from stratus.convert import accounts as convert
 from stratus.core import clock, ids
@@ -15,6 +14,7 @@ from stratus.core.errors import Forbidden, NotFound
 from stratus.core.paging import EXAMINED_PER_PAGE, Budget, Page, fill_page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
+from stratus.read import roles as roles_read
 from stratus.repo import accounts as repo
 from stratus.repo import audit, transaction
 from stratus.repo import moderation as moderation_repo
@@ -70,7 +70,7 @@ def _matches(bundle: dict[str, dict[str, Any]], filters: dict[str, Any]) -> bool
         return False
     if text(filters.get("by_domain")) and (profile.get("domain") or "") != text(filters["by_domain"]):
         return False
-    role = identity.role_for(user.get("role_id"))
+    role = roles_read.role_for(user.get("role_id"))
     if filters.get("staff") and not role.staff:
         return False
     if filters.get("role_ids") and str(user.get("role_id")) not in filters["role_ids"]:
@@ -95,7 +95,7 @@ def list_accounts(filters: dict[str, Any], page: Page) -> tuple[list[dict[str, A
 def _render(bundle: dict[str, dict[str, Any]]) -> dict[str, Any]:
     user = bundle.get(repo.USER)
     return convert.admin_account(bundle[repo.PROFILE], bundle.get(repo.STATS), user,
-                                 identity.role_for((user or {}).get("role_id")))
+                                 roles_read.role_for((user or {}).get("role_id")))
 
 
 def _bundle(account_id: str) -> dict[str, dict[str, Any]]:

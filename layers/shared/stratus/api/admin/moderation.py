@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.auth import identity
 from stratus.core import clock, ids
 from stratus.core.errors import Forbidden, NotFound, Unprocessable
 from stratus.core.params import flag
 from stratus.model import roles
 from stratus.model.viewer import Viewer
+from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit, transaction
 from stratus.repo import moderation as repo
@@ -34,7 +34,7 @@ def _target(account_id: str) -> tuple[dict[str, Any], dict[str, Any] | None, rol
     if profile is None:
         raise NotFound()
     user = bundle.get(accounts_repo.USER)
-    return profile, user, identity.role_for(user.get("role_id")) if user else None
+    return profile, user, roles_read.role_for(user.get("role_id")) if user else None
 
 
 def _overrides(actor: Viewer, target_role: roles.Role | None) -> bool:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from stratus.auth import identity
 from stratus.convert import accounts as convert
 from stratus.core import clock, ids
 from stratus.core.errors import Forbidden, NotFound, ValidationFailed
 from stratus.core.params import flag
 from stratus.model import roles
 from stratus.model.viewer import Viewer
+from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit, transaction
 from stratus.repo import roles as repo
@@ -36,7 +36,7 @@ ELEVATED_PERMISSIONS = ("ERR_ELEVATED", "cannot include permissions your current
 ELEVATED_POSITION = ("ERR_ELEVATED", "must be below your own role's position")
 DANGEROUS = ("ERR_DANGEROUS", "cannot include permissions that are not safe for the base role")
 # Holders moved to @everyone per request when a role is deleted; more are moved by later reads
-# of the role (a user whose role is gone holds @everyone anyway: `identity.role_for`).
+# of the role (a user whose role is gone holds @everyone anyway: `roles_read.role_for`).
 MOVED_PER_DELETE = 1000
 
 
@@ -47,17 +47,17 @@ def render(role: roles.Role) -> dict[str, Any]:
 
 def list_roles() -> list[dict[str, Any]]:
     """Every role, highest position first (a handful: not paginated)."""
-    ordered = sorted(identity.all_roles().values(), key=lambda r: (-r.position, int(r.id)))
+    ordered = sorted(roles_read.all_roles().values(), key=lambda r: (-r.position, int(r.id)))
     return [render(r) for r in ordered]
 
 
 def _find(role_id: str) -> roles.Role:
-    role = identity.all_roles().get(str(role_id)) if isinstance(role_id, str) else None
+    role = roles_read.all_roles().get(str(role_id)) if isinstance(role_id, str) else None
     if role is None and isinstance(role_id, str) and ids.is_id(role_id):
         item = repo.get(role_id)  # written by another process since this one last read
         if item is not None:
-            identity.roles_changed()
-            role = identity.all_roles().get(role_id)
+            roles_read.roles_changed()
+            role = roles_read.all_roles().get(role_id)
     if role is None:
         raise NotFound()
     return role
@@ -148,7 +148,7 @@ def create(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
         raise ValidationFailed(details)
     transaction.write([repo.put_op(_stored(role), new=True),
                    _audit(actor, "create", "UserRole", role.id, role.name)])
-    identity.roles_changed()
+    roles_read.roles_changed()
     return get_role(role.id)
 
 
@@ -181,7 +181,7 @@ def update(actor: Viewer, role_id: str, params: dict[str, Any]) -> dict[str, Any
                          fields.get("permissions", role.permissions))
     transaction.write([repo.put_op(_stored(changed), new=False),
                    _audit(actor, "update", "UserRole", role.id, changed.name or "@everyone")])
-    identity.roles_changed()
+    roles_read.roles_changed()
     return get_role(role.id)
 
 
@@ -191,7 +191,7 @@ def delete(actor: Viewer, role_id: str) -> None:
         raise Forbidden(NOT_ALLOWED)
     transaction.write([repo.delete_op(role.id),
                    _audit(actor, "destroy", "UserRole", role.id, role.name)])
-    identity.roles_changed()
+    roles_read.roles_changed()
     # Its holders hold @everyone from now on (role_for finds no role); clear their role_id so
     # listings by role and the staff index agree. Each move is conditional: a user given
     # another role meanwhile keeps it.
@@ -241,7 +241,7 @@ def _change_role(actor: Viewer, profile: dict[str, Any], user: dict[str, Any],
 
     account_id = str(profile["id"])
     current_id = user.get("role_id") or None
-    current = identity.role_for(current_id)
+    current = roles_read.role_for(current_id)
     # The actor must rank above the user's role and above the role given (so never changes
     # its own role or a peer's).
     if not actor.role.overrides(current) or \

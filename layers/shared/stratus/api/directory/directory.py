@@ -1,23 +1,22 @@
 """The profile directory (`GET /api/v1/directory`, Mastodon's Api::V1::DirectoriesController)
 and the entries it and popular suggestions read.
 
-An account is listed while it is discoverable, usable (a local user confirmed and approved) and
-neither suspended nor silenced (`suspended_at` / `silenced_at` on its profile). The effects
-worker keeps one entry per listed account from the stream (`touch`: the profile, user or stats
-changed), ordered by creation (`new`), by last status (`active`) and, for local accounts, by
-followers (popular suggestions). A listing reads the index and checks each account again as it
-renders it, so an entry left behind for a moment never shows an account that may not be.
+An account is listed while it is discoverable (read/directory.py). The effects worker keeps
+one entry per listed account from the stream (workers/directory.py), ordered by creation
+(`new`), by last status (`active`) and, for local accounts, by followers (popular
+suggestions). A listing reads the index and checks each account again as it renders it,
+so an entry left behind for a moment never shows an account that may not be.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.accounts import accounts
 from stratus.core.errors import NotFound
 from stratus.core.params import flag, to_i
-from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
+from stratus.read import accounts as accounts_read
+from stratus.read import directory as directory_read
 from stratus.read import relationships
 from stratus.read import settings as settings_service
 from stratus.repo import accounts as accounts_repo
@@ -25,40 +24,6 @@ from stratus.repo import directory as repo
 
 DEFAULT_LIMIT, MAX_LIMIT = 40, 80
 EXTRA_EXAMINED = 400  # entries a listing may read beyond offset + limit (left-out accounts)
-DIRECTORY = "DIRECTORY"
-
-
-def listable(bundle: dict[str, dict[str, Any]]) -> bool:
-    """Mastodon's Account.discoverable: searchable (approved, not suspended, not moved), not
-    silenced, and opted in."""
-    profile = bundle.get(accounts_repo.PROFILE)
-    if profile is None or not accounts.is_visible(bundle):
-        return False
-    return bool(profile.get("discoverable")) and not profile.get("suspended_at") \
-        and not profile.get("silenced_at") and not profile.get("moved_to_account_id")
-
-
-def touch(job: jobs.DirectoryTouch) -> int:
-    """Make an account's entry what its items say now (the effects worker; a redelivery or a
-    change that does not move it writes nothing). Returns 1 when the entry changed."""
-    state = repo.account_state(job.account_id)
-    current = state.get(DIRECTORY)
-    if not listable(state):
-        if current is None:
-            return 0
-        repo.delete_entry(job.account_id)
-        return 1
-    profile, stats = state[accounts_repo.PROFILE], state.get(accounts_repo.STATS) or {}
-    local = not profile.get("domain")
-    followers = int(stats.get("followers_count", 0))
-    # Popular suggestions rank local accounts somebody follows (FollowRecommendation).
-    wanted = repo.entry_item(job.account_id, local=local,
-                             last_status_at=stats.get("last_status_at"),
-                             followers=followers if local and followers > 0 else None)
-    if current == wanted:
-        return 0
-    repo.put_entry(wanted)
-    return 1
 
 
 def page_params(params: dict[str, Any]) -> tuple[int, int]:
@@ -91,12 +56,12 @@ def listing(viewer: Viewer | None, params: dict[str, Any]) -> list[dict[str, Any
                                          if accounts_repo.PROFILE in b])
         for account_id in ids_:
             bundle = found.get(account_id)
-            if bundle is None or not listable(bundle) or view.excludes(account_id):
+            if bundle is None or not directory_read.listable(bundle) or view.excludes(account_id):
                 continue
             if len(scopes) > 1 and view.blocks_domain(bundle[accounts_repo.PROFILE]
                                                       .get("domain")):
                 continue
-            kept.append(accounts.render(bundle))
+            kept.append(accounts_read.render(bundle))
 
     for account_id in repo.listing(order, scopes, wanted + EXTRA_EXAMINED):
         batch.append(account_id)

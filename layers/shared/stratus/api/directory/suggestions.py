@@ -5,7 +5,7 @@ Sources, in Mastodon's order:
 - `featured` (SettingSource): the local accounts named in the `bootstrap_timeline_accounts`
   setting (`stratusctl settings set bootstrap_timeline_accounts alice,bob`), in that order;
 - `most_followed` (GlobalSource): local accounts by followers, from the directory's followers
-  index (kept on write by the effects worker, api/directory/directory.py), among those that posted
+  index (kept on write by the effects worker, workers/directory.py), among those that posted
   within the last 30 days (Mastodon's FollowRecommendation ranks accounts active that month).
 Both only offer listable accounts (discoverable, usable, neither suspended nor silenced) and
 never the viewer, accounts it follows or asked to follow, blocks, is blocked by or mutes, nor
@@ -17,12 +17,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from stratus.api.accounts import accounts
-from stratus.api.directory import directory
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound
 from stratus.core.params import to_i
 from stratus.model.viewer import Viewer
+from stratus.read import accounts as accounts_read
+from stratus.read import directory as directory_read
 from stratus.read import settings as settings_service
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import directory as repo
@@ -85,14 +85,14 @@ def get(viewer: Viewer, limit: int) -> list[tuple[dict[str, Any], list[str]]]:
                                         accounts_repo.USER))
         for account_id in fresh:
             bundle = found.get(account_id)
-            if bundle is None or not directory.listable(bundle) or len(chosen) >= limit:
+            if bundle is None or not directory_read.listable(bundle) or len(chosen) >= limit:
                 continue
             if popular:
                 stats = bundle.get(accounts_repo.STATS) or {}
                 if (stats.get("last_status_at") or "") < since:
                     continue
                 sources.setdefault(account_id, []).append("most_followed")
-            chosen.append((accounts.render(bundle), sources[account_id]))
+            chosen.append((accounts_read.render(bundle), sources[account_id]))
 
     take(list(sources), popular=False)
     batch: list[str] = []

@@ -260,12 +260,12 @@ def statuses(viewer: Viewer, filter_id: str) -> list[dict[str, Any]]:
 def add_status(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[str, Any]:
     """CustomFilterStatus: the status must exist, be visible to the viewer (StatusPolicy#show?)
     and not be in the filter already."""
-    from stratus.api.statuses import statuses as statuses_service
+    from stratus.read import statuses as statuses_read
 
     stored = _own(viewer, filter_id)
     status_id = _text(params.get("status_id")).strip()
     try:
-        statuses_service.visible_item(status_id, viewer.account_id)
+        statuses_read.visible_item(status_id, viewer.account_id)
     except NotFound:
         exists = ids.is_id(status_id) and statuses_repo.get(status_id) is not None
         raise ValidationFailed({"status": [("ERR_INVALID", "is invalid") if exists

@@ -14,7 +14,6 @@ import encodings.idna
 import re
 from typing import Any
 
-from stratus.api.accounts import accounts as accounts_service
 from stratus.api.graph import follows
 from stratus.core import clock, ids
 from stratus.core.errors import ValidationFailed
@@ -22,8 +21,10 @@ from stratus.core.paging import Budget, Page, fill_page
 from stratus.core.params import flag, to_i
 from stratus.model.relationships import Mute
 from stratus.model.viewer import Viewer
+from stratus.read import accounts as accounts_read
 from stratus.read import relationships
-from stratus.repo import base, keys
+from stratus.repo import blocks as blocks_repo
+from stratus.repo import keys
 from stratus.repo import relationships as repo
 
 DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
@@ -35,15 +36,8 @@ def block(viewer: Viewer, target_id: str) -> dict[str, Any]:
     me, view = viewer.account_id, target.relations
     if target.id == me or target.id in view.blocking:
         return target.entity()
-    ops = [repo.create_op(repo.block_item(ids.new_id(), me, target.id))]
-    for follower, followed in ((me, target.id), (target.id, me)):
-        ops += [repo.remove_op(keys.follow(follower, followed)),
-                repo.remove_op(keys.endorsement(follower, followed)),
-                repo.remove_op(keys.follow_request(followed, follower))]
-    try:
-        repo.write(ops)
-    except base.ConditionFailed:
-        pass  # blocked concurrently: that block's transaction did the same
+    # False: blocked concurrently, and that block's transaction ended the same edges
+    blocks_repo.block(me, target.id)
     view.blocking.add(target.id)
     for gone in (view.following, view.requested):
         gone.pop(target.id, None)
@@ -55,7 +49,7 @@ def block(viewer: Viewer, target_id: str) -> dict[str, Any]:
 def unblock(viewer: Viewer, target_id: str) -> dict[str, Any]:
     target = relationships.subject(viewer, target_id)
     if target.id in target.relations.blocking:
-        repo.remove(keys.block(viewer.account_id, target.id))
+        blocks_repo.unblock(viewer.account_id, target.id)
     target.relations.blocking.discard(target.id)
     return target.entity()
 
@@ -155,7 +149,7 @@ def mutes(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     entries, budget = _listing(repo.MUTE, viewer, page)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-        people = accounts_service.render_many([e["target_id"] for e in batch])
+        people = accounts_read.render_many([e["target_id"] for e in batch])
         return [(e["id"], {**people[e["target_id"]],
                            "mute_expires_at": clock.iso(clock.from_epoch(e["ttl"]))
                            if e.get("ttl") else None})

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.accounts import accounts as accounts_service
 from stratus.api.graph import follows
 from stratus.core import ids
 from stratus.core.errors import Unprocessable
 from stratus.core.paging import Budget, Page
 from stratus.model.viewer import Viewer
+from stratus.read import accounts as accounts_read
 from stratus.read import relationships
-from stratus.repo import base, keys
 from stratus.repo import relationships as repo
 
 MUST_FOLLOW = "Validation failed: You must be already following the person you want to endorse"
@@ -25,11 +24,7 @@ def endorse(viewer: Viewer, target_id: str) -> dict[str, Any]:
     me = viewer.account_id
     if target.id not in target.relations.following:
         raise Unprocessable(MUST_FOLLOW)
-    try:
-        repo.write([repo.create_op(repo.endorsement_item(ids.new_id(), me, target.id)),
-                    repo.present_op(keys.follow(me, target.id), Unprocessable(MUST_FOLLOW))])
-    except base.ConditionFailed:
-        pass  # endorsed already
+    repo.endorse(ids.new_id(), me, target.id, not_following=Unprocessable(MUST_FOLLOW))
     target.relations.endorsed.add(target.id)
     return target.entity()
 
@@ -38,7 +33,7 @@ def unendorse(viewer: Viewer, target_id: str) -> dict[str, Any]:
     """POST /api/v1/accounts/:id/unendorse (and the older /unpin)."""
     target = relationships.subject(viewer, target_id)
     if target.id in target.relations.endorsed:
-        repo.remove(keys.endorsement(viewer.account_id, target.id))
+        repo.unendorse(viewer.account_id, target.id)
     target.relations.endorsed.discard(target.id)
     return target.entity()
 
@@ -48,9 +43,8 @@ def _page(owner_id: str, page: Page, relations: relationships.Loader | None = No
     """A page of an account's endorsements; with `relations`, without the accounts the viewer
     blocks, is blocked by or mutes."""
     budget = Budget()
-    lo, hi = keys.id_range(*page.id_range())
-    entries = repo.listed(repo.ENDORSEMENT, owner_id, lo, hi, not page.ascending,
-                          budget=budget, step=page.step)
+    entries = repo.endorsements(owner_id, *page.id_range(), not page.ascending, budget=budget,
+                                step=page.step)
     account_of = lambda e: e["target_id"]  # noqa: E731
     if relations is None:
         return follows.account_page(entries, account_of, page, budget)
@@ -67,7 +61,7 @@ def of_account(viewer: Viewer | None, account_id: str, page: Page
                ) -> tuple[list[dict[str, Any]], list[str]]:
     """GET /api/v1/accounts/:id/endorsements: nothing when the account blocks the viewer;
     others do not see accounts they block, are blocked by or mute."""
-    owner = accounts_service.get_account(account_id)
+    owner = accounts_read.get_account(account_id)
     viewer_id = viewer.account_id if viewer else None
     relations = relationships.loader(viewer_id)
     if owner["id"] in relations.accounts([owner["id"]]).blocked_by or owner.get("suspended"):

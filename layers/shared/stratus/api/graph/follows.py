@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from stratus.api.accounts import accounts as accounts_service
 from stratus.core import ids
 from stratus.core.errors import Forbidden, NotFound, ValidationFailed
 from stratus.core.paging import Budget, Page, fill_page
@@ -28,6 +27,7 @@ from stratus.federation import follows as federation_follows
 from stratus.http import ratelimit
 from stratus.model.relationships import FollowOptions
 from stratus.model.viewer import Viewer
+from stratus.read import accounts as accounts_read
 from stratus.read import relationships
 from stratus.repo import base, keys
 from stratus.repo import relationships as repo
@@ -197,7 +197,7 @@ def account_page(entries, account_of, page: Page, budget: Budget,
     `without_suspended`) are left out."""
 
     def hydrate(batch: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
-        people = accounts_service.render_many([account_of(e) for e in batch])
+        people = accounts_read.render_many([account_of(e) for e in batch])
         return [(e["id"], people[account_of(e)]) for e in batch
                 if account_of(e) in people and (keep is None or keep(account_of(e)))
                 and not (without_suspended and people[account_of(e)].get("suspended"))]
@@ -209,7 +209,7 @@ def account_page(entries, account_of, page: Page, budget: Budget,
 
 def _collection(viewer: Viewer | None, account_id: str, page: Page, followers_: bool
                 ) -> tuple[list[dict[str, Any]], list[str]]:
-    owner = accounts_service.get_account(account_id)  # 404 for unknown or hidden accounts
+    owner = accounts_read.get_account(account_id)  # 404 for unknown or hidden accounts
     viewer_id = viewer.account_id if viewer else None
     relations = relationships.loader(viewer_id)
     mine = viewer_id == owner["id"]

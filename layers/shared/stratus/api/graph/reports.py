@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.accounts import accounts as accounts_service
-from stratus.auth import identity
 from stratus.convert import accounts as convert_accounts
 from stratus.convert import instance as convert_instance
 from stratus.convert import reports as convert
@@ -26,7 +24,9 @@ from stratus.core.params import flag
 from stratus.http import ratelimit
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
+from stratus.read import accounts as accounts_read
 from stratus.read import relationships, settings, status_views
+from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import audit, base, keys
 from stratus.repo import reports as repo
@@ -92,7 +92,7 @@ def file(viewer: Viewer, params: dict[str, Any]) -> tuple[dict[str, Any], dict[s
     target_id = str(int(target_id))
     bundle = accounts_repo.get_many([target_id], (accounts_repo.PROFILE, accounts_repo.STATS,
                                                   accounts_repo.USER)).get(target_id, {})
-    if not accounts_service.is_visible(bundle) or \
+    if not accounts_read.is_visible(bundle) or \
             bundle[accounts_repo.PROFILE].get("suspended_at"):
         raise NotFound()  # Mastodon: an unavailable account cannot be reported
     status_ids = _reported_statuses(viewer, target_id, _id_list(params.get("status_ids")))
@@ -116,7 +116,7 @@ def file(viewer: Viewer, params: dict[str, Any]) -> tuple[dict[str, Any], dict[s
     if category == "violation":
         report["rule_ids"] = rule_ids
     base.transact([repo.create_op(report)])
-    target = accounts_service.render(bundle)
+    target = accounts_read.render(bundle)
     return convert.report(report, target_account=target), headers
 
 
@@ -143,7 +143,7 @@ def _admin_accounts(account_ids: list[str]) -> dict[str, dict[str, Any]]:
         user = bundle.get(accounts_repo.USER)
         rendered[account_id] = convert_accounts.admin_account(
             profile, bundle.get(accounts_repo.STATS), user,
-            identity.role_for((user or {}).get("role_id")))
+            roles_read.role_for((user or {}).get("role_id")))
     return rendered
 
 

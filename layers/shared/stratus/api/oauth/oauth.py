@@ -259,9 +259,9 @@ def _validator_class():
             return grant_type in GRANT_TYPES
 
         def validate_user(self, username, password, client, request, *args, **kwargs):
-            from stratus.api.accounts import accounts
+            from stratus.api.accounts import sign_in
 
-            account_id = accounts.authenticate(username, password)
+            account_id = sign_in.authenticate(username, password)
             if account_id is None:
                 return False
             request.user = account_id

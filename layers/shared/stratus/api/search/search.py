@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from stratus.api.accounts import accounts as accounts_service
 from stratus.api.tags import tags as tags_service
 from stratus.core import ids
 from stratus.core.config import settings
@@ -25,9 +24,9 @@ from stratus.core.params import flag, to_i
 from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
+from stratus.read import accounts as accounts_read
 from stratus.read import relationships, status_views
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import keys
 from stratus.repo import relationships as relationships_repo
 from stratus.repo import search as repo
 from stratus.repo import statuses as statuses_repo
@@ -188,7 +187,7 @@ def _shown_accounts(candidates: list[str], me: str | None, following: bool, *,
     shown = {}
     for account_id in candidates:
         bundle = bundles.get(account_id)
-        if not bundle or not accounts_service.is_visible(bundle):
+        if not bundle or not accounts_read.is_visible(bundle):
             continue
         if bundle[accounts_repo.PROFILE].get("suspended_at"):
             continue
@@ -196,7 +195,7 @@ def _shown_accounts(candidates: list[str], me: str | None, following: bool, *,
                 (not exact and (account_id in view.blocking or account_id in view.blocked_by))
                 or (following and account_id not in view.following)):
             continue
-        shown[account_id] = accounts_service.render(bundle)
+        shown[account_id] = accounts_read.render(bundle)
     return shown
 
 
@@ -286,8 +285,8 @@ def resolve_handle(query: str) -> None:
 def _remote_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
     """ResolveURLService for another server's URL: the actor or status it serves, fetched
     and stored (or already known), if the viewer may see it."""
-    from stratus.api.statuses import statuses as statuses_service
     from stratus.federation import remote_statuses
+    from stratus.read import statuses as statuses_read
 
     found = remote_statuses.resolve_url(url)
     if found is None:
@@ -295,9 +294,9 @@ def _remote_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
     kind, object_id = found
     try:
         if kind == "account":
-            account = accounts_service.get_account(object_id)
+            account = accounts_read.get_account(object_id)
             return None if account.get("suspended") else ("accounts", account)
-        return "statuses", statuses_service.show(me, object_id)
+        return "statuses", statuses_read.show(me, object_id)
     except ApiError:
         return None
 
@@ -312,10 +311,10 @@ def _local_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
         return None
     status = LOCAL_STATUS_PATH.fullmatch(parts.path)
     if status is not None:
-        from stratus.api.statuses import statuses as statuses_service
+        from stratus.read import statuses as statuses_read
 
         try:
-            return "statuses", statuses_service.show(me, status.group(1))
+            return "statuses", statuses_read.show(me, status.group(1))
         except ApiError:
             return None
     account = LOCAL_ACCOUNT_PATH.fullmatch(parts.path)
@@ -337,7 +336,6 @@ def statuses(query: str, me: str, *, limit: int, offset: int = 0,
         return []
     low = int(min_id) + 1 if ids.is_id(str(min_id)) and min_id is not None else None
     high = int(max_id) - 1 if ids.is_id(str(max_id)) and max_id is not None else None
-    lo, hi = keys.id_range(low, high)
     driver = max(terms, key=len)
     others = [t for t in terms if t != driver]
     wanted = offset + limit
@@ -358,7 +356,7 @@ def statuses(query: str, me: str, *, limit: int, offset: int = 0,
         return visibility.without_hidden(ordered, relations.statuses(ordered))
 
     batch: list[dict[str, Any]] = []
-    for entry in repo.status_entries(me, driver, lo, hi, True, budget=budget,
+    for entry in repo.status_entries(me, driver, low, high, True, budget=budget,
                                      step=max(wanted, 20)):
         batch.append(entry)
         if len(batch) >= max(wanted - len(found), 20):

@@ -30,6 +30,7 @@ from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.imaging import images
 from stratus.jobs import messages as jobs
+from stratus.read import statuses as statuses_read
 from stratus.repo import cards as repo
 from stratus.repo import media as storage
 from stratus.text import cards as parse
@@ -146,20 +147,10 @@ def _image(image_url: str, url: str, deadline: outbound.Deadline) -> dict[str, A
 
 
 # --- reading ------------------------------------------------------------------------------------
-def entities(statuses: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """{card url: PreviewCard} for the cards a page of status items names: one batched read,
-    none when no status has a card."""
-    urls = [s["card_url"] for s in statuses if s.get("card_url")]
-    return {url: convert.preview_card(item) for url, item in repo.get_many(urls).items()} \
-        if urls else {}
-
-
 def for_status(viewer_id: str | None, status_id: str) -> dict[str, Any]:
     """GET /api/v1/statuses/:id/card (removed in Mastodon 3.0, kept by clients): the status's
     card, `{}` when it has none; 404 for a status the viewer may not see."""
-    from stratus.api.statuses.statuses import visible_item
-
-    item = visible_item(status_id, viewer_id)
+    item = statuses_read.visible_item(status_id, viewer_id)
     if not item.get("card_url"):
         return {}
     card = repo.get(item["card_url"])

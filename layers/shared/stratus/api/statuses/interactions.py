@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.statuses import statuses
 from stratus.core import clock, ids, limits
+from stratus.core.config import settings
 from stratus.core.errors import Forbidden, NotFound, Unprocessable
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
 from stratus.read import relationships, status_views
+from stratus.read import statuses as statuses_read
 from stratus.repo import interactions as interactions_repo
 from stratus.repo import statuses as repo
 
@@ -22,7 +23,7 @@ NOT_ALLOWED = "This action is not allowed"
 def _target(viewer: Viewer, status_id: str,
             relations: relationships.Loader | None = None) -> dict[str, Any]:
     """The visible status an interaction applies to (a boost's original)."""
-    item = statuses.visible_item(status_id, viewer.account_id, relations)
+    item = statuses_read.visible_item(status_id, viewer.account_id, relations)
     if item.get("reblog_of_id"):
         item = repo.get(item["reblog_of_id"])
     return item
@@ -34,7 +35,7 @@ def favourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
     if not visibility.can_favourite(status, relations.statuses([status])):
         raise Forbidden(NOT_ALLOWED)  # Mastodon: not the statuses of accounts you block
     interactions_repo.favourite(viewer.account_id, status)
-    return statuses.show(viewer.account_id, status["id"])
+    return statuses_read.show(viewer.account_id, status["id"])
 
 
 def _remove(viewer: Viewer, status_id: str, kind: str, counter: str | None) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def _remove(viewer: Viewer, status_id: str, kind: str, counter: str | None) -> d
         item = repo.get(item["reblog_of_id"])
     edge = interactions_repo.edge(kind, viewer.account_id, item["id"]) if item else None
     if edge is None:
-        return statuses.show(viewer.account_id, status_id)
+        return statuses_read.show(viewer.account_id, status_id)
     removed = interactions_repo.remove(kind, viewer.account_id, item["id"])
     # The counter follows from the stream; show the viewer the count without their like.
     taken_back = {item["id"]: {counter: -1}} if counter and removed and removed.get("counted") \
@@ -60,7 +61,7 @@ def unfavourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
 def bookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
     status = _target(viewer, status_id)
     interactions_repo.bookmark(viewer.account_id, status)
-    return statuses.show(viewer.account_id, status["id"])
+    return statuses_read.show(viewer.account_id, status["id"])
 
 
 def unbookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
@@ -84,18 +85,18 @@ def reblog(viewer: Viewer, status_id: str, visibility_param: Any) -> dict[str, A
         raise Forbidden(NOT_ALLOWED)
     existing = interactions_repo.edge(interactions_repo.BOOST, viewer.account_id, status["id"])
     if existing is not None:
-        return statuses.show(viewer.account_id, existing["reblog_id"])
+        return statuses_read.show(viewer.account_id, existing["reblog_id"])
     reblog_id = ids.new_id()
     username = viewer.account["username"]
     if not interactions_repo.boost(
             viewer.account_id, status, reblog_id,
             visibility=reblog_visibility(viewer, status, visibility_param),
-            uri=f"{statuses.settings().base_url}/users/{username}/statuses/{reblog_id}/activity",
+            uri=f"{settings().base_url}/users/{username}/statuses/{reblog_id}/activity",
             local=True, created_at=clock.iso(clock.now())):
         existing = interactions_repo.edge(interactions_repo.BOOST, viewer.account_id,
                                           status["id"])  # boosted concurrently
-        return statuses.show(viewer.account_id, existing["reblog_id"])
-    return statuses.show(viewer.account_id, reblog_id)
+        return statuses_read.show(viewer.account_id, existing["reblog_id"])
+    return statuses_read.show(viewer.account_id, reblog_id)
 
 
 def unreblog(viewer: Viewer, status_id: str) -> dict[str, Any]:
@@ -103,7 +104,7 @@ def unreblog(viewer: Viewer, status_id: str) -> dict[str, Any]:
     original_id = (item.get("reblog_of_id") or item["id"]) if item else None
     edge = interactions_repo.unboost(viewer.account_id, original_id) if original_id else None
     if edge is None:
-        return statuses.show(viewer.account_id, status_id)
+        return statuses_read.show(viewer.account_id, status_id)
     original = repo.get(original_id)
     if original is None:
         raise NotFound()
@@ -112,7 +113,7 @@ def unreblog(viewer: Viewer, status_id: str) -> dict[str, Any]:
 
 
 def pin(viewer: Viewer, status_id: str) -> dict[str, Any]:
-    item = statuses.visible_item(status_id, viewer.account_id)
+    item = statuses_read.visible_item(status_id, viewer.account_id)
     if item["account_id"] != viewer.account_id:
         raise Unprocessable("Validation failed: Someone else's post cannot be pinned")
     if item.get("reblog_of_id"):
@@ -124,13 +125,13 @@ def pin(viewer: Viewer, status_id: str) -> dict[str, Any]:
                           on_duplicate=Unprocessable("Duplicate record"),
                           on_full=Unprocessable("Validation failed: You have already pinned "
                                                 "the maximum number of posts"))
-    return statuses.show(viewer.account_id, item["id"])
+    return statuses_read.show(viewer.account_id, item["id"])
 
 
 def unpin(viewer: Viewer, status_id: str) -> dict[str, Any]:
-    item = statuses.visible_item(status_id, viewer.account_id)
+    item = statuses_read.visible_item(status_id, viewer.account_id)
     interactions_repo.unpin(viewer.account_id, item["id"])
-    return statuses.show(viewer.account_id, item["id"])
+    return statuses_read.show(viewer.account_id, item["id"])
 
 
 def mute(viewer: Viewer, status_id: str, muted: bool) -> dict[str, Any]:
@@ -140,7 +141,7 @@ def mute(viewer: Viewer, status_id: str, muted: bool) -> dict[str, Any]:
         interactions_repo.mute_thread(viewer.account_id, thread_id)
     else:
         interactions_repo.unmute_thread(viewer.account_id, thread_id)
-    return statuses.show(viewer.account_id, status_id)
+    return statuses_read.show(viewer.account_id, status_id)
 
 
 # --- lists ---------------------------------------------------------------------------------------
@@ -152,7 +153,7 @@ def actors(viewer_id: str | None, status_id: str, action: str, page: Page
            ) -> tuple[list[dict[str, Any]], list[str]]:
     """Who favourited or reblogged a status: (accounts, edge ids), newest first."""
     kind = EDGE_KINDS[action]
-    item = statuses.visible_item(status_id, viewer_id)
+    item = statuses_read.visible_item(status_id, viewer_id)
     descending = not page.ascending
     entries = []
     for entry in interactions_repo.by_status(kind, item["id"], *page.id_range(), descending):

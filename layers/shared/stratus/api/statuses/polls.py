@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.statuses import statuses
 from stratus.convert import statuses as convert
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.model.viewer import Viewer
+from stratus.read import statuses as statuses_read
 from stratus.repo import polls as polls_repo
 from stratus.repo import statuses as repo
 
@@ -21,7 +21,7 @@ def _poll_and_status(poll_id: str, viewer_id: str | None) -> dict[str, Any]:
     poll = repo.get_poll(poll_id) if ids.is_id(str(poll_id)) else None
     if poll is None:
         raise NotFound()
-    statuses.visible_item(poll["status_id"], viewer_id)
+    statuses_read.visible_item(poll["status_id"], viewer_id)
     return poll
 
 

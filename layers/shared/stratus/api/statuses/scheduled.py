@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from stratus.api.statuses import statuses
+from stratus.api.statuses import post as posting
 from stratus.convert import statuses as convert
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.paging import Page
 from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
+from stratus.read import statuses as statuses_read
 from stratus.repo import base, keys, scheduler
 from stratus.repo import statuses as repo
 from stratus.repo.base import ConditionFailed
@@ -45,9 +46,9 @@ def render(item: dict[str, Any]) -> dict[str, Any]:
 def create(viewer: Viewer, params: dict[str, Any], scheduled_at: Any) -> dict[str, Any]:
     # PostStatusService turns an unparseable date into a bare ActiveRecord::RecordInvalid.
     when = _when(scheduled_at, invalid="Record invalid")
-    prepared = statuses.prepare(viewer, params)
+    prepared = posting.prepare(viewer, params)
     if prepared.get("in_reply_to_id"):
-        statuses.visible_item(str(prepared["in_reply_to_id"]), viewer.account_id)
+        statuses_read.visible_item(str(prepared["in_reply_to_id"]), viewer.account_id)
     scheduled_id = ids.new_id()
     from stratus.api.oauth import oauth
 
@@ -134,7 +135,7 @@ def publish(scheduled_id: str) -> str | None:
     if viewer is None:  # the account is gone, and its schedule with it
         base.transact([base.Op("Delete", key=keys.scheduled_status(scheduled_id))])
         return None
-    status_item, ops = statuses.build(viewer, dict(item["params"]),
+    status_item, ops = posting.build(viewer, dict(item["params"]),
                                       application=item.get("application"),
                                       scheduled_id=scheduled_id)
     ops = [base.Op("Delete", key=keys.scheduled_status(scheduled_id),
@@ -143,5 +144,5 @@ def publish(scheduled_id: str) -> str | None:
         base.transact(ops)
     except ConditionFailed:
         return None  # already published by an earlier delivery
-    statuses.after_create(status_item)
+    posting.after_create(status_item)
     return status_item["id"]

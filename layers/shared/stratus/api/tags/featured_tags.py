@@ -3,8 +3,8 @@ with how many public or unlisted statuses of the account use it and the day of t
 
 Counts are kept on write for every tag an account uses (the counters worker, from the stream:
 workers/counters.py), so featuring a tag shows its past use at once and never counts
-statuses; deleting the latest status with a tag moves `last_status_at` back
-(`status_removed`, from the effects worker). Suggestions are the account's most used tags that
+statuses; deleting the latest status with a tag moves `last_status_at` back (the effects
+worker: workers/tags.py). Suggestions are the account's most used tags that
 it does not feature yet.
 """
 
@@ -12,23 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.accounts import accounts
 from stratus.api.tags import tags
 from stratus.core import clock, ids, limits
 from stratus.core.config import settings
 from stratus.core.errors import NotFound, Unprocessable
-from stratus.core.paging import Budget
 from stratus.model.viewer import Viewer
+from stratus.read import accounts as accounts_read
 from stratus.repo import featured_tags as repo
-from stratus.repo import keys
-from stratus.repo import statuses as statuses_repo
 from stratus.repo import tags as tags_repo
 from stratus.text import formatter
 
 LIMIT = limits.MAX_FEATURED_TAGS
 SUGGESTIONS = 10  # Api::V1::FeaturedTags::SuggestionsController
-DISTRIBUTABLE = ("public", "unlisted")
-RECOUNT_BUDGET = 400  # statuses examined to find the latest use left after a deletion
 
 LIMIT_MESSAGE = "You have already featured the maximum number of hashtags"
 
@@ -66,7 +61,7 @@ def listed(viewer: Viewer) -> list[dict[str, Any]]:
 
 def of_account(account_id: str) -> list[dict[str, Any]]:
     """GET /api/v1/accounts/:id/featured_tags: public; none for a suspended account."""
-    account = accounts.get_account(account_id)  # 404 for unknown or hidden accounts
+    account = accounts_read.get_account(account_id)  # 404 for unknown or hidden accounts
     if account.get("suspended"):
         return []
     items = sorted(repo.featured_of(account_id), key=lambda i: int(i["id"]))
@@ -147,59 +142,3 @@ def unfeature_tag(viewer: Viewer, raw: str) -> dict[str, Any]:
     repo.remove(viewer.account_id, tag)
     stats, edges, _ = tags_repo.load_for_viewer([tag], viewer.account_id)
     return tags.entity(tag, raw, stats.get(tag), tag in edges, False)
-
-
-# --- the effects worker: a deleted status may have been the latest use of its tags ----------
-def status_removed(account_id: str, status_id: str, status_tags: list[str]) -> int:
-    """After a status was deleted: for each of its tags whose latest use by the account was
-    this status, find the latest one left (FeaturedTag#decrement) among the account's newest
-    statuses (at most RECOUNT_BUDGET examined; none found: no date). The write is conditional
-    on the date still being the deleted status's, so a newer use is never overwritten and a
-    redelivery changes nothing. Returns how many dates moved."""
-    if not status_tags:
-        return 0
-    counters = repo.account_tags(account_id, status_tags)
-    # The status's id carries its time; its `created_at` was taken a moment later.
-    posted = clock.iso(clock.from_epoch(ids.timestamp_ms(status_id) / 1000 + 2))
-    stale = [t for t, c in counters.items()
-             if c.get("last_status_at") and c["last_status_at"] <= posted]
-    if not stale:
-        return 0
-    latest = _latest_uses(account_id, set(stale), exclude=status_id)
-    moved = 0
-    for tag in stale:
-        moved += int(repo.replace_last_status_at(account_id, tag,
-                                                 counters[tag]["last_status_at"],
-                                                 latest.get(tag)))
-    return moved
-
-
-def _latest_uses(account_id: str, wanted: set[str], exclude: str) -> dict[str, str]:
-    """{tag: created_at of the newest public or unlisted status of the account using it}."""
-    found: dict[str, str] = {}
-    budget = Budget(entries=RECOUNT_BUDGET)
-    low, high = keys.id_range(None, None)
-    batch: list[str] = []
-
-    def read(batch_ids: list[str]) -> None:
-        for status_id, item in statuses_repo.get_many(batch_ids).items():
-            if item.get("visibility") not in DISTRIBUTABLE:
-                continue
-            for tag in wanted & set(item.get("tags", [])):
-                if tag not in found or item["created_at"] > found[tag]:
-                    found[tag] = item["created_at"]
-
-    for entry in statuses_repo.account_status_entries(account_id, low, high, True,
-                                                      budget=budget, step=100,
-                                                      exclude_reblogs=True):
-        if entry["id"] == exclude or entry.get("visibility") not in DISTRIBUTABLE:
-            continue
-        batch.append(entry["id"])
-        if len(batch) == 100:
-            read(batch)
-            batch = []
-            if wanted <= set(found):
-                return found
-    if batch:
-        read(batch)
-    return found

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from stratus.api.accounts import accounts
 from stratus.api.instance import instance
-from stratus.api.statuses import statuses
 from stratus.api.tags import featured_tags
 from stratus.core.config import settings
 from stratus.core.paging import page_params
+from stratus.read import accounts as accounts_read
 from stratus.read import settings as settings_service
+from stratus.read import statuses as statuses_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import tags as tags_repo
 from stratus.text import formatter, sanitize
@@ -57,7 +57,7 @@ def profile(username: str, tag: str | None = None, max_id: str | None = None) ->
     """`/@username` and `/@username/tagged/:hashtag`: 404 for an unknown (or not yet usable)
     account, an invalid hashtag or one no status ever used; 410 for a suspended account
     (Mastodon's permanently unavailable account)."""
-    bundle = accounts.account_by_username(username)
+    bundle = accounts_read.account_by_username(username)
     if bundle is None:
         return _not_found()
     profile_item = bundle[accounts_repo.PROFILE]
@@ -70,13 +70,13 @@ def profile(username: str, tag: str | None = None, max_id: str | None = None) ->
         tagged = formatter.normalize_tag(tag.lstrip("#"))
         if not formatter.HASHTAG.fullmatch("#" + tagged) or not tags_repo.known(tagged):
             return _not_found()
-    account = accounts.render(bundle)
+    account = accounts_read.render(bundle)
     params: dict[str, Any] = {"exclude_replies": "true", "limit": PROFILE_STATUSES}
     if tagged:
         params["tagged"] = tagged
     if max_id:
         params["max_id"] = max_id
-    items, link_ids = statuses.account_statuses(
+    items, link_ids = statuses_read.account_statuses(
         None, account["id"], params, page_params(params, default=PROFILE_STATUSES,
                                                  maximum=PROFILE_STATUSES))
     older = None

@@ -23,12 +23,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from stratus.api.accounts import accounts as accounts_service
 from stratus.core import jsondoc
 from stratus.core.errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from stratus.federation import signatures
 from stratus.federation.inbox.common import domain, object_id
 from stratus.jobs import messages as jobs
+from stratus.read import accounts as accounts_read
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import queues
@@ -48,7 +48,7 @@ def owner(username: str | None) -> str | None:
     account_id = accounts_repo.id_by_handle(username) if username else None
     bundle = accounts_repo.get_bundle(account_id, (accounts_repo.PROFILE, accounts_repo.USER)) \
         if account_id else None
-    if not bundle or not accounts_service.is_visible(bundle) or \
+    if not bundle or not accounts_read.is_visible(bundle) or \
             bundle[accounts_repo.PROFILE].get("domain"):
         raise NotFound()
     return account_id
