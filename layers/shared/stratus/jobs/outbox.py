@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stratus.jobs import messages as jobs
-from stratus.repo import keys
-from stratus.repo.base import deserialize
+from stratus.repo import stream
 from stratus.text.links import has_link
 from stratus.text.words import account_words
 
@@ -194,7 +193,7 @@ def directory_changed(attributes: tuple[str, ...]) -> Condition:
 def directory_touch(change: Change) -> jobs.Job:
     image = change.image  # a profile has `id`, a user `account_id`, the stats item only its key
     account_id = image.get("account_id") or (image.get("id") if change.item_type == "account"
-                                             else keys.id_in(image["PK"]))
+                                             else stream.owner_id(image))
     return jobs.DirectoryTouch(event_id=change.event_id, account_id=str(account_id))
 
 
@@ -885,12 +884,10 @@ RULES: tuple[Rule, ...] = (
 
 
 def decode(record: dict[str, Any]) -> Change:
-    images = record.get("dynamodb", {})
+    new, old = stream.images(record)
     identity = record.get("userIdentity") or {}
     return Change(
-        event_id=record["eventID"], event=record["eventName"],
-        new=deserialize(images["NewImage"]) if images.get("NewImage") else {},
-        old=deserialize(images["OldImage"]) if images.get("OldImage") else {},
+        event_id=record["eventID"], event=record["eventName"], new=new, old=old,
         # DynamoDB marks its own TTL deletes as done by the service.
         by_ttl=identity.get("type") == "Service"
         and identity.get("principalId") == "dynamodb.amazonaws.com")
