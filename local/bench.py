@@ -244,14 +244,14 @@ def timings(runtime) -> None:
 def statuses_bench(gateway, calls) -> None:
     """Warm time and DynamoDB round trips for status reads, at two page and thread sizes:
     the round trips must stay flat as pages and threads grow (batched reads)."""
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
     from stratus.api.oauth import oauth
     from stratus.api.statuses import interactions
     from stratus.api.statuses import post as posting
     from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
 
-    account_id, _ = accounts.operator_create("bench", "bench@example.org", "bench password",
+    account_id, _ = operator.operator_create("bench", "bench@example.org", "bench password",
                                              role=None, confirmed=True)
     app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
     token, raw = oauth.new_token(app, account_id, ["read", "write"])
@@ -293,7 +293,7 @@ def statuses_bench(gateway, calls) -> None:
 def notifications_bench(runtime, calls) -> None:
     """Warm time and DynamoDB round trips for a page of notifications (v1) and of groups
     (v2): 46 statuses liked three times each and ten mentions, from ten accounts."""
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
     from stratus.api.oauth import oauth
     from stratus.api.statuses import interactions
     from stratus.api.statuses import post as posting
@@ -303,7 +303,7 @@ def notifications_bench(runtime, calls) -> None:
     app, _ = oauth.create_app("bench", "urn:ietf:wg:oauth:2.0:oob", "read write", None)
 
     def viewer_of(name: str):
-        account_id, _ = accounts.operator_create(name, f"{name}@example.org", "bench password",
+        account_id, _ = operator.operator_create(name, f"{name}@example.org", "bench password",
                                                  role=None, confirmed=True)
         token, raw = oauth.new_token(app, account_id, ["read", "write"])
         oauth_repo.put_token(token)
@@ -364,7 +364,7 @@ class Writer:
     MIX = ["post"] * 10 + ["favourite"] * 5 + ["boost"] * 3 + ["refused_sign_up"] * 2
 
     def __init__(self, gateway, users: int = 40) -> None:
-        from stratus.api.accounts import accounts
+        from stratus.api.accounts import operator
         from stratus.api.oauth import oauth
         from stratus.repo import oauth as oauth_repo
 
@@ -374,7 +374,7 @@ class Writer:
         oauth_repo.put_token(app_token)
         self.users = []
         for i in range(users):
-            account_id, _ = accounts.operator_create(f"writer{i}", f"writer{i}@example.org",
+            account_id, _ = operator.operator_create(f"writer{i}", f"writer{i}@example.org",
                                                      "writer password", role=None, confirmed=True)
             token, raw = oauth.new_token(app, account_id, ["read", "write"])
             oauth_repo.put_token(token)

@@ -395,7 +395,7 @@ def quick_password_hashes() -> Iterator[None]:
 
 def people(prefix: str, count: int) -> tuple[list[Person], dict[str, Any]]:
     """`count` confirmed accounts with read/write tokens of one app, made through the services."""
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
     from stratus.api.oauth import oauth
     from stratus.auth import identity
     from stratus.repo import oauth as oauth_repo
@@ -404,7 +404,7 @@ def people(prefix: str, count: int) -> tuple[list[Person], dict[str, Any]]:
     found = []
     for i in range(count):
         with quick_password_hashes():
-            account_id, _ = accounts.operator_create(f"{prefix}{i}", f"{prefix}{i}@example.org",
+            account_id, _ = operator.operator_create(f"{prefix}{i}", f"{prefix}{i}@example.org",
                                                      "bench password 1", role=None,
                                                      confirmed=True)
         token, raw = oauth.new_token(app, account_id, ["read", "write"])

@@ -13,7 +13,7 @@ NAMES = ("alice", "alicia", "alina", "alison", "ali", "alister", "alma", "bob", 
 
 
 def _setup(runtime: Any) -> tuple[str, str]:
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
     from stratus.api.oauth import oauth
     from stratus.api.statuses import interactions
     from stratus.api.statuses import post as posting
@@ -25,7 +25,7 @@ def _setup(runtime: Any) -> tuple[str, str]:
     people = []
     for n in range(120):  # 120 accounts, 84 of them with a word starting with "al"
         name = f"{NAMES[n % len(NAMES)]}{n}"
-        account_id, _ = accounts.operator_create(name, f"{name}@example.org", "bench password",
+        account_id, _ = operator.operator_create(name, f"{name}@example.org", "bench password",
                                                  role=None, confirmed=True)
         token, raw = oauth.new_token(app, account_id, ["read", "write"])
         oauth_repo.put_token(token)

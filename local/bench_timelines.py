@@ -73,11 +73,11 @@ def _what(params: dict[str, Any]) -> str:
 
 
 def _viewer(name: str) -> tuple[str, str]:
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
     from stratus.api.oauth import oauth
     from stratus.repo import oauth as oauth_repo
 
-    account_id, _ = accounts.operator_create(name, f"{name}@example.org", "bench password",
+    account_id, _ = operator.operator_create(name, f"{name}@example.org", "bench password",
                                              role=None, confirmed=True)
     app, _ = oauth.create_app(f"bench {name}", "urn:ietf:wg:oauth:2.0:oob", "read write follow",
                               None)

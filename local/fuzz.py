@@ -102,7 +102,7 @@ def _seed(runtime: Any) -> dict[str, Any]:
     import base64
 
     from starlette.testclient import TestClient
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import accounts, operator
     from stratus.api.oauth import oauth
     from stratus.repo import base
     from stratus.repo import oauth as oauth_repo
@@ -111,7 +111,7 @@ def _seed(runtime: Any) -> dict[str, Any]:
         data = accounts.NewAccount(username=name, email=f"{name}@example.org",
                                    password="correct horse battery")
         items = accounts.new_account_items(data, approved=True, confirmed=True,
-                                           role_id=accounts.role_id_for(role))
+                                           role_id=operator.role_id_for(role))
         base.transact(accounts.create_ops(*items))
         return items[0]["id"]
 

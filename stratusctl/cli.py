@@ -98,17 +98,17 @@ def cmd_emoji(args: argparse.Namespace) -> None:
 
 
 def cmd_accounts(args: argparse.Namespace) -> None:
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
 
     if args.action == "create":
-        account_id, password = accounts.operator_create(
+        account_id, password = operator.operator_create(
             args.username, args.email, args.password, role=args.role,
             confirmed=args.confirmed)
         print(f"created @{args.username} (id {account_id})")
         if password:
             print(f"New password: {password}")
         return
-    password = accounts.operator_modify(
+    password = operator.operator_modify(
         args.username, role=args.role, approve=args.approve, confirm=args.confirm,
         disable=args.disable, enable=args.enable, reset_password=args.reset_password)
     print(f"modified @{args.username}")

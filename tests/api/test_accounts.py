@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from stratus.api.instance.instance import solid_png
 
-from tests import images
-from tests.rig import app_token, auth, make_app, make_user, user_token
+from tests.rig import app_token, auth, images, make_app, make_user, user_token
 
 
 @pytest.fixture
@@ -58,10 +57,10 @@ def test_app_token_where_a_user_is_needed_is_422(client, app):
 
 
 def test_disabled_user_is_403(client, app):
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import accounts, operator
 
     token = user_token(app, make_user("erin"))
-    accounts.operator_modify("erin", disable=True)
+    operator.operator_modify("erin", disable=True)
     response = client.get("/api/v1/preferences", headers=auth(token))
     assert response.status_code == 401  # disabling revokes the user's tokens
     token = user_token(app, accounts.repo.id_by_handle("erin"))

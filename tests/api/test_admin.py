@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from stratus.api.accounts import accounts
+from stratus.api.accounts import accounts, operator
 from stratus.repo import audit
 
 from tests.rig import auth, make_app, make_user, user_token
@@ -36,7 +36,7 @@ def ids(response):
 
 
 def test_v1_defaults_to_local_active(client, staff, members):
-    accounts.operator_modify("gone", disable=True)
+    operator.operator_modify("gone", disable=True)
     response = client.get("/api/v1/admin/accounts", headers=staff)
     assert response.status_code == 200
     usernames = {a["username"] for a in response.json()}
@@ -133,19 +133,18 @@ def test_approved_user_can_use_the_api(client, app, staff, members):
 
 
 def test_operator_role_changes_and_password_resets(client, app, staff, members):
-    from stratus.api.accounts import accounts as accounts_service
     from stratus.api.accounts import sign_in
 
     token = auth(user_token(app, members["active"], scopes=ADMIN_SCOPES))
     assert client.get("/api/v1/admin/accounts", headers=token).status_code == 403
-    accounts_service.operator_modify("active1", role="Moderator")
+    operator.operator_modify("active1", role="Moderator")
     assert client.get("/api/v1/admin/accounts", headers=token).status_code == 200
     v1_staff = client.get("/api/v1/admin/accounts?staff=true", headers=staff).json()
     assert {a["username"] for a in v1_staff} == {"boss", "active1"}
-    new_password = accounts_service.operator_modify("active1", reset_password=True)
+    new_password = operator.operator_modify("active1", reset_password=True)
     assert new_password and len(new_password) >= 16
     assert client.get("/api/v1/admin/accounts", headers=token).status_code == 401  # signed out
     assert sign_in.authenticate("active1@example.org", new_password) == members["active"]
-    accounts_service.operator_modify("active1", role="User")
+    operator.operator_modify("active1", role="User")
     fresh = auth(user_token(app, members["active"], scopes=ADMIN_SCOPES))
     assert client.get("/api/v1/admin/accounts", headers=fresh).status_code == 403

@@ -4,11 +4,10 @@ StatusPolicy and StatusFilter do), the notifications they stop, expiring mutes, 
 from __future__ import annotations
 
 import pytest
-from stratus.api.accounts import accounts as accounts_service
+from stratus.api.accounts import operator
 from stratus.repo import base, keys
 
-from tests.api.test_follows import account, lock, notifications, relationship
-from tests.api.test_statuses import follow, post
+from tests.rig import account, follow, lock, notifications, post, relationship
 
 
 def block(client, headers, account_id) -> dict:
@@ -160,7 +159,7 @@ def test_a_blocks_notification_sweep_continues_in_further_jobs(client, people, d
 def test_staff_mentions_reach_those_who_block_them(client, people, drain):
     ids_, tokens = people
     base.update(keys.account_user(ids_["bob"]), "SET role_id = :r",
-                vals={":r": accounts_service.role_id_for("moderator")})
+                vals={":r": operator.role_id_for("moderator")})
     block(client, tokens["alice"], ids_["bob"])
     post(client, tokens["bob"], status="a word from the moderators, @alice")
     drain()

@@ -326,16 +326,16 @@ def test_staff_who_may_approve_hear_of_new_users(client, people, drain, entity):
 
 
 def test_role_changes_move_users_in_and_out_of_the_staff_index(client, people, drain):
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
     from stratus.model.roles import Permission
     from stratus.read import roles as roles_read
 
     ids_, _ = people
     assert roles_read.accounts_who_can(Permission.MANAGE_USERS) == []
-    accounts.operator_modify("carol", role="Moderator")
+    operator.operator_modify("carol", role="Moderator")
     assert roles_read.accounts_who_can(Permission.MANAGE_USERS) == [ids_["carol"]]
     assert roles_read.accounts_who_can(Permission.MANAGE_SETTINGS) == []
-    accounts.operator_modify("carol", role="user")
+    operator.operator_modify("carol", role="user")
     assert roles_read.accounts_who_can(Permission.MANAGE_USERS) == []
 
 

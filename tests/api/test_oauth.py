@@ -225,11 +225,11 @@ def test_plain_pkce(client):
 
 
 def test_disabled_users_cannot_sign_in(client):
-    from stratus.api.accounts import accounts
+    from stratus.api.accounts import operator
 
     app = make_app(client, redirect_uris="https://app.example/cb")
     make_user()
-    accounts.operator_modify("alice", disable=True)
+    operator.operator_modify("alice", disable=True)
     page = client.get("/oauth/authorize?" + urlencode({
         "response_type": "code", "client_id": app.client_id,
         "redirect_uri": "https://app.example/cb"}))

@@ -173,3 +173,42 @@ def known_domains(*, after: str | None, limit: int) -> list[str]:
     """Hosts we know accounts of, in order, after `after`, at most `limit`."""
     return [item["domain"] for item in base.query(
         keys.PEERS_PK, sk_between=(keys.after_domain(after or ""), keys.MAX_SK), limit=limit)]
+
+
+# --- a local user's changes (written by api/accounts in one transaction each) ---------------
+def user_update_op(account_id: str, changes: dict[str, Any]) -> base.Op:
+    """Set `changes` on the USER item (a None value removes the attribute)."""
+    return base.set_op(keys.account_user(account_id), changes)
+
+
+def profile_update_op(account_id: str, changes: dict[str, Any]) -> base.Op:
+    """Set `changes` on the PROFILE item (a None value removes the attribute)."""
+    return base.set_op(keys.account_profile(account_id), changes)
+
+
+def admin_entry_op(admin: dict[str, Any]) -> base.Op:
+    """Write the staff index entry (`admin_item`) as it is now."""
+    return base.Op("Put", item=admin)
+
+
+def confirmation_op(confirmation_hash: str, account_id: str) -> base.Op:
+    """The entry that finds a user by its confirmation link's hash."""
+    return base.put_new({**keys.confirmation(confirmation_hash), "type": "confirmation",
+                         "account_id": account_id})
+
+
+def confirmation_removal_op(confirmation_hash: str) -> base.Op:
+    return base.Op("Delete", key=keys.confirmation(confirmation_hash))
+
+
+def email_change_ops(account_id: str, old: str, new: str, *, taken: Exception
+                     ) -> list[base.Op]:
+    """Move the e-mail sentinel: the old address is free, the new one taken only if free."""
+    return [base.Op("Delete", key=keys.email(old)),
+            base.put_new({**keys.email(new), "type": "email", "account_id": account_id},
+                         on_conflict=taken)]
+
+
+def image_folder(kind: str, account_id: str) -> str:
+    """Where an account's avatars or headers (`kind`) are stored in the media bucket."""
+    return f"accounts/{kind}s/{keys.pad(account_id)}"

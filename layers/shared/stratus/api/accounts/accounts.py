@@ -1,6 +1,6 @@
-"""Local accounts: sign-up, e-mail confirmation, profile reads and updates, and the operator's
-commands. Reading accounts as others see them is read/accounts.py; sign-in checks are
-api/accounts/sign_in.py."""
+"""Local accounts: sign-up, e-mail confirmation, profile reads and updates. Reading accounts
+as others see them is read/accounts.py; sign-in checks are api/accounts/sign_in.py; the
+operator's commands are api/accounts/operator.py."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from stratus.model.viewer import Viewer
 from stratus.read import accounts as accounts_read
 from stratus.read import settings as settings_service
 from stratus.repo import accounts as repo
-from stratus.repo import base, keys, media
+from stratus.repo import media, transaction
 from stratus.repo import oauth as oauth_repo
 
 USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
@@ -150,7 +150,7 @@ def new_account_items(data: NewAccount, *, approved: bool, confirmed: bool,
     return profile, user, admin_entry(profile, user), confirmation_hash
 
 
-def create_ops(profile, user, admin, confirmation_hash) -> list[base.Op]:
+def create_ops(profile, user, admin, confirmation_hash) -> list[transaction.Op]:
     return repo.create_ops(
         profile, user, admin, confirmation_hash,
         username_taken=ValidationFailed({"username": [TAKEN]}),
@@ -198,8 +198,8 @@ def sign_up(viewer: Viewer, params: dict[str, Any], ip: str) -> dict[str, Any]:
         data, approved=not (approval or held_for_review),
         confirmed=bool(instance["instant_signups"]), app=app, ip=ip)
     token, raw = oauth.new_token(app, profile["id"], list(app["scopes"]))
-    base.transact([*create_ops(profile, user, admin, confirmation_hash),
-                   *oauth_repo.put_token_ops(token)])
+    transaction.write([*create_ops(profile, user, admin, confirmation_hash),
+                       *oauth_repo.put_token_ops(token)])
     return oauth.token_response(token, raw)
 
 
@@ -213,10 +213,10 @@ def confirm(raw_token: str) -> str | None:
     user = repo.get_user(account_id)
     if user is None:
         raise NotFound("Record not found")
-    ops = [base.set_op(keys.account_user(account_id),
-                        {"confirmed_at": clock.iso(clock.now()), "confirmation_nonce": None}),
-           base.Op("Delete", key=keys.confirmation(digest(raw_token)))]
-    base.transact(ops)
+    ops = [repo.user_update_op(account_id, {"confirmed_at": clock.iso(clock.now()),
+                                            "confirmation_nonce": None}),
+           repo.confirmation_removal_op(digest(raw_token))]
+    transaction.write(ops)
     client_id = user.get("created_by_client_id")
     app = oauth.get_app(client_id) if client_id else None
     if app and app["redirect_uris"] and oauth.may_redirect_to(app["redirect_uris"][0]):
@@ -235,23 +235,22 @@ def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
     # The link already sent stays valid (Devise resends the unexpired token): the mail is sent
     # again because the request time changes, which the outbox turns into a mail job.
     changes: dict[str, Any] = {"confirmation_requested_at": clock.iso(clock.now())}
-    ops: list[base.Op] = []
+    ops: list[transaction.Op] = []
     if not user.get("confirmation_nonce"):
         nonce = generate(16)
         changes["confirmation_nonce"] = nonce
-        ops.append(base.put_new({**keys.confirmation(digest(confirmation_token(account_id, nonce))),
-                                 "type": "confirmation", "account_id": account_id}))
+        ops.append(repo.confirmation_op(digest(confirmation_token(account_id, nonce)),
+                                        account_id))
     if isinstance(new_email, str) and new_email.strip() and \
             new_email.strip().lower() != user["email"].lower():
         email = new_email.strip()
         if not EMAIL.match(email) or len(email) > limits.MAX_EMAIL_LENGTH:
             raise ValidationFailed({"email": [("ERR_INVALID", "is invalid")]})
         changes["email"] = email
-        ops.append(base.Op("Delete", key=keys.email(user["email"])))
-        ops.append(base.put_new({**keys.email(email), "type": "email", "account_id": account_id},
-                                on_conflict=ValidationFailed({"email": [TAKEN]})))
-    ops.append(base.set_op(keys.account_user(account_id), changes))
-    base.transact(ops)
+        ops += repo.email_change_ops(account_id, user["email"], email,
+                                     taken=ValidationFailed({"email": [TAKEN]}))
+    ops.append(repo.user_update_op(account_id, changes))
+    transaction.write(ops)
 
 
 # --- reads ----------------------------------------------------------------------------------
@@ -337,7 +336,7 @@ def _upload(kind: str, account_id: str, upload: Any) -> dict[str, Any]:
         encoded = images.normalize(data, limits.PROFILE_IMAGE_MIME_TYPES, cover=box)
     except images.Refused as exc:
         raise ValidationFailed({kind: [(exc.code, exc.message)]}) from None
-    name = f"accounts/{kind}s/{keys.pad(account_id)}/{hashlib.sha256(encoded.data).hexdigest()[:16]}"
+    name = f"{repo.image_folder(kind, account_id)}/{hashlib.sha256(encoded.data).hexdigest()[:16]}"
     media.put_object(f"{name}.{encoded.extension}", encoded.data, encoded.content_type)
     static_key = None
     if encoded.frames > 1:
@@ -398,82 +397,11 @@ def update_credentials(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]
             changes.update(_upload(kind, viewer.account_id, upload))
     ops = []
     if changes:
-        ops.append(base.set_op(keys.account_profile(viewer.account_id), changes))
+        ops.append(repo.profile_update_op(viewer.account_id, changes))
     if user_settings != viewer.user.get("settings", {}):
-        ops.append(base.set_op(keys.account_user(viewer.account_id),
-                                {"settings": user_settings}))
+        ops.append(repo.user_update_op(viewer.account_id, {"settings": user_settings}))
     if ops:
-        base.transact(ops)
+        transaction.write(ops)
     bundle = repo.get_bundle(viewer.account_id)
     return convert.credential_account(bundle[repo.PROFILE], bundle.get(repo.STATS),
                                       bundle[repo.USER], viewer.role)
-
-
-# --- operator commands (stratusctl) -----------------------------------------------------------
-def role_id_for(name: str | None) -> str | None:
-    from stratus.model import roles
-
-    if not name:
-        return None
-    role = roles.BY_NAME.get(name.lower())
-    if role is None:
-        raise Unprocessable(f"unknown role {name!r}; known: Owner, Admin, Moderator")
-    return role.id
-
-
-def operator_create(username: str, email: str, password: str | None, *, role: str | None,
-                    confirmed: bool) -> tuple[str, str | None]:
-    """Create a local account as the operator; returns (account id, generated password)."""
-    generated = None
-    if not password:
-        password = generated = generate(18)
-    data = NewAccount(username=username, email=email, password=password)
-    # Reserved names are for sign-ups: the operator may take them (as tootctl does).
-    validate_new(data, require_agreement=False, require_reason=False, allow_reserved=True)
-    # The operator is the approver: accounts created here skip the approval queue.
-    profile, user, admin, confirmation_hash = new_account_items(
-        data, approved=True, confirmed=confirmed, role_id=role_id_for(role))
-    base.transact(create_ops(profile, user, admin, confirmation_hash))
-    return profile["id"], generated
-
-
-def operator_modify(username: str, *, role: str | None = None, approve: bool = False,
-                    confirm: bool = False, disable: bool = False, enable: bool = False,
-                    reset_password: bool = False) -> str | None:
-    """Change a local account as the operator; returns a new password when one was reset."""
-    account_id = repo.id_by_handle(username)
-    bundle = repo.get_bundle(account_id) if account_id else {}
-    profile, user = bundle.get(repo.PROFILE), bundle.get(repo.USER)
-    if profile is None or user is None:
-        raise NotFound(f"no local account named {username!r}")
-    changes: dict[str, Any] = {}
-    new_password = None
-    if role is not None:
-        changes["role_id"] = role_id_for(role) if role.lower() != "user" else None
-        changes.update(repo.role_index(account_id, changes["role_id"]))
-    if approve:
-        changes["approved"] = True
-    if confirm and not user.get("confirmed_at"):
-        changes["confirmed_at"] = clock.iso(clock.now())
-        changes["confirmation_nonce"] = None
-    if disable and enable:
-        raise Unprocessable("--disable and --enable contradict each other")
-    if disable:
-        changes["disabled"] = True
-    if enable:
-        changes["disabled"] = False
-    if reset_password:
-        new_password = generate(18)
-        changes["password_hash"] = passwords.hash_password(new_password)
-    if not changes:
-        return None
-    updated = {**user, **changes}
-    ops = [base.set_op(keys.account_user(account_id), changes),
-           base.Op("Put", item=admin_entry(profile, updated))]
-    if "confirmed_at" in changes and user.get("confirmation_nonce"):
-        ops.append(base.Op("Delete", key=keys.confirmation(
-            digest(confirmation_token(account_id, user["confirmation_nonce"])))))
-    base.transact(ops)
-    if disable or reset_password:
-        oauth.revoke_all(account_id)  # Mastodon signs the user out everywhere
-    return new_password
