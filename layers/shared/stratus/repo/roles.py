@@ -1,7 +1,7 @@
 """Stored roles (custom roles and @everyone's permissions) and who holds them.
 
 The built-in roles live in code (model/roles.py); `accounts.list_roles` reads this partition
-in one Query, which `auth.identity` keeps per warm Lambda."""
+in one Query, which `read.roles` keeps per warm Lambda."""
 
 from __future__ import annotations
 
