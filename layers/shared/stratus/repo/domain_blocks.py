@@ -67,12 +67,18 @@ def _page(index_pk: str, lo: str, hi: str, *, descending: bool, limit: int
     return [found[(e["PK"], e["SK"])] for e in entries if (e["PK"], e["SK"]) in found]
 
 
-def block_page(lo: str, hi: str, *, descending: bool, limit: int) -> list[dict[str, Any]]:
-    return _page(keys.DOMAIN_BLOCKS_INDEX, lo, hi, descending=descending, limit=limit)
+def block_page(low: int | None, high: int | None, *, descending: bool, limit: int
+               ) -> list[dict[str, Any]]:
+    """Up to `limit` blocks with ids in [low, high] (None: unbounded), in id order."""
+    return _page(keys.DOMAIN_BLOCKS_INDEX, *keys.id_range(low, high), descending=descending,
+                 limit=limit)
 
 
-def allow_page(lo: str, hi: str, *, descending: bool, limit: int) -> list[dict[str, Any]]:
-    return _page(keys.DOMAIN_ALLOWS_INDEX, lo, hi, descending=descending, limit=limit)
+def allow_page(low: int | None, high: int | None, *, descending: bool, limit: int
+               ) -> list[dict[str, Any]]:
+    """Up to `limit` allows with ids in [low, high] (None: unbounded), in id order."""
+    return _page(keys.DOMAIN_ALLOWS_INDEX, *keys.id_range(low, high), descending=descending,
+                 limit=limit)
 
 
 def put_block_op(item: dict[str, Any]) -> base.Op:

@@ -65,10 +65,13 @@ def open_against(target_id: str) -> list[str]:
                                              descending=True)]
 
 
-def entries(state: str, *, account_id: str | None, target_id: str | None, lo: str, hi: str,
-            descending: bool, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
-    """Index entries of reports in one state, by id: those filed by `account_id`, against
-    `target_id`, or both (the reporter's index, filtered by DynamoDB on the target)."""
+def entries(state: str, *, account_id: str | None, target_id: str | None, low: int | None,
+            high: int | None, descending: bool, budget: Budget, step: int
+            ) -> Iterator[dict[str, Any]]:
+    """Index entries of reports in one state with ids in [low, high] (None: unbounded), by id:
+    those filed by `account_id`, against `target_id`, or both (the reporter's index, filtered
+    by DynamoDB on the target)."""
+    lo, hi = keys.id_range(low, high)
     if account_id is not None:
         index, partition = "GSI2", keys.reports_by(account_id, state)
     elif target_id is not None:

@@ -20,7 +20,7 @@ from stratus.core.paging import Page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
 from stratus.read import domain_blocks as domain_policy
-from stratus.repo import audit, base, keys
+from stratus.repo import audit, transaction
 from stratus.repo import domain_blocks as repo
 
 SEVERITIES = ("silence", "suspend", "noop")  # Mastodon's enum order
@@ -121,7 +121,7 @@ def _covering(domain: str) -> dict[str, Any] | None:
     return next((found[v] for v in variants if v in found), None)
 
 
-def _audit(actor: Viewer, action: str, target_type: str, item: dict[str, Any]) -> base.Op:
+def _audit(actor: Viewer, action: str, target_type: str, item: dict[str, Any]) -> transaction.Op:
     return audit.entry_op({"id": ids.new_id(), "account_id": actor.account_id, "action": action,
                            "target_type": target_type, "target_id": str(item["id"]),
                            "human_identifier": item["domain"],
@@ -144,8 +144,8 @@ def create_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     item = {"id": ids.new_id(), "domain": domain, **fields, "created_at": now,
             "updated_at": now}
     try:
-        base.transact([repo.put_block_op(item), _audit(actor, "create", "DomainBlock", item)])
-    except base.ConditionFailed:
+        transaction.write([repo.put_block_op(item), _audit(actor, "create", "DomainBlock", item)])
+    except transaction.ConditionFailed:
         # Another request blocked the same domain in the meantime.
         raise ExistingBlock(repo.block(domain, consistent=True) or item) from None
     return render_block(item)
@@ -164,8 +164,7 @@ def get_block(block_id: str) -> dict[str, Any]:
 
 def list_blocks(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     """Admin::DomainBlock[], newest first, and the ids the Link header continues from."""
-    lo, hi = keys.id_range(*page.id_range())
-    items = repo.block_page(lo, hi, descending=not page.ascending, limit=page.limit)
+    items = repo.block_page(*page.id_range(), descending=not page.ascending, limit=page.limit)
     if page.ascending:
         items.reverse()
     rendered = [render_block(i) for i in items]
@@ -179,8 +178,8 @@ def update_block(actor: Viewer, block_id: str, params: dict[str, Any]) -> dict[s
     updated = {**item, **changes}
     op = repo.update_block_op(item["domain"], item["id"], changes)  # None removes a comment
     try:
-        base.transact([op, _audit(actor, "update", "DomainBlock", updated)])
-    except base.ConditionFailed:
+        transaction.write([op, _audit(actor, "update", "DomainBlock", updated)])
+    except transaction.ConditionFailed:
         raise NotFound() from None  # deleted meanwhile
     return render_block(updated)
 
@@ -190,9 +189,9 @@ def delete_block(actor: Viewer, block_id: str) -> None:
     from the stream)."""
     item = _block(block_id)
     try:
-        base.transact([repo.delete_block_op(item["domain"], item["id"]),
-                       _audit(actor, "destroy", "DomainBlock", item)])
-    except base.ConditionFailed:
+        transaction.write([repo.delete_block_op(item["domain"], item["id"]),
+                          _audit(actor, "destroy", "DomainBlock", item)])
+    except transaction.ConditionFailed:
         raise NotFound() from None
 
 
@@ -205,8 +204,8 @@ def create_allow(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
         return render_allow(existing)
     item = {"id": ids.new_id(), "domain": domain, "created_at": clock.iso(clock.now())}
     try:
-        base.transact([repo.put_allow_op(item), _audit(actor, "create", "DomainAllow", item)])
-    except base.ConditionFailed:
+        transaction.write([repo.put_allow_op(item), _audit(actor, "create", "DomainAllow", item)])
+    except transaction.ConditionFailed:
         return render_allow(repo.allow(domain, consistent=True) or item)
     return render_allow(item)
 
@@ -223,8 +222,7 @@ def get_allow(allow_id: str) -> dict[str, Any]:
 
 
 def list_allows(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
-    lo, hi = keys.id_range(*page.id_range())
-    items = repo.allow_page(lo, hi, descending=not page.ascending, limit=page.limit)
+    items = repo.allow_page(*page.id_range(), descending=not page.ascending, limit=page.limit)
     if page.ascending:
         items.reverse()
     rendered = [render_allow(i) for i in items]
@@ -234,7 +232,7 @@ def list_allows(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
 def delete_allow(actor: Viewer, allow_id: str) -> None:
     item = _allow(allow_id)
     try:
-        base.transact([repo.delete_allow_op(item["domain"], item["id"]),
-                       _audit(actor, "destroy", "DomainAllow", item)])
-    except base.ConditionFailed:
+        transaction.write([repo.delete_allow_op(item["domain"], item["id"]),
+                          _audit(actor, "destroy", "DomainAllow", item)])
+    except transaction.ConditionFailed:
         raise NotFound() from None

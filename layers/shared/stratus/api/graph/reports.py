@@ -28,7 +28,7 @@ from stratus.read import accounts as accounts_read
 from stratus.read import relationships, settings, status_views
 from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import audit, base, keys
+from stratus.repo import audit, transaction
 from stratus.repo import reports as repo
 from stratus.repo import statuses as statuses_repo
 
@@ -115,7 +115,7 @@ def file(viewer: Viewer, params: dict[str, Any]) -> tuple[dict[str, Any], dict[s
               "created_at": now, "updated_at": now}
     if category == "violation":
         report["rule_ids"] = rule_ids
-    base.transact([repo.create_op(report)])
+    transaction.write([repo.create_op(report)])
     target = accounts_read.render(bundle)
     return convert.report(report, target_account=target), headers
 
@@ -192,10 +192,11 @@ def list_reports(viewer: Viewer, params: dict[str, Any], page: Page
     if not (account_ok and target_ok):
         return [], []
     state = repo.RESOLVED if flag(params.get("resolved")) else repo.OPEN
-    lo, hi = keys.id_range(*page.id_range())
+    low, high = page.id_range()
     budget = Budget(entries=max(EXAMINED_PER_PAGE, 2 * page.limit))
-    entries = repo.entries(state, account_id=account_id, target_id=target_id, lo=lo, hi=hi,
-                           descending=not page.ascending, budget=budget, step=page.step)
+    entries = repo.entries(state, account_id=account_id, target_id=target_id, low=low,
+                           high=high, descending=not page.ascending, budget=budget,
+                           step=page.step)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         found = repo.get_many([str(e["id"]) for e in batch])
@@ -227,7 +228,7 @@ def show(viewer: Viewer, report_id: str) -> dict[str, Any]:
     return _show(viewer, report_id)
 
 
-def _audit(actor: Viewer, action: str, report: dict[str, Any]) -> base.Op:
+def _audit(actor: Viewer, action: str, report: dict[str, Any]) -> transaction.Op:
     return audit.entry_op({"id": ids.new_id(), "account_id": actor.account_id, "action": action,
                            "target_type": "Report", "target_id": str(report["id"]),
                            "human_identifier": str(report["id"]),
@@ -237,12 +238,12 @@ def _audit(actor: Viewer, action: str, report: dict[str, Any]) -> base.Op:
 def _change(actor: Viewer, report_id: str, action: str, changes: dict[str, Any]
             ) -> dict[str, Any]:
     report = _report(report_id, consistent=True)
-    base.transact([repo.update_op(report, {**changes, "updated_at": clock.iso(clock.now())}),
-                   _audit(actor, action, report)])
+    transaction.write([repo.update_op(report, {**changes, "updated_at": clock.iso(clock.now())}),
+                       _audit(actor, action, report)])
     return _show(actor, report_id)
 
 
-def resolve(actor: Viewer, report_id: str, *, action_taken: bool = True) -> list[base.Op]:
+def resolve(actor: Viewer, report_id: str, *, action_taken: bool = True) -> list[transaction.Op]:
     """The writes that set a report's `action_taken` — resolved by `actor` now (True), or
     reopened (False) — with their audit log entry (`resolve` / `reopen`), for the caller's
     transaction: an account action taken with `report_id` resolves it in the transaction
@@ -265,13 +266,13 @@ def unresolved_against(target_id: str) -> list[str]:
 
 def mark_resolved(actor: Viewer, report_id: str) -> dict[str, Any]:
     """POST /api/v1/admin/reports/:id/resolve."""
-    base.transact(resolve(actor, report_id))
+    transaction.write(resolve(actor, report_id))
     return _show(actor, report_id)
 
 
 def reopen(actor: Viewer, report_id: str) -> dict[str, Any]:
     """POST /api/v1/admin/reports/:id/reopen."""
-    base.transact(resolve(actor, report_id, action_taken=False))
+    transaction.write(resolve(actor, report_id, action_taken=False))
     return _show(actor, report_id)
 
 
@@ -305,6 +306,6 @@ def update(actor: Viewer, report_id: str, params: dict[str, Any]) -> dict[str, A
     if changed:
         changes = {"category": category, "rule_ids": rule_ids or None,
                    "updated_at": clock.iso(clock.now())}
-    base.transact([*([repo.update_op(report, changes)] if changes else []),
-                   _audit(actor, "update", report)])
+    transaction.write([*([repo.update_op(report, changes)] if changes else []),
+                       _audit(actor, "update", report)])
     return _show(actor, report_id)
