@@ -43,10 +43,10 @@ from stratus.imaging import images, uploads
 from stratus.imaging.media_types import EXTENSIONS
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import base, keys
 from stratus.repo import media as storage
 from stratus.repo import remote_media as repo
 from stratus.repo import statuses as statuses_repo
+from stratus.repo import transaction
 
 # The whole fetch of one object, redirects included (the proxy answers within API Gateway's
 # 30 s; Mastodon's Request has a 10 s total timeout per request, 5 redirects).
@@ -178,12 +178,7 @@ def _process(target: Target, data: bytes) -> tuple[dict[str, tuple[bytes, str]],
 def _object_key(target: Target, style: str, content_type: str) -> str:
     extension = EXTENSIONS[content_type]
     token = secrets.token_hex(8)  # new for every fetch: an expired copy's key is never reused
-    if target.kind == "attachment":
-        return (f"cache/media_attachments/files/{keys.pad(target.ref)}/{style}/"
-                f"{token}.{extension}")
-    if target.kind == "emoji":
-        return f"cache/custom_emojis/images/{target.ref}/{style}/{token}.{extension}"
-    return f"cache/accounts/{target.kind}s/{keys.pad(target.ref)}/{style}/{token}.{extension}"
+    return f"{repo.cache_folder(target.kind, target.ref)}/{style}/{token}.{extension}"
 
 
 def _download(target: Target) -> bytes:
@@ -228,7 +223,7 @@ def _fetch(target: Target) -> dict[str, Any]:
             ops.append(repo.mirror_op(target.kind, target.owner_id, target.source,
                                       _mirror_fields(target, state)))
         repo.commit(ops)
-    except base.ConditionFailed:
+    except transaction.ConditionFailed:
         # The owner changed its URL (or is gone) meanwhile: this copy names nothing.
         _delete_objects(written.values())
         repo.release(target.kind, target.ref)
@@ -266,7 +261,7 @@ def copy_of(target: Target) -> dict[str, Any]:
                 try:
                     repo.commit([repo.mirror_op(target.kind, target.owner_id, target.source,
                                                 _mirror_fields(target, state))])
-                except base.ConditionFailed:
+                except transaction.ConditionFailed:
                     pass
             return state
         if _recently_failed(state, target):

@@ -15,6 +15,16 @@ from stratus.repo.client import dynamodb
 ITEM_TYPE = "remote_media"
 
 
+def cache_folder(kind: str, ref: str) -> str:
+    """Where the objects of a copy are stored in the media bucket: by the attachment's or the
+    account's padded id, or the emoji URL's digest."""
+    if kind == "attachment":
+        return f"cache/media_attachments/files/{keys.pad(ref)}"
+    if kind == "emoji":
+        return f"cache/custom_emojis/images/{ref}"
+    return f"cache/accounts/{kind}s/{keys.pad(ref)}"
+
+
 def get(kind: str, ref: str) -> dict[str, Any] | None:
     return base.get(keys.remote_media(kind, ref), consistent=True)
 
