@@ -14,6 +14,12 @@ import pytest
 
 from local.runtime import AWS_DEFAULTS
 
+# The rig's helpers report failed asserts as test modules do; its fixtures are named by every
+# test without an import (tests/rig/__init__.py).
+pytest.register_assert_rewrite("tests.rig")
+pytest_plugins = ["tests.rig.accounts", "tests.rig.timelines", "tests.rig.federation",
+                  "tests.rig.moderation", "tests.rig.sites", "tests.rig.hostile"]
+
 # Copies of the public reference files (sources and licences in tests/reference/README.md).
 REFERENCE = Path(__file__).resolve().parent / "reference"
 DOMAIN = "localhost:8000"
@@ -94,7 +100,7 @@ def openapi():
 @pytest.fixture(scope="session")
 def entity(openapi):
     """`entity("Instance", data)` validates data against the OpenAPI component schema."""
-    from tests.contract import validator_for
+    from tests.rig.contract import validator_for
 
     def check(name: str, data) -> None:
         errors = sorted(validator_for(openapi, name).iter_errors(data), key=str)
@@ -138,17 +144,6 @@ def _fast_actor_keys():
     actor_keys.new_key_pair = pooled
     yield
     actor_keys.new_key_pair = original
-
-
-@pytest.fixture
-def people(client):
-    """alice, bob, carol and dave: ({name: account id}, {name: auth headers})."""
-    from tests.rig import auth, make_app, make_user, user_token
-
-    app = make_app(client)
-    ids_ = {name: make_user(name) for name in ("alice", "bob", "carol", "dave")}
-    return ids_, {n: auth(user_token(app, a, scopes=("read", "write", "follow")))
-                  for n, a in ids_.items()}
 
 
 # --- roles area: per-process caches (stratus.core.warm) start empty in every test ------------------

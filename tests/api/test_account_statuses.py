@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_statuses import post
-from tests.rig import auth, make_app, make_user, user_token
+from tests.rig import auth, make_app, make_user, post, user_token
 
 
 @pytest.fixture

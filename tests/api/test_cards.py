@@ -13,11 +13,8 @@ from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import client as aws
 from stratus.repo.client import dynamodb
 
-from tests.api.test_link_timeline import discoverable  # noqa: F401 - the fixture
-from tests.api.test_statuses import post
-from tests.api.test_timelines import active  # noqa: F401 - the fixture
-from tests.sites import article, png, site  # noqa: F401 - the fixture
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
+from tests.rig import deliver_twice, dispatch_only, post
+from tests.rig.sites import article, png
 
 
 def status(client, status_id, headers=None):
@@ -27,13 +24,13 @@ def status(client, status_id, headers=None):
 
 
 @pytest.fixture
-def story(site):  # noqa: F811
+def story(site):
     site.serve("/image.png", png(), "image/png")
     return site.serve("/story", article("A story"))
 
 
-def test_a_new_status_gets_the_card_of_its_first_link(  # noqa: F811
-        client, people, drain, story, site,  # noqa: F811
+def test_a_new_status_gets_the_card_of_its_first_link(
+        client, people, drain, story, site,
                                                       runtime, entity):
     _, tokens = people
     posted = post(client, tokens["alice"], status=f"read this {story} and http://b.example/")
@@ -86,7 +83,7 @@ def test_private_statuses_are_not_shown_through_the_card_endpoint(client, people
                       headers=tokens["alice"]).json()["url"] == story
 
 
-def test_one_card_per_url_shared_by_every_status(client, people, drain, story, site):  # noqa: F811
+def test_one_card_per_url_shared_by_every_status(client, people, drain, story, site):
     _, tokens = people
     first = post(client, tokens["alice"], status=f"{story}")
     drain()
@@ -98,7 +95,7 @@ def test_one_card_per_url_shared_by_every_status(client, people, drain, story, s
     assert cards[0] == cards[1] and cards[0]["url"] == story
 
 
-def test_a_stale_card_is_fetched_again(client, people, drain, story, site):  # noqa: F811
+def test_a_stale_card_is_fetched_again(client, people, drain, story, site):
     _, tokens = people
     post(client, tokens["alice"], status=story)
     drain()
@@ -113,7 +110,7 @@ def test_a_stale_card_is_fetched_again(client, people, drain, story, site):  # n
 
 
 def test_redelivered_card_jobs_fetch_and_write_once(client, people, runtime, drain, story,
-                                                    site):  # noqa: F811
+                                                    site):
     _, tokens = people
     posted = post(client, tokens["alice"], status=f"once {story}")
     dispatch_only(runtime)
@@ -136,7 +133,7 @@ def test_redelivered_card_jobs_fetch_and_write_once(client, people, runtime, dra
 
 
 def test_an_edit_that_changes_the_first_link_changes_the_card(client, people, drain, story,
-                                                              site):  # noqa: F811
+                                                              site):
     _, tokens = people
     other = site.serve("/other", "<title>Other page</title>")
     posted = post(client, tokens["alice"], status=f"first {story}")
@@ -159,7 +156,7 @@ def test_an_edit_that_changes_the_first_link_changes_the_card(client, people, dr
     assert site.hits("/story") == 1
 
 
-def test_pages_that_make_no_card(client, people, drain, site):  # noqa: F811
+def test_pages_that_make_no_card(client, people, drain, site):
     _, tokens = people
     site.serve("/robots.txt", "User-agent: *\nDisallow: /private\n", "text/plain")
     urls = [site.serve("/file.txt", "text", "text/plain"),
@@ -172,8 +169,8 @@ def test_pages_that_make_no_card(client, people, drain, site):  # noqa: F811
     assert site.hits("/private") == 0
 
 
-def test_cards_show_in_timelines_and_boosts(  # noqa: F811
-        client, people, active, drain, story, entity):  # noqa: F811
+def test_cards_show_in_timelines_and_boosts(
+        client, people, active, drain, story, entity):
     ids_, tokens = people
     client.post(f"/api/v1/accounts/{ids_['alice']}/follow", headers=tokens["bob"])
     posted = post(client, tokens["alice"], status=f"timeline {story}")
@@ -190,7 +187,7 @@ def test_cards_show_in_timelines_and_boosts(  # noqa: F811
         entity("Status", entry)
 
 
-def test_a_page_of_statuses_reads_its_cards_in_one_batch(client, people, drain, site):  # noqa: F811
+def test_a_page_of_statuses_reads_its_cards_in_one_batch(client, people, drain, site):
     ids_, tokens = people
     for i in range(8):
         post(client, tokens["alice"], status="link " + site.serve(f"/p{i}", f"<title>{i}</title>"))
@@ -221,8 +218,8 @@ def shares(url: str) -> tuple[int, int]:
     return int(found.get(f"uses_{day}", 0)), int(found.get(f"accounts_{day}", 0))
 
 
-def test_shares_count_uses_and_distinct_accounts_per_day(  # noqa: F811
-        client, discoverable, drain, story):  # noqa: F811
+def test_shares_count_uses_and_distinct_accounts_per_day(
+        client, discoverable, drain, story):
     _, tokens = discoverable
     post(client, tokens["alice"], status=f"one {story}")
     post(client, tokens["alice"], status=f"two {story}")
@@ -241,8 +238,8 @@ def test_only_discoverable_accounts_count(client, people, drain, story):
     assert shares(story) == (0, 0)
 
 
-def test_shares_are_counted_once_on_redelivery(  # noqa: F811
-        client, discoverable, runtime, drain, story):  # noqa: F811
+def test_shares_are_counted_once_on_redelivery(
+        client, discoverable, runtime, drain, story):
     _, tokens = discoverable
     post(client, tokens["alice"], status=f"a {story}")
     post(client, tokens["bob"], status=f"b {story}")
@@ -255,8 +252,8 @@ def test_shares_are_counted_once_on_redelivery(  # noqa: F811
     assert shares(story) == (2, 2)
 
 
-def test_an_edit_to_another_link_is_a_share_of_it(  # noqa: F811
-        client, discoverable, drain, story, site):  # noqa: F811
+def test_an_edit_to_another_link_is_a_share_of_it(
+        client, discoverable, drain, story, site):
     _, tokens = discoverable
     other = site.serve("/other", "<title>Other</title>")
     posted = post(client, tokens["alice"], status=f"first {story}")

@@ -7,7 +7,7 @@ from stratus.repo import base, keys
 from stratus.repo import effects as effects_repo
 from stratus.repo import statuses as statuses_repo
 
-from tests.api.test_statuses import post
+from tests.rig import post
 
 
 def notification_types(account_id: str) -> list[str]:

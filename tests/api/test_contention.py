@@ -14,8 +14,7 @@ from stratus.repo import effects as effects_repo
 from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import dynamodb
 
-from tests.api.test_statuses import post
-from tests.rig import app_token, auth, make_app, make_user, user_token
+from tests.rig import app_token, auth, make_app, make_user, post, user_token
 
 
 def call(runtime, method: str, path: str, *, headers: dict | None = None,

@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 
 from stratus.repo.queues import send
-from tests.api.test_statuses import post
-from tests.rig import auth, make_app, make_user, user_token
-from tests.workers.test_redelivery import dispatch_only, queued
+
+from tests.rig import auth, dispatch_only, make_app, make_user, post, queued, user_token
 
 NOT_FOUND = {"error": "Record not found"}
 

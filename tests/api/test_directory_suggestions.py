@@ -6,7 +6,7 @@ from __future__ import annotations
 from stratus.read import settings as settings_service
 from stratus.repo import base, keys
 
-from tests.api.test_statuses import follow, post
+from tests.rig import follow, post
 
 
 def discoverable(client, headers, value=True):

@@ -12,7 +12,7 @@ from stratus.core import clock, ids
 from stratus.repo import base, keys
 from stratus.repo import statuses as statuses_repo
 
-from tests.api.test_statuses import follow, post
+from tests.rig import follow, post
 
 
 def legacy_public_boost(account_id: str, original: dict) -> str:

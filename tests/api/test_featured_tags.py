@@ -4,14 +4,10 @@ the limit of 10, suggestions, an account's public list, and the counts kept on w
 from __future__ import annotations
 
 from stratus.repo import featured_tags as featured_repo
-from tests.api.test_statuses import post
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
+
+from tests.rig import deliver_twice, dispatch_only, feature, post
 
 LIMIT = "Validation failed: You have already featured the maximum number of hashtags"
-
-
-def feature(client, headers, name):
-    return client.post("/api/v1/featured_tags", headers=headers, data={"name": name})
 
 
 def featured(client, headers):

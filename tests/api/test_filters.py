@@ -5,20 +5,11 @@ filters revision on the stream per changing request."""
 from __future__ import annotations
 
 import boto3
-
 from stratus.repo import keys
-from tests.api.test_statuses import post
-from tests.rig import auth, make_app, user_token
+
+from tests.rig import auth, make_app, make_filter, post, user_token
 
 V2 = "/api/v2/filters"
-
-
-def make_filter(client, headers, **fields) -> dict:
-    body = {"title": "cats", "context": ["home", "public"],
-            "keywords_attributes": [{"keyword": "cat", "whole_word": False}], **fields}
-    response = client.post(V2, headers=headers, json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def rev_changes(runtime, account_id: str) -> int:

@@ -7,9 +7,8 @@ boosts matched on what they boost."""
 from __future__ import annotations
 
 from stratus.repo import base, keys
-from tests.api.test_filters import make_filter
-from tests.api.test_statuses import follow, post
-from tests.api.test_timelines import active, home  # noqa: F401 (fixture)
+
+from tests.rig import follow, make_filter, post
 
 
 def statuses(client, path, headers, **params) -> list[dict]:
@@ -22,7 +21,7 @@ def by_id(entities) -> dict[str, dict]:
     return {s["id"]: s for s in entities}
 
 
-def test_home_and_lists_hide_and_warn(client, active, drain, entity):  # noqa: F811
+def test_home_and_lists_hide_and_warn(client, active, drain, entity):
     ids_, tokens = active
     alice = tokens["alice"]
     follow(client, alice, ids_["bob"])
@@ -95,7 +94,7 @@ def test_public_tag_account_and_thread_contexts(client, people, drain, entity):
     assert reply["id"] in by_id(statuses(client, "/api/v1/timelines/public", None))
 
 
-def test_poll_media_descriptions_and_boosts(client, active, drain):  # noqa: F811
+def test_poll_media_descriptions_and_boosts(client, active, drain):
     ids_, tokens = active
     alice = tokens["alice"]
     follow(client, alice, ids_["carol"])

@@ -5,34 +5,17 @@ relationships and endorsements."""
 from __future__ import annotations
 
 import pytest
-
 from stratus.repo import base, keys
-from stratus.repo import effects as effects_repo
-from tests.api.test_statuses import follow
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
 
-
-def relationship(client, headers, account_id) -> dict:
-    response = client.get("/api/v1/accounts/relationships", headers=headers,
-                          params={"id[]": [account_id]})
-    assert response.status_code == 200, response.text
-    [found] = response.json()
-    return found
-
-
-def account(client, account_id, headers=None) -> dict:
-    return client.get(f"/api/v1/accounts/{account_id}", headers=headers or {}).json()
-
-
-def notifications(account_id) -> list[tuple[str, str]]:
-    return [(n["notification_type"], n["from_account_id"])
-            for n in effects_repo.notifications(account_id)]
-
-
-def lock(client, headers) -> None:
-    response = client.patch("/api/v1/accounts/update_credentials", headers=headers,
-                            data={"locked": "true"})
-    assert response.status_code == 200 and response.json()["locked"] is True
+from tests.rig import (
+    account,
+    deliver_twice,
+    dispatch_only,
+    follow,
+    lock,
+    notifications,
+    relationship,
+)
 
 
 def test_follow_answers_a_relationship_and_the_stream_counts_and_notifies(

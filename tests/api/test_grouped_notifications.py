@@ -9,8 +9,7 @@ from stratus.repo import effects as effects_repo
 from stratus.repo import notifications as notifications_repo
 from stratus.workers import effects
 
-from tests.api.test_notifications import favourite, notes
-from tests.api.test_statuses import post
+from tests.rig import favourite, notes, post
 
 
 def grouped(client, headers, query="", status=200):
@@ -291,7 +290,7 @@ def test_groups_span_at_most_twelve_hours(client, people, drain, monkeypatch):
 
 
 def test_a_notification_seen_twice_by_the_counters_counts_once(client, people, drain, runtime):
-    from tests.workers.test_redelivery import deliver_twice, dispatch_only
+    from tests.rig import deliver_twice, dispatch_only
 
     ids_, tokens = people
     drain()

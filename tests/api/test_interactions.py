@@ -5,7 +5,7 @@ from __future__ import annotations
 from stratus.repo import effects
 from stratus.repo import statuses as statuses_repo
 
-from tests.api.test_statuses import follow, post
+from tests.rig import follow, post
 
 
 def test_favourite_is_idempotent_and_counted(client, people, drain):

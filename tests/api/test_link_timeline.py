@@ -5,10 +5,9 @@ discovery; kept in step with posts, edits and deletions."""
 from __future__ import annotations
 
 import pytest
-
 from stratus.text.links import card_link, normalize
-from tests.api.test_statuses import post
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
+
+from tests.rig import deliver_twice, dispatch_only, post
 
 NOT_FOUND = {"error": "Record not found"}
 ARTICLE = "https://news.example/story"
@@ -23,17 +22,6 @@ def link_timeline(client, url, headers=None, **params):
 
 def ids_of(response) -> list[str]:
     return [s["id"] for s in response.json()]
-
-
-@pytest.fixture
-def discoverable(client, people):
-    """Everyone opted into discovery (Mastodon's LinkFeed lists only their statuses)."""
-    ids_, tokens = people
-    for headers in tokens.values():
-        response = client.patch("/api/v1/accounts/update_credentials", headers=headers,
-                                data={"discoverable": "true"})
-        assert response.status_code == 200, response.text
-    return ids_, tokens
 
 
 @pytest.mark.parametrize(("written", "normal"), [

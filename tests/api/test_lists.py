@@ -4,8 +4,8 @@ replies policy, exclusive lists keeping their members out of home, unfollows and
 from __future__ import annotations
 
 from stratus.repo import base, keys
-from tests.api.test_statuses import follow, post
-from tests.api.test_timelines import active, home  # noqa: F401 (fixture)
+
+from tests.rig import follow, home, post
 
 
 def make_list(client, headers, **fields) -> dict:
@@ -79,7 +79,7 @@ def test_members_must_be_followed(client, people, drain, entity):
     assert client.get(path, headers=tokens["alice"]).json() == []
 
 
-def test_list_timelines_and_replies_policies(client, active, drain):  # noqa: F811
+def test_list_timelines_and_replies_policies(client, active, drain):
     ids_, tokens = active
     for name in ("bob", "carol", "dave"):
         follow(client, tokens["alice"], ids_[name])
@@ -108,7 +108,7 @@ def test_list_timelines_and_replies_policies(client, active, drain):  # noqa: F8
                       headers=tokens["bob"]).status_code == 404
 
 
-def test_exclusive_lists_keep_their_members_out_of_home(client, active, drain):  # noqa: F811
+def test_exclusive_lists_keep_their_members_out_of_home(client, active, drain):
     ids_, tokens = active
     follow(client, tokens["alice"], ids_["bob"])
     follow(client, tokens["alice"], ids_["carol"])
@@ -142,7 +142,7 @@ def test_new_members_bring_their_recent_posts_and_leavers_take_theirs(client, ac
     assert timeline(client, tokens["alice"], listed["id"]) == []
 
 
-def test_deleting_a_list_removes_its_members_and_timeline(client, active, drain):  # noqa: F811
+def test_deleting_a_list_removes_its_members_and_timeline(client, active, drain):
     ids_, tokens = active
     follow(client, tokens["alice"], ids_["bob"])
     drain()

@@ -10,21 +10,19 @@ import pytest
 from stratus.core import clock
 from stratus.repo import base, keys
 
-from tests.api.test_notifications import favourite, kinds, notes
-from tests.api.test_statuses import post
-from tests.rig import auth, follow_edge, make_app, make_user, user_token
-
-
-def set_policy(client, headers, **values):
-    response = client.patch("/api/v2/notifications/policy", headers=headers, data=values)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def requests(client, headers, query=""):
-    response = client.get("/api/v1/notifications/requests" + query, headers=headers)
-    assert response.status_code == 200, response.text
-    return response.json()
+from tests.rig import (
+    auth,
+    favourite,
+    follow_edge,
+    kinds,
+    make_app,
+    make_user,
+    notes,
+    post,
+    requests,
+    set_policy,
+    user_token,
+)
 
 
 def followed_since(follower_id, followed_id, days_ago):

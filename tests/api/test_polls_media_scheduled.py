@@ -10,8 +10,7 @@ from stratus.api.instance.instance import solid_png
 from stratus.core import clock, limits
 from stratus.repo import base, effects, keys
 
-from tests import images
-from tests.api.test_statuses import follow, post
+from tests.rig import follow, images, post
 
 PNG = solid_png(64, 48, (10, 120, 200))
 

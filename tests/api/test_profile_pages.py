@@ -6,8 +6,8 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from stratus.repo import base, keys
-from tests.api.test_featured_tags import feature
-from tests.api.test_statuses import post
+
+from tests.rig import feature, post
 
 
 def test_profile_page_shows_recent_public_statuses_and_featured_tags(client, people, drain):

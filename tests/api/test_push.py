@@ -1,5 +1,5 @@
 """Web push: the subscription API (one per token), and delivery to a real push receiver on
-loopback that checks the VAPID signature and decrypts what arrives (tests/push_receiver.py)."""
+loopback that checks the VAPID signature and decrypts what arrives (tests/rig/push_receiver.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ from stratus.repo import base, effects, keys
 from stratus.repo import push as push_repo
 from stratus.workers import push as webpush
 
-from tests.api.test_statuses import follow, post
-from tests.push_receiver import PushReceiver, b64url
-from tests.rig import auth, make_app, user_token
+from tests.rig import auth, follow, make_app, post, user_token
+from tests.rig.push_receiver import PushReceiver, b64url
 
 PATH = "/api/v1/push/subscription"
 ALERTS = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",

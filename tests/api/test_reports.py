@@ -13,9 +13,7 @@ from stratus.model.roles import Permission
 from stratus.read import settings
 from stratus.repo import audit, base, keys
 
-from tests.api.test_statuses import post
-from tests.rig import auth, make_app, make_user, user_token
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
+from tests.rig import auth, deliver_twice, dispatch_only, make_app, make_user, post, user_token
 
 ADMIN_SCOPES = ("read", "write", "admin:read", "admin:write")
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from stratus.core import clock
 from stratus.repo import base, keys
 
-from tests.api.test_statuses import follow, post
-from tests.rig import make_remote_account
+from tests.rig import follow, make_remote_account, post
 
 NO_RESULTS = {"accounts": [], "statuses": [], "hashtags": []}
 

@@ -4,21 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rig import auth, make_app, user_token
-
-
-def post(client, headers, **data):
-    response = client.post("/api/v1/statuses", headers=headers, data=data)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def follow(client, headers, account_id, **options):
-    """Follow an account through the API (POST /api/v1/accounts/:id/follow); the Relationship."""
-    response = client.post(f"/api/v1/accounts/{account_id}/follow", headers=headers,
-                           data=options)
-    assert response.status_code == 200, response.text
-    return response.json()
+from tests.rig import auth, follow, make_app, post, user_token
 
 
 def test_post_plain_text(client, people, entity, drain):

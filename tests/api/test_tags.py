@@ -8,8 +8,7 @@ from datetime import timedelta
 from stratus.core import clock
 from stratus.repo import tags as tags_repo
 
-from tests.api.test_statuses import post
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
+from tests.rig import deliver_twice, dispatch_only, post
 
 NOT_FOUND = {"error": "Record not found"}
 

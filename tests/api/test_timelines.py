@@ -3,33 +3,11 @@ users, public timelines over hour buckets, hashtag timelines."""
 
 from __future__ import annotations
 
-import pytest
 from stratus.core import ids
 from stratus.repo import base, keys
 from stratus.repo import statuses as statuses_repo
 
-from tests.api.test_statuses import follow, post
-
-
-def home(client, headers, **params) -> list[str]:
-    response = client.get("/api/v1/timelines/home", headers=headers, params=params)
-    assert response.status_code == 200, response.text
-    return [s["id"] for s in response.json()]
-
-
-@pytest.fixture
-def active(client, people, drain):
-    """Everyone has read their home once (an active feed), the first read answering 206 while
-    it is built."""
-    ids_, tokens = people
-    for name, headers in tokens.items():
-        first = client.get("/api/v1/timelines/home", headers=headers)
-        assert first.status_code == 206
-        assert first.headers["mastodon-async-refresh"] == f'id="home-{ids_[name]}", retry=3'
-    drain()
-    for headers in tokens.values():
-        assert client.get("/api/v1/timelines/home", headers=headers).status_code == 200
-    return ids_, tokens
+from tests.rig import follow, home, post
 
 
 def test_home_has_own_posts_and_followed_accounts_posts(client, active, drain, entity):

@@ -10,10 +10,17 @@ from stratus.read import settings
 from stratus.repo import base, keys
 
 from local.lambda_runtime import invoke
-from tests.api.test_statuses import post
-from tests.rig import app_token, auth, make_app, make_user, user_token
-from tests.sites import article, png, site  # noqa: F401 - the fixture
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
+from tests.rig import (
+    app_token,
+    auth,
+    deliver_twice,
+    dispatch_only,
+    make_app,
+    make_user,
+    post,
+    user_token,
+)
+from tests.rig.sites import article, png
 
 
 def run(runtime, task):
@@ -198,7 +205,7 @@ def test_review_routes_need_the_permission(client, people):
 
 # --- links (issue 12: an article card shared by at least 15 distinct accounts in a day) ----
 def test_a_link_trends_at_15_distinct_accounts_and_only_as_an_article(client, runtime, drain,
-                                                                      site):  # noqa: F811
+                                                                      site):
     site.serve("/image.png", png(), "image/png")
     story = site.serve("/story", article("A story"))
     website = site.serve("/home", article("A home page").replace(

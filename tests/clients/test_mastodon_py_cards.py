@@ -4,10 +4,10 @@ which Mastodon.py answers from the status for servers newer than 3.0)."""
 from __future__ import annotations
 
 from tests.rig import mastodon_py_users
-from tests.sites import article, png, site  # noqa: F401 - the fixture
+from tests.rig.sites import article, png
 
 
-def test_preview_cards_with_mastodon_py(live_server, site):  # noqa: F811
+def test_preview_cards_with_mastodon_py(live_server, site):
     ann, ben = mastodon_py_users(live_server.base_url, "ann", "ben", app="cards test")
     site.serve("/image.png", png(1200, 630), "image/png")
     story = site.serve("/story", article("Read me"))

@@ -9,7 +9,7 @@ from email.policy import default
 import requests
 from mastodon import Mastodon
 
-from tests import images
+from tests.rig import images
 
 SCOPES = ["read", "write", "follow", "push"]
 

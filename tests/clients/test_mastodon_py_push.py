@@ -8,8 +8,8 @@ import pytest
 from mastodon import Mastodon
 from mastodon.errors import MastodonNotFoundError
 
-from tests.push_receiver import PushReceiver
 from tests.rig import make_user
+from tests.rig.push_receiver import PushReceiver
 
 
 def test_web_push_with_mastodon_py(live_server):

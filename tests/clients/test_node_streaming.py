@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.streaming.test_websocket import Stack
+from tests.rig import LiveStack
 
 NODE = shutil.which("node")
 PACKAGE = Path(__file__).resolve().parent / "node"
@@ -101,7 +101,7 @@ def node_client():
 @pytest.fixture
 def listener(live_server):
     """alice follows bob and has an active home (so it is fed); bob has a token too."""
-    stack = Stack(live_server)
+    stack = LiveStack(live_server)
     stack.user("alice")
     stack.user("bob")
     stack.call("alice", "POST", f"/api/v1/accounts/{stack.ids['bob']}/follow")

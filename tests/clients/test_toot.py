@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from pathlib import Path
 
-from tests.rig import make_user
-
-TOOT = str(Path(sys.executable).parent / "toot")
+from tests.rig import TOOT, make_user
 
 
 def test_toot_login_cli_and_whoami(live_server, tmp_path):

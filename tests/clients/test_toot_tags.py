@@ -8,8 +8,7 @@ import os
 import re
 import subprocess
 
-from tests.clients.test_toot import TOOT
-from tests.rig import make_user
+from tests.rig import TOOT, make_user
 
 
 def test_toot_follows_and_unfollows_tags(live_server, tmp_path):

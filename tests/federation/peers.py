@@ -1,5 +1,5 @@
 """Documents a remote server serves (actors, WebFinger answers, Notes), for the federation
-tests, on the loopback site of tests/sites.py."""
+tests, on the loopback site of tests/rig/sites.py."""
 
 from __future__ import annotations
 

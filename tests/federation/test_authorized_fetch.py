@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_statuses import post
-from tests.federation.test_signatures import _pem
-from tests.sites import site  # noqa: F401 - the fixture
+from tests.rig import post
+from tests.rig.peers import public_pem
 
 AP = "application/activity+json"
 HOST = "localhost:8000"
@@ -30,7 +29,7 @@ def secure(runtime, monkeypatch, keys):
     calls: list[tuple[str, bool]] = []
     bob = {"id": ids.new_id(), "username": "bob", "domain": "remote.example",
            "uri": "https://remote.example/users/bob", "key_id": KEY_ID,
-           "public_key_pem": _pem(keys[0])}
+           "public_key_pem": public_pem(keys[0])}
 
     from stratus.federation import remote_accounts
 
@@ -155,17 +154,17 @@ def test_the_profile_url_serves_the_actor_when_it_is_off(client, people, drain):
 
 
 # --- the signer from its actor document ---------------------------------------------------------
-def _actor(site, key) -> tuple[str, str]:  # noqa: F811
+def _actor(site, key) -> tuple[str, str]:
     from tests.federation import peers
 
     actor = site.url("/users/bob")
     key_id = actor + "#main-key"
     peers.serve_actor(site, publicKey={"id": key_id, "owner": actor,
-                                       "publicKeyPem": _pem(key)})
+                                       "publicKeyPem": public_pem(key)})
     return actor, key_id
 
 
-def test_the_signer_is_fetched_from_its_actor_and_stored(client, people, site, keys):  # noqa: F811
+def test_the_signer_is_fetched_from_its_actor_and_stored(client, people, site, keys):
     """An unknown signer's actor is fetched once and stored as a remote account (Mastodon's
     FetchRemoteKeyService); later GETs read it here; a rotated key fetches it again."""
     from stratus.federation import remote_accounts
@@ -186,7 +185,7 @@ def test_the_signer_is_fetched_from_its_actor_and_stored(client, people, site, k
     assert site.hits("/users/bob") == 2
 
 
-def test_a_key_served_by_another_host_is_not_trusted(client, people, site, keys):  # noqa: F811
+def test_a_key_served_by_another_host_is_not_trusted(client, people, site, keys):
     """A keyId whose document names itself on another host is no signer's; nor is a keyId
     whose document is missing."""
     from stratus.read import settings
@@ -199,7 +198,7 @@ def test_a_key_served_by_another_host_is_not_trusted(client, people, site, keys)
             (401, {"error": f"Public key not found for key {other}"}), other
 
 
-def test_a_stored_signer_needs_no_fetch(client, people, site, keys):  # noqa: F811
+def test_a_stored_signer_needs_no_fetch(client, people, site, keys):
     """A server we already federate with (its actor stored by federation) is verified with the
     stored key: nothing is fetched, until a failed verification asks for a refetch."""
     from stratus.federation import remote_accounts
@@ -211,7 +210,7 @@ def test_a_stored_signer_needs_no_fetch(client, people, site, keys):  # noqa: F8
     def serve(key) -> dict:
         return peers.serve_actor(site, publicKey={
             "id": peers.actor(site)["id"] + "#main-key", "owner": peers.actor(site)["id"],
-            "publicKeyPem": _pem(key)})
+            "publicKeyPem": public_pem(key)})
 
     document = serve(keys[0])
     key_id = document["publicKey"]["id"]

@@ -11,23 +11,7 @@ import json
 import pytest
 
 from tests import rig
-from tests.federation.test_signed_requests import _verify
-from tests.sites import site  # noqa: F401 - the fixture
-
-
-def remote(site, domain: str, username: str, *, shared: bool = True) -> str:  # noqa: F811
-    """A remote account whose inboxes are paths of the loopback site: `/<domain>/inbox`
-    (shared) and `/<domain>/users/<name>/inbox`."""
-    from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
-
-    account_id = rig.make_remote_account(domain, username)
-    profile = accounts_repo.get_profile(account_id)
-    profile.update(inbox=site.url(f"/{domain}/users/{username}/inbox"),
-                   shared_inbox=site.url(f"/{domain}/inbox") if shared else None)
-    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
-                                         if k not in ("PK", "SK", "type")}))
-    return account_id
+from tests.rig import remote, verify_signature
 
 
 @pytest.fixture
@@ -60,7 +44,7 @@ def _post(client, headers, text: str, visibility: str = "public") -> dict:
     return response.json()
 
 
-def test_a_post_reaches_each_server_once_signed_as_its_author(client, drain, alice, site):  # noqa: F811
+def test_a_post_reaches_each_server_once_signed_as_its_author(client, drain, alice, site):
     from stratus.federation import activitypub, actor_keys
 
     alice_id, headers = alice
@@ -77,7 +61,7 @@ def test_a_post_reaches_each_server_once_signed_as_its_author(client, drain, ali
     for post in site.posts:
         assert post.json() == served  # the exact document our own endpoint serves
         assert post.headers["content-type"].startswith("application/activity+json")
-        signed = _verify(post.headers, "post", post.path, actor_keys.public_key_pem(alice_id))
+        signed = verify_signature(post.headers, "post", post.path, actor_keys.public_key_pem(alice_id))
         assert signed[0].endswith("/users/alice#main-key")
         assert "digest" in signed
     body = site.posts[0].json()
@@ -85,7 +69,7 @@ def test_a_post_reaches_each_server_once_signed_as_its_author(client, drain, ali
     assert body["to"] == ["https://www.w3.org/ns/activitystreams#Public"]
 
 
-def test_a_direct_status_goes_only_to_those_mentioned(client, drain, alice, site):  # noqa: F811
+def test_a_direct_status_goes_only_to_those_mentioned(client, drain, alice, site):
     alice_id, headers = alice
     remote(site, "a.example", "bob")
     rig.follow_edge(remote(site, "c.example", "eve"), alice_id)
@@ -102,7 +86,7 @@ def test_a_direct_status_goes_only_to_those_mentioned(client, drain, alice, site
 
 
 def test_an_unknown_remote_address_in_a_post_is_resolved_by_webfinger(
-        client, drain, alice, site):  # noqa: F811
+        client, drain, alice, site):
     """Mastodon's ProcessMentionsService: `@user@host` not known yet is looked up (WebFinger,
     then the actor), stored, mentioned and delivered to; an address that does not resolve
     stays text."""
@@ -130,7 +114,7 @@ def test_an_unknown_remote_address_in_a_post_is_resolved_by_webfinger(
     assert notifications_repo.newest_first(zed_id, 10) == []
 
 
-def test_a_deleted_status_is_a_tombstone_for_the_same_servers(client, drain, alice, site):  # noqa: F811
+def test_a_deleted_status_is_a_tombstone_for_the_same_servers(client, drain, alice, site):
     alice_id, headers = alice
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
     drain()
@@ -144,7 +128,7 @@ def test_a_deleted_status_is_a_tombstone_for_the_same_servers(client, drain, ali
                                  "atomUri": status["uri"]}
 
 
-def test_a_suspended_domain_hears_nothing(client, drain, alice, site):  # noqa: F811
+def test_a_suspended_domain_hears_nothing(client, drain, alice, site):
     from stratus.core import clock, ids
     from stratus.repo import base
     from stratus.repo import domain_blocks as blocks_repo
@@ -164,7 +148,7 @@ def test_a_suspended_domain_hears_nothing(client, drain, alice, site):  # noqa: 
 
 
 def test_followers_are_read_a_page_at_a_time_and_each_server_gets_it_once(
-        client, drain, alice, site, monkeypatch):  # noqa: F811
+        client, drain, alice, site, monkeypatch):
     from stratus.federation import delivery
 
     monkeypatch.setattr(delivery, "FOLLOWERS_PAGE", 2)
@@ -177,7 +161,7 @@ def test_followers_are_read_a_page_at_a_time_and_each_server_gets_it_once(
     assert sorted(p.path for p in site.posts) == ["/a.example/inbox", "/b.example/inbox"]
 
 
-def test_a_redelivered_fan_out_job_sends_nothing_twice(client, drain, alice, site):  # noqa: F811
+def test_a_redelivered_fan_out_job_sends_nothing_twice(client, drain, alice, site):
     from stratus.federation import delivery
     from stratus.jobs import messages as jobs
 
@@ -196,7 +180,7 @@ def test_a_redelivered_fan_out_job_sends_nothing_twice(client, drain, alice, sit
 
 
 def test_a_failing_inbox_is_retried_on_the_curve_until_it_answers(
-        client, drain, alice, site, sqs_clock):  # noqa: F811
+        client, drain, alice, site, sqs_clock):
     alice_id, headers = alice
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
     drain()
@@ -213,7 +197,7 @@ def test_a_failing_inbox_is_retried_on_the_curve_until_it_answers(
 
 @pytest.mark.parametrize("status", [400, 403, 404, 410, 422, 501])
 def test_an_unsalvageable_answer_drops_the_delivery(
-        client, drain, alice, sqs_clock, status, site):  # noqa: F811
+        client, drain, alice, sqs_clock, status, site):
     alice_id, headers = alice
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
     drain()
@@ -225,7 +209,7 @@ def test_an_unsalvageable_answer_drops_the_delivery(
 
 
 def test_sixteen_attempts_then_the_delivery_is_abandoned(
-        client, drain, alice, sqs_clock, site):  # noqa: F811
+        client, drain, alice, sqs_clock, site):
     from stratus.federation import delivery
 
     alice_id, headers = alice
@@ -239,7 +223,7 @@ def test_sixteen_attempts_then_the_delivery_is_abandoned(
     assert len(sqs_clock) == 15 and sum(sqs_clock) > 2 * 86400  # over two days in all
 
 
-def test_the_breaker_opens_after_ten_failures_and_closes_after_a_minute(runtime, site):  # noqa: F811
+def test_the_breaker_opens_after_ten_failures_and_closes_after_a_minute(runtime, site):
     from stratus.federation import delivery
     from stratus.jobs import messages as jobs
 
@@ -256,7 +240,7 @@ def test_the_breaker_opens_after_ten_failures_and_closes_after_a_minute(runtime,
     assert delivery.attempt(job, now=2001.0) == "delivered"
 
 
-def test_a_profile_change_or_a_new_key_is_an_update_of_the_actor(client, drain, alice, site):  # noqa: F811
+def test_a_profile_change_or_a_new_key_is_an_update_of_the_actor(client, drain, alice, site):
     from stratus.federation import activitypub, actor_keys
 
     alice_id, headers = alice
@@ -281,11 +265,11 @@ def test_a_profile_change_or_a_new_key_is_an_update_of_the_actor(client, drain, 
     assert rotated["type"] == "Update" and len(site.posts) == 2
     assert rotated["object"]["publicKey"]["publicKeyPem"] == actor_keys.public_key_pem(alice_id)
     # Signed with the new key.
-    _verify(site.posts[-1].headers, "post", "/a.example/inbox",
+    verify_signature(site.posts[-1].headers, "post", "/a.example/inbox",
             actor_keys.public_key_pem(alice_id))
 
 
-def test_likes_boosts_and_votes_on_a_remote_status_reach_its_author(client, drain, site):  # noqa: F811
+def test_likes_boosts_and_votes_on_a_remote_status_reach_its_author(client, drain, site):
     from stratus.repo import base, keys
 
     app = rig.make_app(client)
@@ -332,7 +316,7 @@ def test_likes_boosts_and_votes_on_a_remote_status_reach_its_author(client, drai
     assert "https://a.example/users/bob" in boost.json()["cc"]
 
 
-def test_an_account_peers_cannot_see_sends_no_update(client, drain, site):  # noqa: F811
+def test_an_account_peers_cannot_see_sends_no_update(client, drain, site):
     from stratus.federation import delivery
     from stratus.jobs import messages as jobs
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.federation.test_delivery import remote
-from tests.sites import site  # noqa: F401 - the fixture
+from tests.rig import remote
 
 PUBLIC_FOLLOW = "https://a.example/3f1c6f0e-follow"
 
@@ -23,7 +22,7 @@ def _relationship(client, headers, account_id) -> dict:
 
 
 def test_following_a_remote_account_asks_it_and_its_accept_makes_the_follow(
-        client, drain, alice, site):  # noqa: F811
+        client, drain, alice, site):
     from stratus.federation import follows
 
     alice_id, headers = alice
@@ -54,7 +53,7 @@ def test_following_a_remote_account_asks_it_and_its_accept_makes_the_follow(
 
 
 def test_a_withdrawn_request_is_undone_and_a_rejected_one_is_not_answered(
-        client, drain, alice, site):  # noqa: F811
+        client, drain, alice, site):
     from stratus.federation import follows
 
     alice_id, headers = alice
@@ -74,7 +73,7 @@ def test_a_withdrawn_request_is_undone_and_a_rejected_one_is_not_answered(
     assert _relationship(client, headers, bob)["requested"] is False
 
 
-def test_a_remote_follow_of_an_open_account_is_accepted(client, drain, alice, site):  # noqa: F811
+def test_a_remote_follow_of_an_open_account_is_accepted(client, drain, alice, site):
     from stratus.federation import follows
 
     alice_id, headers = alice
@@ -110,7 +109,7 @@ def test_a_remote_follow_of_an_open_account_is_accepted(client, drain, alice, si
 
 
 @pytest.mark.parametrize("decision,activity", [("authorize", "Accept"), ("reject", "Reject")])
-def test_a_locked_account_decides(client, drain, alice, site, decision, activity):  # noqa: F811
+def test_a_locked_account_decides(client, drain, alice, site, decision, activity):
     from stratus.federation import follows
 
     alice_id, headers = alice
@@ -131,7 +130,7 @@ def test_a_locked_account_decides(client, drain, alice, site, decision, activity
     assert _relationship(client, headers, bob)["followed_by"] is (decision == "authorize")
 
 
-def test_a_blocked_account_is_rejected_and_the_block_is_told(client, drain, alice, site):  # noqa: F811
+def test_a_blocked_account_is_rejected_and_the_block_is_told(client, drain, alice, site):
     from stratus.federation import follows
 
     alice_id, headers = alice

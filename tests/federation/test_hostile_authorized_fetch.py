@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_statuses import post
-from tests.hostile import hostile  # noqa: F401 - the fixture
-from tests.peers import Peer
+from tests.rig import post
+from tests.rig.peers import Peer
 
 AP = "application/activity+json"
 HOST = "localhost:8000"
@@ -25,7 +24,7 @@ ALICE = f"http://{HOST}/users/alice"
 
 
 @pytest.fixture
-def servers(hostile):  # noqa: F811 - tests.hostile's fixture
+def servers(hostile):
     """The loopback server the signing accounts live on (HostilePeer)."""
     return hostile
 

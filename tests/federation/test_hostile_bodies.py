@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.hostile import count_state, hostile, victim_site  # noqa: F401 - fixtures
+from tests.rig.hostile import count_state
 
 
 def nested(depth: int) -> str:
@@ -27,7 +27,7 @@ def like(peer) -> dict:
 
 
 # --- at the inbox -------------------------------------------------------------------------------
-def test_attack_deeply_nested_activity_is_a_400(client, drain, hostile):  # noqa: F811
+def test_attack_deeply_nested_activity_is_a_400(client, drain, hostile):
     """100 000 levels (200 KB, well under the 1 MB limit): RecursionError in the parser once."""
     mallory = hostile.actor("mallory")
     activity = json.dumps(like(mallory))[:-1] + ', "tag": ' + nested(100_000) + "}"
@@ -39,7 +39,7 @@ def test_attack_deeply_nested_activity_is_a_400(client, drain, hostile):  # noqa
     assert count_state() == before
 
 
-def test_attack_activity_nested_past_the_depth_limit_is_a_400(client, drain, hostile):  # noqa: F811
+def test_attack_activity_nested_past_the_depth_limit_is_a_400(client, drain, hostile):
     """40 levels parse, but every walk of the document would have to be bounded: refused."""
     mallory = hostile.actor("mallory")
     activity = json.dumps({**like(mallory), "tag": json.loads(nested(40))})
@@ -47,13 +47,13 @@ def test_attack_activity_nested_past_the_depth_limit_is_a_400(client, drain, hos
     assert response.status_code == 400, response.text
 
 
-def test_an_activity_of_ordinary_depth_is_taken(client, hostile):  # noqa: F811
+def test_an_activity_of_ordinary_depth_is_taken(client, hostile):
     mallory = hostile.actor("mallory")
     activity = json.dumps({**like(mallory), "tag": json.loads(nested(20))})
     assert raw_post(client, mallory, "/inbox", activity.encode()).status_code == 202
 
 
-def test_an_oversized_activity_is_a_413(client, hostile):  # noqa: F811
+def test_an_oversized_activity_is_a_413(client, hostile):
     mallory = hostile.actor("mallory")
     activity = json.dumps({**like(mallory), "content": "x" * (1024 * 1024)})
     assert raw_post(client, mallory, "/inbox", activity.encode()).status_code == 413
@@ -132,7 +132,7 @@ def captured(peer, path: str, body: bytes) -> dict[str, str]:
 
 
 def test_attack_replayed_request_with_an_unsigned_fresh_created_is_refused(client, drain,
-                                                                          hostile):  # noqa: F811
+                                                                          hostile):
     """hs2019 reads the window from `created` — only when `(created)` is signed; here the
     signature covers the three-hour-old Date, and `created=` was added afterwards."""
     mallory = hostile.actor("mallory")
@@ -146,7 +146,7 @@ def test_attack_replayed_request_with_an_unsigned_fresh_created_is_refused(clien
     assert "time window" in response.json()["error"]
 
 
-def test_attack_replayed_request_with_an_unsigned_later_expires_is_refused(client, hostile):  # noqa: F811
+def test_attack_replayed_request_with_an_unsigned_later_expires_is_refused(client, hostile):
     mallory = hostile.actor("mallory")
     body = json.dumps(like(mallory)).encode()
     headers = captured(mallory, "/inbox", body)
@@ -156,7 +156,7 @@ def test_attack_replayed_request_with_an_unsigned_later_expires_is_refused(clien
     assert "time window" in response.json()["error"]
 
 
-def test_a_fresh_request_is_taken(client, hostile):  # noqa: F811
+def test_a_fresh_request_is_taken(client, hostile):
     mallory = hostile.actor("mallory")
     body = json.dumps(like(mallory)).encode()
     assert raw_post(client, mallory, "/inbox", body).status_code == 202

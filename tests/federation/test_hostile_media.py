@@ -10,9 +10,8 @@ import io
 
 import pytest
 
-from tests import images
 from tests.federation import peers
-from tests.hostile import hostile, victim_site  # noqa: F401 - the fixtures
+from tests.rig import images
 
 BASE = "http://localhost:8000"
 ACCOUNT_IMAGES = ("avatar", "avatar_static", "header", "header_static")
@@ -35,7 +34,7 @@ def _png_with_text(width: int = 80, height: int = 60) -> bytes:
 
 
 @pytest.fixture
-def mallory(runtime, hostile):  # noqa: F811
+def mallory(runtime, hostile):
     """A remote account on the hostile host, with an avatar and a header it serves."""
     from stratus.federation import remote_accounts
 
@@ -45,7 +44,7 @@ def mallory(runtime, hostile):  # noqa: F811
     return remote_accounts.resolve(peer.uri)
 
 
-def _status(hostile, mallory, number: int = 1, **overrides):  # noqa: F811
+def _status(hostile, mallory, number: int = 1, **overrides):
     """A remote status of mallory's with an image, a video and a custom emoji, each an
     `http://` URL on the hostile host."""
     from stratus.federation import remote_statuses
@@ -99,7 +98,7 @@ def _image_hits(site) -> int:
 
 
 # --- attacks --------------------------------------------------------------------------------------
-def test_attack_remote_avatar_url_reaches_clients(client, hostile, mallory):  # noqa: F811
+def test_attack_remote_avatar_url_reaches_clients(client, hostile, mallory):
     """A remote account's avatar and header are the attacker's URLs; a client rendering the
     account must be given ours, so its browser never contacts the attacker's host."""
     body = _account(client, mallory["id"])
@@ -109,7 +108,7 @@ def test_attack_remote_avatar_url_reaches_clients(client, hostile, mallory):  # 
     assert _image_hits(hostile) == 0  # rendering fetched nothing either
 
 
-def test_attack_http_attachment_url_reaches_clients(client, hostile, mallory):  # noqa: F811
+def test_attack_http_attachment_url_reaches_clients(client, hostile, mallory):
     """A remote status's `http://` attachment and custom emoji render as our URLs; the
     original stays in `remote_url` only (Mastodon's field for it, which clients do not load).
     A video has no pipeline to re-encode it: it is `unknown` and nothing serves it."""
@@ -131,7 +130,7 @@ def test_attack_http_attachment_url_reaches_clients(client, hostile, mallory):  
 
 
 # --- the copy ---------------------------------------------------------------------------------------
-def test_remote_media_fetched_once_and_served_from_bucket(client, hostile, mallory):  # noqa: F811
+def test_remote_media_fetched_once_and_served_from_bucket(client, hostile, mallory):
     from PIL import Image
 
     proxied = _account(client, mallory["id"])["avatar"]
@@ -173,7 +172,7 @@ def test_remote_media_fetched_once_and_served_from_bucket(client, hostile, mallo
     assert hostile.hits("/blob.png") == 1
 
 
-def test_concurrent_first_uses_fetch_once(client, hostile, mallory):  # noqa: F811
+def test_concurrent_first_uses_fetch_once(client, hostile, mallory):
     """Two viewers ask for the same avatar while it is being fetched (slowly): one fetch, and
     both are sent to the same copy."""
     import threading
@@ -198,7 +197,7 @@ def test_concurrent_first_uses_fetch_once(client, hostile, mallory):  # noqa: F8
     assert hostile.hits("/avatar.png") == 1
 
 
-def test_a_fetch_that_lands_between_a_look_and_a_claim_is_not_repeated(client, hostile,  # noqa: F811
+def test_a_fetch_that_lands_between_a_look_and_a_claim_is_not_repeated(client, hostile,
                                                                        mallory, monkeypatch):
     """A viewer looks (no copy yet), another's fetch stores the copy, then the first viewer
     claims the fetch: the claim is refused because a copy of that URL now exists, and the
@@ -220,7 +219,7 @@ def test_a_fetch_that_lands_between_a_look_and_a_claim_is_not_repeated(client, h
     assert hostile.hits("/avatar.png") == 1
 
 
-def test_a_proxy_url_that_was_never_given_out_is_not_found(client, hostile, mallory):  # noqa: F811
+def test_a_proxy_url_that_was_never_given_out_is_not_found(client, hostile, mallory):
     """The digest of the remote URL is part of the proxy URL: walking ids finds nothing."""
     proxied = _account(client, mallory["id"])["avatar"]
     forged = proxied[:-4] + "0000"
@@ -230,7 +229,7 @@ def test_a_proxy_url_that_was_never_given_out_is_not_found(client, hostile, mall
     assert _image_hits(hostile) == 0
 
 
-def test_reject_media_domain_never_fetched(client, hostile, mallory):  # noqa: F811
+def test_reject_media_domain_never_fetched(client, hostile, mallory):
     status_id = _status(hostile, mallory)
     account, shown = _account(client, mallory["id"]), _show(client, status_id)
     _block_media()
@@ -244,7 +243,7 @@ def test_reject_media_domain_never_fetched(client, hostile, mallory):  # noqa: F
     assert _image_hits(hostile) == 0 and _stored_keys() == []
 
 
-def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile, mallory):  # noqa: F811
+def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile, mallory):
     """remote_media.copies_of_block and forget_all (what the effects worker runs when a block
     comes to reject a domain's media, driven here directly): the
     copies go, the account renders our proxy again, and the proxy fetches nothing."""
@@ -264,7 +263,7 @@ def test_copies_made_before_a_reject_media_block_can_be_removed(client, hostile,
     assert hostile.hits("/avatar.png") == 1
 
 
-def test_a_block_rejecting_media_removes_the_copies_already_made(client, drain, hostile,  # noqa: F811
+def test_a_block_rejecting_media_removes_the_copies_already_made(client, drain, hostile,
                                                                  mallory):
     """A domain block that comes to reject a domain's media (here of its parent domain's
     host, `127.0.0.1`, covering the peer's `127.0.0.1:<port>`) removes the copies already in
@@ -286,7 +285,7 @@ def test_a_block_rejecting_media_removes_the_copies_already_made(client, drain, 
         f"{BASE}/avatars/original/missing.png"
 
 
-def test_oversized_remote_image_refused(client, hostile, mallory):  # noqa: F811
+def test_oversized_remote_image_refused(client, hostile, mallory):
     """More bytes than a local avatar may have (2 MB), or more pixels than the image pipeline
     decodes (a decompression bomb), and nothing is stored; the failure is remembered."""
     hostile.serve("/avatar.png", b"\x89PNG\r\n\x1a\n" + bytes(2 * 1024 * 1024 + 1), "image/png")
@@ -306,7 +305,7 @@ def test_oversized_remote_image_refused(client, hostile, mallory):  # noqa: F811
     assert _show(client, status_id)["media_attachments"][0]["url"] == image["url"]
 
 
-def test_remote_media_redirected_to_a_private_address_refused(client, hostile, mallory):  # noqa: F811
+def test_remote_media_redirected_to_a_private_address_refused(client, hostile, mallory):
     """The download is held to the outbound rules: a redirect to the cloud's metadata address
     is checked again and refused, and the avatar shows the placeholder."""
     hostile.redirect("/avatar.png", "http://169.254.169.254/latest/meta-data/")
@@ -316,7 +315,7 @@ def test_remote_media_redirected_to_a_private_address_refused(client, hostile, m
     assert hostile.hits("/avatar.png") == 1 and _stored_keys() == []
 
 
-def test_media_remove_days_expires_and_refetches(client, runtime, hostile, mallory,  # noqa: F811
+def test_media_remove_days_expires_and_refetches(client, runtime, hostile, mallory,
                                                  monkeypatch, capsys):
     from local.lambda_runtime import invoke
     from stratusctl import cli

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.hostile import count_state, hostile, victim_site  # noqa: F401 - the fixtures
-from tests.peers import AP, PUBLIC, key_pair, public_pem
+from tests.rig.hostile import count_state
+from tests.rig.peers import AP, PUBLIC, key_pair, public_pem
 
 AS_LD = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
 
@@ -86,7 +86,7 @@ def post(client, drain, peer, activity: dict[str, Any], **signing: Any) -> int:
 
 
 # --- 1. the fetch layer: remote account takeover --------------------------------------------------
-def test_attack_key_url_redirects_to_attackers_actor(client, drain, hostile, victim_site):  # noqa: F811
+def test_attack_key_url_redirects_to_attackers_actor(client, drain, hostile, victim_site):
     """The keyId is a URL on the victim's host that redirects to the attacker's copy of Bob's
     actor (Bob's id, the attacker's key and inbox): the document does not name itself by the
     URL it came from, so it is not believed, and Bob's key and inbox stay."""
@@ -102,7 +102,7 @@ def test_attack_key_url_redirects_to_attackers_actor(client, drain, hostile, vic
     assert state(drain) == before
 
 
-def test_attack_key_url_serves_attackers_actor(client, drain, hostile, victim_site):  # noqa: F811
+def test_attack_key_url_serves_attackers_actor(client, drain, hostile, victim_site):
     """The keyId is a file on the victim's host the attacker could upload (served as
     ActivityPub): it names itself Bob, so Bob is fetched by his id, and his real document does
     not own that key."""
@@ -117,8 +117,8 @@ def test_attack_key_url_serves_attackers_actor(client, drain, hostile, victim_si
     assert state(drain) == before
 
 
-def test_attack_forged_actor_is_not_stored_for_an_unknown_victim(  # noqa: F811
-        client, drain, hostile, victim_site):  # noqa: F811
+def test_attack_forged_actor_is_not_stored_for_an_unknown_victim(
+        client, drain, hostile, victim_site):
     """The same redirect before Bob is known here: nothing is stored as Bob."""
     from stratus.federation import remote_accounts
 
@@ -132,7 +132,7 @@ def test_attack_forged_actor_is_not_stored_for_an_unknown_victim(  # noqa: F811
     assert state(drain) == before
 
 
-def test_attack_actor_fetch_redirects_to_a_forged_actor(runtime, drain, hostile, victim_site):  # noqa: F811
+def test_attack_actor_fetch_redirects_to_a_forged_actor(runtime, drain, hostile, victim_site):
     """Bob's actor URL answers with a redirect to the attacker's copy naming itself Bob: a
     refresh keeps what we know, a first fetch stores nothing."""
     from stratus.federation import remote_accounts
@@ -154,7 +154,7 @@ def test_attack_actor_fetch_redirects_to_a_forged_actor(runtime, drain, hostile,
     assert state(drain) == before
 
 
-def test_attack_search_url_serves_a_forged_actor(runtime, drain, hostile, victim_site):  # noqa: F811
+def test_attack_search_url_serves_a_forged_actor(runtime, drain, hostile, victim_site):
     """A URL searched for (on the victim's host) serves a document naming itself Bob: Bob is
     fetched by his id instead, and keeps his key."""
     from stratus.federation import remote_statuses
@@ -169,7 +169,7 @@ def test_attack_search_url_serves_a_forged_actor(runtime, drain, hostile, victim
     assert state(drain) == before
 
 
-def test_attack_uploaded_json_poses_as_an_actor(runtime, drain, victim_site):  # noqa: F811
+def test_attack_uploaded_json_poses_as_an_actor(runtime, drain, victim_site):
     """A JSON file on the victim's host naming itself (an upload served as application/json)
     is not ActivityPub: no account `admin@victim` is made of it."""
     from stratus.federation import remote_accounts, remote_statuses
@@ -186,7 +186,7 @@ def test_attack_uploaded_json_poses_as_an_actor(runtime, drain, victim_site):  #
     assert state(drain) == before
 
 
-def test_ld_json_with_the_activitystreams_profile_is_activitypub(runtime, victim_site):  # noqa: F811
+def test_ld_json_with_the_activitystreams_profile_is_activitypub(runtime, victim_site):
     from stratus.federation import remote_accounts
 
     carol = victim_site.actor("carol")
@@ -194,7 +194,7 @@ def test_ld_json_with_the_activitystreams_profile_is_activitypub(runtime, victim
     assert remote_accounts.resolve(carol.uri)["uri"] == carol.uri
 
 
-def test_attack_deeply_nested_document(runtime, hostile):  # noqa: F811
+def test_attack_deeply_nested_document(runtime, hostile):
     """A document nested past the bound is a failed fetch, never a RecursionError."""
     from stratus.federation import http, remote_accounts
 
@@ -205,7 +205,7 @@ def test_attack_deeply_nested_document(runtime, hostile):  # noqa: F811
     assert remote_accounts.resolve(url) is None
 
 
-def test_attack_status_fetch_redirects_to_a_forged_status(client, drain, hostile, victim_site):  # noqa: F811
+def test_attack_status_fetch_redirects_to_a_forged_status(client, drain, hostile, victim_site):
     """The attacker boosts a URL on the victim's host that redirects to a Note naming itself
     one of Bob's statuses: it is not stored as Bob's (nor boosted)."""
     from stratus.repo import uris
@@ -224,7 +224,7 @@ def test_attack_status_fetch_redirects_to_a_forged_status(client, drain, hostile
     assert state(drain) == before
 
 
-def test_attack_search_url_serves_a_forged_status(runtime, drain, hostile, victim_site):  # noqa: F811
+def test_attack_search_url_serves_a_forged_status(runtime, drain, hostile, victim_site):
     """A searched URL on the victim's host serves a Note naming itself Bob's: it is fetched
     again by that id (where it does not exist), and nothing is stored."""
     from stratus.federation import remote_statuses
@@ -240,7 +240,7 @@ def test_attack_search_url_serves_a_forged_status(runtime, drain, hostile, victi
     assert state(drain) == before
 
 
-def test_attack_profile_url_points_elsewhere(client, hostile, victim_site):  # noqa: F811
+def test_attack_profile_url_points_elsewhere(client, hostile, victim_site):
     """An actor's profile `url` on another host (Bob's page) is not shown as its URL."""
     from stratus.federation import remote_accounts
 
@@ -252,7 +252,7 @@ def test_attack_profile_url_points_elsewhere(client, hostile, victim_site):  # n
     assert shown["url"] == mallory.uri
 
 
-def test_attack_status_url_points_elsewhere(client, drain, hostile, victim_site):  # noqa: F811
+def test_attack_status_url_points_elsewhere(client, drain, hostile, victim_site):
     """A status's `url` on another host (Bob's status page) is not kept: its URI is its URL."""
     from stratus.repo import statuses as statuses_repo
     from stratus.repo import uris
@@ -268,7 +268,7 @@ def test_attack_status_url_points_elsewhere(client, drain, hostile, victim_site)
 
 
 # --- 2. the URI index ----------------------------------------------------------------------------
-def test_attack_announce_id_claims_anothers_status(client, drain, hostile, victim_site):  # noqa: F811
+def test_attack_announce_id_claims_anothers_status(client, drain, hostile, victim_site):
     """An Announce whose id is Bob's status URI does not repoint that URI to the attacker's
     boost: Bob's Delete still finds his status, and an Undo of that id deletes nothing."""
     from stratus.repo import uris
@@ -291,7 +291,7 @@ def test_attack_announce_id_claims_anothers_status(client, drain, hostile, victi
     assert uris.find(uri) is None
 
 
-def test_attack_announce_id_claims_a_status_of_its_own_host(client, drain, victim_site):  # noqa: F811
+def test_attack_announce_id_claims_a_status_of_its_own_host(client, drain, victim_site):
     """Another actor of Bob's own host boosts with Bob's status URI as the Announce's id: the
     entry is another owner's, the conditional write refuses it, the whole boost is dropped
     (no half of it stored) and the worker does not fail."""
@@ -316,7 +316,7 @@ def test_attack_announce_id_claims_a_status_of_its_own_host(client, drain, victi
     assert state(drain) == before
 
 
-def test_attack_key_id_squatting(client, drain, hostile, victim_site):  # noqa: F811
+def test_attack_key_id_squatting(client, drain, hostile, victim_site):
     """An attacker's actor names Bob's key id as its own key: it does not capture the key id,
     so Bob's signed activities are still accepted."""
     from stratus.federation import remote_accounts
@@ -335,7 +335,7 @@ def test_attack_key_id_squatting(client, drain, hostile, victim_site):  # noqa: 
     assert post(client, drain, bob, follow) == 202
 
 
-def test_attack_same_host_actor_cannot_take_a_stored_key(client, drain, victim_site):  # noqa: F811
+def test_attack_same_host_actor_cannot_take_a_stored_key(client, drain, victim_site):
     """An actor of Bob's own host that names Bob's key id (first fetched, then in an Update it
     signs) does not take the key id over: the write is refused, nothing half-written, and the
     Update is dropped without failing the worker."""
@@ -362,7 +362,7 @@ def test_attack_same_host_actor_cannot_take_a_stored_key(client, drain, victim_s
     assert carol_id != bob_id
 
 
-def test_attack_key_id_names_anothers_actor(runtime, hostile, victim_site):  # noqa: F811
+def test_attack_key_id_names_anothers_actor(runtime, hostile, victim_site):
     """An attacker's actor names Bob's actor id as its key id: resolving Bob still gives Bob
     (the URI entry of his id stays his)."""
     from stratus.federation import remote_accounts
@@ -379,7 +379,7 @@ def test_attack_key_id_names_anothers_actor(runtime, hostile, victim_site):  # n
 
 
 # --- what stays possible -------------------------------------------------------------------------
-def test_a_key_url_serving_its_actor_leads_to_the_actor(runtime, victim_site):  # noqa: F811
+def test_a_key_url_serving_its_actor_leads_to_the_actor(runtime, victim_site):
     """GoToSocial's shape: the key id is its own URL, which serves the owner's actor (another
     id). The actor is fetched again by its id and stored: the key is its `publicKey.id`."""
     from stratus.federation import remote_accounts
@@ -394,7 +394,7 @@ def test_a_key_url_serving_its_actor_leads_to_the_actor(runtime, victim_site):  
     assert victim_site.hits("/users/erin") == 1
 
 
-def test_a_redirect_to_a_self_naming_document_is_fetched_again_by_its_id(runtime, victim_site):  # noqa: F811
+def test_a_redirect_to_a_self_naming_document_is_fetched_again_by_its_id(runtime, victim_site):
     """A URL whose id is not known (a search) that redirects to a document naming itself by
     the final URL: that document is believed once fetched again by its id."""
     from stratus.federation import http

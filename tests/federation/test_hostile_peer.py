@@ -1,4 +1,4 @@
-"""Attacks by a hostile ActivityPub server (tests/hostile.py's HostilePeer), one test each:
+"""Attacks by a hostile ActivityPub server (tests/rig/hostile.py's HostilePeer), one test each:
 replays, activities out of order, bodies too large or too deep, a drip-fed object, arrays of
 10,000 items, a reply chain of 50, a storm of 500 mentions. Each asserts what the attack must
 not change (the table's items counted by type, or the exact state that matters) and that the
@@ -14,9 +14,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from tests.api.test_statuses import post
-from tests.hostile import count_state, hostile, victim_site  # noqa: F401
-from tests.peers import PUBLIC
+from tests.rig import post
+from tests.rig.hostile import count_state
+from tests.rig.peers import PUBLIC
 
 ALICE = "http://localhost:8000/users/alice"
 MARGIN = 5.0  # seconds of slack on a deadline: the drain's own rounds, a loaded machine
@@ -105,12 +105,12 @@ def dynamodb_calls():
 
 
 @pytest.fixture
-def mallory(hostile):  # noqa: F811
+def mallory(hostile):
     return hostile.actor("mallory")
 
 
 @pytest.fixture
-def known_mallory(client, drain, hostile, mallory, alice):  # noqa: F811
+def known_mallory(client, drain, hostile, mallory, alice):
     """Mallory, already stored here (an activity of hers taken and dropped), and alice's
     account settled, so that what an attack changes is neither being stored."""
     accepted(hostile.post_as(client, mallory, mallory.activity(
@@ -159,7 +159,7 @@ def remote_status(uri: str) -> dict | None:
 
 
 # --- replays ---------------------------------------------------------------------------------
-def test_attack_replayed_activity_has_one_effect(client, drain, budget, hostile,  # noqa: F811
+def test_attack_replayed_activity_has_one_effect(client, drain, budget, hostile,
                                                  mallory, alice):
     """The same signed POST twice, the same activity re-signed later, and a captured Like
     replayed after its Undo: one effect each (the worker's once-claim on actor + activity id,
@@ -204,7 +204,7 @@ def test_attack_replayed_activity_has_one_effect(client, drain, budget, hostile,
 
 
 # --- out of order ----------------------------------------------------------------------------
-def test_attack_reordered_activities(client, drain, budget, hostile, mallory, alice):  # noqa: F811
+def test_attack_reordered_activities(client, drain, budget, hostile, mallory, alice):
     """Undo before its Like or Announce, Delete before its Create, an Update older than the
     version stored: what was undone or deleted does not come back, no count goes below zero, no
     older version replaces a newer one (Mastodon: `delete_later!`/`delete_arrived_first?` for
@@ -269,7 +269,7 @@ def test_attack_reordered_activities(client, drain, budget, hostile, mallory, al
 
 
 # --- bodies ----------------------------------------------------------------------------------
-def test_attack_oversized_body(client, drain, budget, hostile, known_mallory):  # noqa: F811
+def test_attack_oversized_body(client, drain, budget, hostile, known_mallory):
     """Over 1 MiB, signed or not, at the shared and a user's inbox: 413, nothing queued, nothing
     stored."""
     mallory = known_mallory
@@ -288,7 +288,7 @@ def _nested(depth: int) -> str:
     return "[" * depth + "]" * depth
 
 
-def test_attack_deeply_nested_body(client, drain, budget, hostile,  # noqa: F811
+def test_attack_deeply_nested_body(client, drain, budget, hostile,
                                    known_mallory, failed_jobs):
     """10,000 levels of nesting in a signed POST: 400 (not a 500 from a RecursionError),
     nothing queued. The same inside a fetched document (an Announce of an object that nests
@@ -316,7 +316,7 @@ def test_attack_deeply_nested_body(client, drain, budget, hostile,  # noqa: F811
 
 
 # --- slow peers ------------------------------------------------------------------------------
-def test_attack_drip_fed_object_fetch(client, drain, budget, hostile,  # noqa: F811
+def test_attack_drip_fed_object_fetch(client, drain, budget, hostile,
                                       known_mallory):
     """An Announce whose object is served one byte every 0.1 s (30 s in all): the fetch ends at
     its deadline (federation.http.FETCH_SECONDS), the inbox job with it, nothing is stored."""
@@ -337,7 +337,7 @@ def test_attack_drip_fed_object_fetch(client, drain, budget, hostile,  # noqa: F
 
 
 # --- sizes -----------------------------------------------------------------------------------
-def test_attack_huge_collection(client, drain, budget, hostile, mallory,  # noqa: F811
+def test_attack_huge_collection(client, drain, budget, hostile, mallory,
                                 alice, dynamodb_calls):
     """No code here fetches or walks a remote collection (Move moves local followers, in batches
     of 100; featured, outbox, replies and followers collections are never read), so the attack is
@@ -392,7 +392,7 @@ def test_attack_huge_collection(client, drain, budget, hostile, mallory,  # noqa
     assert len(large_calls) <= len(small_calls) + 20, (Counter(small_calls), Counter(large_calls))
 
 
-def test_attack_reply_chain_of_50(client, drain, budget, hostile, mallory, alice):  # noqa: F811
+def test_attack_reply_chain_of_50(client, drain, budget, hostile, mallory, alice):
     """A Create replying to a chain of 50 parents, each served by the peer: the worker fetches
     at most REPLY_DEPTH of them (Mastodon fetches a thread's parents lazily, one job each),
     within its budget; the rest of the chain is left alone."""
@@ -414,7 +414,7 @@ def test_attack_reply_chain_of_50(client, drain, budget, hostile, mallory, alice
     assert remote_status(notes[-1]["id"]) is not None
 
 
-def test_attack_mention_storm_500(client, drain, budget, hostile, alice):  # noqa: F811
+def test_attack_mention_storm_500(client, drain, budget, hostile, alice):
     """A local post naming 500 `@user@host` addresses on the peer: over the 500-character limit
     (422, nothing looked up); as many as fit (100) are looked up at most RESOLVED_MENTIONS
     times by WebFinger. An inbound Create with 500 Mention tags: only the local accounts among

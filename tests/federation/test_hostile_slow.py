@@ -15,8 +15,8 @@ from types import SimpleNamespace
 import pytest
 from stratus.core import config, outbound
 
-from tests.hostile import count_state, hostile, victim_site  # noqa: F401 - fixtures
-from tests.peers import AP
+from tests.rig.hostile import count_state
+from tests.rig.peers import AP
 
 MARGIN = 1.5  # what a test machine shared by others may add to a deadline
 
@@ -31,7 +31,7 @@ def env(monkeypatch):
     config.reset()
 
 
-def note(hostile, path: str, **extra) -> dict:  # noqa: F811
+def note(hostile, path: str, **extra) -> dict:
     uri = hostile.url(path)
     return {"@context": "https://www.w3.org/ns/activitystreams", "id": uri, "type": "Note",
             "attributedTo": hostile.url("/users/mallory"), "content": "slow",
@@ -53,7 +53,7 @@ def get(url: str, seconds: float) -> outbound.Response:
 
 
 # --- one request: one deadline ------------------------------------------------------------------
-def test_attack_drip_fed_body(env, hostile):  # noqa: F811
+def test_attack_drip_fed_body(env, hostile):
     """Headers at once, then a byte every 0.2 s: the fetch ends at its deadline, not when the
     last byte arrives (40 bytes: 8 s)."""
     url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
@@ -62,7 +62,7 @@ def test_attack_drip_fed_body(env, hostile):  # noqa: F811
     assert elapsed < 1.0 + MARGIN
 
 
-def test_attack_drip_fed_headers(env, hostile):  # noqa: F811
+def test_attack_drip_fed_headers(env, hostile):
     """The status line and headers trickle too: the deadline covers them."""
     url = hostile.drip("/notes/slow", b"{}", every=0.2, headers_too=True)
     elapsed, error = timed(lambda: get(url, 1.0))
@@ -109,7 +109,7 @@ def test_a_drip_fed_tls_handshake_ends_at_the_deadline(env):
     assert elapsed < 1.0 + MARGIN
 
 
-def test_a_prompt_answer_is_unaffected_by_the_deadline(env, hostile):  # noqa: F811
+def test_a_prompt_answer_is_unaffected_by_the_deadline(env, hostile):
     hostile.serve_json("/notes/1", note(hostile, "/notes/1"))
     response = get(hostile.url("/notes/1"), 1.0)
     assert response.status == 200
@@ -117,7 +117,7 @@ def test_a_prompt_answer_is_unaffected_by_the_deadline(env, hostile):  # noqa: F
 
 
 # --- a job's budget -----------------------------------------------------------------------------
-def test_a_budget_caps_every_deadline_made_inside_it(env, hostile):  # noqa: F811
+def test_a_budget_caps_every_deadline_made_inside_it(env, hostile):
     url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
     with outbound.budget(1.0):
         elapsed, error = timed(lambda: get(url, 30.0))
@@ -125,7 +125,7 @@ def test_a_budget_caps_every_deadline_made_inside_it(env, hostile):  # noqa: F81
     assert elapsed < 1.0 + MARGIN
 
 
-def test_a_budget_reaches_the_federation_fetch(client, hostile):  # noqa: F811
+def test_a_budget_reaches_the_federation_fetch(client, hostile):
     """fetch_object makes its own 15 s deadline; the job's budget caps it through outbound."""
     from stratus.federation import http
 
@@ -136,7 +136,7 @@ def test_a_budget_reaches_the_federation_fetch(client, hostile):  # noqa: F811
     assert elapsed < 1.0 + MARGIN
 
 
-def test_a_budget_bounds_how_many_requests_a_job_makes(env, hostile):  # noqa: F811
+def test_a_budget_bounds_how_many_requests_a_job_makes(env, hostile):
     hostile.serve_json("/notes/1", note(hostile, "/notes/1"))
     with outbound.budget(30.0, requests=2):
         get(hostile.url("/notes/1"), 5.0)
@@ -147,7 +147,7 @@ def test_a_budget_bounds_how_many_requests_a_job_makes(env, hostile):  # noqa: F
     get(hostile.url("/notes/1"), 5.0)  # the next job has a budget of its own
 
 
-def test_a_redirect_is_one_more_request_of_the_budget(env, hostile):  # noqa: F811
+def test_a_redirect_is_one_more_request_of_the_budget(env, hostile):
     hostile.serve_json("/notes/1", note(hostile, "/notes/1"))
     hostile.redirect("/r1", hostile.url("/r2"))
     hostile.redirect("/r2", hostile.url("/notes/1"))
@@ -158,7 +158,7 @@ def test_a_redirect_is_one_more_request_of_the_budget(env, hostile):  # noqa: F8
     assert hostile.hits("/notes/1") == 0
 
 
-def test_an_inner_budget_cannot_outlast_its_job(env, hostile):  # noqa: F811
+def test_an_inner_budget_cannot_outlast_its_job(env, hostile):
     url = hostile.drip("/notes/slow", b'{"id": "x", "type": "Note", "content": "?"}', every=0.2)
     with outbound.budget(1.0), outbound.budget(60.0):
         elapsed, error = timed(lambda: get(url, 30.0))
@@ -166,7 +166,7 @@ def test_an_inner_budget_cannot_outlast_its_job(env, hostile):  # noqa: F811
     assert elapsed < 1.0 + MARGIN
 
 
-def test_attack_reply_chain_exhausts_budget(client, drain, runtime, hostile, monkeypatch):  # noqa: F811
+def test_attack_reply_chain_exhausts_budget(client, drain, runtime, hostile, monkeypatch):
     """A Create replying to a chain of notes, each served slowly (3 s, under the 15 s of one
     fetch): the inbox worker's job stops fetching when its budget is spent, and the reply
     itself is still stored, without the parents it had no time for."""
@@ -247,7 +247,7 @@ def test_a_batch_starts_no_record_it_has_no_time_for(runtime):
     assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m2", "m3"]
 
 
-def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):  # noqa: F811
+def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):
     from stratus.core.observability import JobLimits, sqs_batch_handler
 
     from local.lambda_runtime import isolated
@@ -266,7 +266,7 @@ def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):  # noq
     assert isinstance(errors[0], outbound.TimedOut)
 
 
-def test_an_http_function_keeps_its_outbound_requests_inside_its_invocation(env, hostile):  # noqa: F811
+def test_an_http_function_keeps_its_outbound_requests_inside_its_invocation(env, hostile):
     """An API request that fetches (an inbox's key, a search's resolve) with a deadline longer
     than the function's time left: the fetch ends before the function does, and the client
     gets an answer (here 3 s left, a 15 s fetch of a drip-fed document)."""

@@ -6,7 +6,7 @@ queued delivery is sent. Suspending a remote account rejects its follows of loca
 the one activity it still gets, and the follow is gone (counted as any unfollow). Hosts are
 compared as stratus/core/hosts.py normalises them: a port, upper case or an IDN form escapes nothing.
 
-The attacker is a HostilePeer (tests/hostile.py): its accounts live on `127.0.0.1:<port>` and
+The attacker is a HostilePeer (tests/rig/hostile.py): its accounts live on `127.0.0.1:<port>` and
 every POST we make to it is kept in `.posts`."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import json
 import pytest
 
 from tests import rig
-from tests.hostile import hostile  # noqa: F401 - the fixture
 
 # --- helpers -------------------------------------------------------------------------------------
 
@@ -75,7 +74,7 @@ def no_network(monkeypatch):
 
 # --- attacks -------------------------------------------------------------------------------------
 def test_attack_suspended_follower_still_receives_followers_only_posts(
-        client, drain, staff, local, hostile):  # noqa: F811
+        client, drain, staff, local, hostile):
     """A suspended account followed a local one: after its suspension a followers-only post of
     that local account must not reach it (today's fan-out never looked at `suspended_at`)."""
     from stratus.federation import follows
@@ -100,7 +99,7 @@ def test_attack_suspended_follower_still_receives_followers_only_posts(
 
 
 def test_a_follower_suspended_before_its_follow_is_removed_hears_nothing(
-        client, drain, local, hostile):  # noqa: F811
+        client, drain, local, hostile):
     """The fan-out reads each follower's profile: one suspended while its follow still stands
     (the follows are removed in batches, after the suspension) is skipped, its server's shared
     inbox too when it was the only follower there."""
@@ -128,7 +127,7 @@ def test_a_follower_suspended_before_its_follow_is_removed_hears_nothing(
 
 
 def test_attack_suspended_account_mentioned_still_receives_the_post(
-        client, drain, staff, local, hostile):  # noqa: F811
+        client, drain, staff, local, hostile):
     """A post mentioning an account that is suspended by the time it is delivered is not
     delivered to it (a direct one neither)."""
     from stratus.repo import statuses as statuses_repo
@@ -145,7 +144,7 @@ def test_attack_suspended_account_mentioned_still_receives_the_post(
 
 
 def test_attack_domain_block_with_explicit_port_still_delivered(
-        client, drain, staff, local, hostile, no_network):  # noqa: F811
+        client, drain, staff, local, hostile, no_network):
     """A domain block names a host without a port: a block of `127.0.0.1` covers the peer at
     `127.0.0.1:<port>`, whatever domain the account was stored under (an actor on a domain we
     federate with may name an inbox on the blocked host), and a block of `evil.example` covers
@@ -182,7 +181,7 @@ def test_attack_domain_block_with_explicit_port_still_delivered(
 
 
 def test_suspension_rejects_and_removes_follows(
-        client, drain, staff, local, hostile, monkeypatch):  # noqa: F811
+        client, drain, staff, local, hostile, monkeypatch):
     """Staff suspend a remote account: each follow it has of a local account is rejected (a
     Reject(Follow) with that Follow's id, to its own inbox) and removed, followers counts drop,
     its pending follow request is rejected too; the work goes in batches (here of one) and a
@@ -233,7 +232,7 @@ def test_suspension_rejects_and_removes_follows(
 
 
 def test_a_domain_suspension_rejects_and_removes_follows(client, drain, staff, local,
-                                                         hostile):  # noqa: F811
+                                                         hostile):
     """A domain block of severity suspend suspends every account of the domain (here the peer's
     host with its port, covered by a block of `127.0.0.1`): their follows are rejected and
     removed too — the Reject is delivered although the domain is suspended."""
@@ -258,7 +257,7 @@ def test_a_domain_suspension_rejects_and_removes_follows(client, drain, staff, l
 
 
 def test_delivery_queued_before_a_domain_suspension_is_dropped(
-        client, drain, staff, local, hostile):  # noqa: F811
+        client, drain, staff, local, hostile):
     """Delivery messages already queued when a domain is suspended are dropped when their turn
     comes, without a request; a queued Reject(Follow) still goes (the one activity a suspended
     peer gets)."""
@@ -282,7 +281,7 @@ def test_delivery_queued_before_a_domain_suspension_is_dropped(
 
 
 def test_delivery_queued_before_an_account_suspension_is_dropped(
-        client, drain, local, hostile, monkeypatch):  # noqa: F811
+        client, drain, local, hostile, monkeypatch):
     """A message queued for an account's own inbox (a server with no shared inbox) is dropped
     when that account was suspended before the message's turn came: the fan-out names the
     inbox's account in the message and the delivery reads it again."""
@@ -315,7 +314,7 @@ def test_delivery_queued_before_an_account_suspension_is_dropped(
 
 
 def test_limited_federation_drops_queued_delivery_outside_the_allowlist(
-        client, drain, staff, local, hostile):  # noqa: F811
+        client, drain, staff, local, hostile):
     """In limited federation mode only allowed domains hear from us, queued messages too."""
     from stratus.federation import delivery
     from stratus.read import settings
@@ -374,7 +373,7 @@ class DynamoCalls:
 
 
 def test_suspension_reads_only_the_requests_the_account_made(
-        client, drain, staff, local, hostile):  # noqa: F811
+        client, drain, staff, local, hostile):
     """A server with many local accounts: suspending a remote account that made one pending
     request finds that request with one Query of the requests it made (its own index
     partition) — no walk of the local accounts, no batched read of keys guessed from them —
@@ -413,7 +412,7 @@ def test_suspension_reads_only_the_requests_the_account_made(
 
 
 def test_suspension_pages_the_requests_made_and_a_step_run_twice_does_nothing_more(
-        client, drain, staff, local, hostile, monkeypatch):  # noqa: F811
+        client, drain, staff, local, hostile, monkeypatch):
     """The requests a suspended account made are rejected a bounded page per step (here two),
     as many steps as pages of its own requests; each step run twice (a redelivered job)
     removes and sends nothing more."""

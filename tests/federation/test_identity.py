@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_statuses import follow, post
+from tests.rig import follow, post
 
 AP = {"Accept": "application/activity+json"}
 LD = {"Accept": 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"'}

@@ -9,59 +9,19 @@ import json
 
 import pytest
 
-from tests.api.test_statuses import post
-from tests.peers import Peer, PeerSite
-from tests.rig import auth, make_app, make_user, user_token
-
-
-@pytest.fixture
-def site():
-    from stratus.core import outbound
-
-    outbound.reset()
-    served = PeerSite()
-    yield served
-    served.close()
-    outbound.reset()
-
-
-@pytest.fixture
-def peer(site):
-    return Peer(site, "bob")
-
-
-@pytest.fixture
-def alice(client):
-    account_id = make_user("alice")
-    return account_id, auth(user_token(make_app(client), account_id))
-
-
-ALICE = "http://localhost:8000/users/alice"
-
-
-def remote_id(peer: Peer) -> str:
-    from stratus.federation import remote_accounts
-
-    return remote_accounts.find(peer.uri)["id"]
-
-
-def relationship(client, headers, account_id: str) -> dict:
-    response = client.get("/api/v1/accounts/relationships", params={"id[]": account_id},
-                          headers=headers)
-    assert response.status_code == 200, response.text
-    return response.json()[0]
-
-
-def notifications(client, headers) -> list[dict]:
-    response = client.get("/api/v1/notifications", headers=headers)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def deliver(client, drain, peer: Peer, activity: dict, path: str = "/inbox") -> None:
-    response = peer.post(client, activity, path)
-    assert response.status_code == 202, response.text
-    drain()
+from tests.rig import (
+    ALICE,
+    auth,
+    deliver,
+    make_app,
+    make_user,
+    notes,
+    post,
+    relationship,
+    remote_id,
+    user_token,
+)
+from tests.rig.peers import Peer
 
 
 # --- follows --------------------------------------------------------------------------------------
@@ -70,7 +30,7 @@ def test_follow_makes_a_follower_with_a_notification(client, drain, peer, alice)
     deliver(client, drain, peer, peer.activity("Follow", ALICE), "/users/alice/inbox")
     bob = remote_id(peer)
     assert relationship(client, headers, bob)["followed_by"] is True
-    found = notifications(client, headers)
+    found = notes(client, headers)
     assert [(n["type"], n["account"]["id"]) for n in found] == [("follow", bob)]
     assert found[0]["account"]["acct"] == f"bob@127.0.0.1:{peer.site.port}"
     me = client.get("/api/v1/accounts/verify_credentials", headers=headers).json()
@@ -86,7 +46,7 @@ def test_follow_of_a_locked_account_is_a_request(client, drain, peer, alice):
     assert relationship(client, headers, bob)["followed_by"] is False
     requests = client.get("/api/v1/follow_requests", headers=headers).json()
     assert [a["id"] for a in requests] == [bob]
-    assert [n["type"] for n in notifications(client, headers)] == ["follow_request"]
+    assert [n["type"] for n in notes(client, headers)] == ["follow_request"]
 
 
 def test_undo_follow_ends_it(client, drain, peer, alice):
@@ -99,7 +59,7 @@ def test_undo_follow_ends_it(client, drain, peer, alice):
     assert me["followers_count"] == 0
 
 
-def test_follow_refused_when_the_user_blocks_the_actor_is_rejected(client, drain, peer, site,
+def test_follow_refused_when_the_user_blocks_the_actor_is_rejected(client, drain, peer, peer_site,
                                                                     alice):
     headers = alice[1]
     deliver(client, drain, peer, peer.activity("Like", "http://localhost:8000/nothing"))
@@ -108,20 +68,20 @@ def test_follow_refused_when_the_user_blocks_the_actor_is_rejected(client, drain
     follow = peer.activity("Follow", ALICE)
     deliver(client, drain, peer, follow)
     assert relationship(client, headers, bob)["followed_by"] is False
-    assert notifications(client, headers) == []
-    rejects = site.received("Reject")
+    assert notes(client, headers) == []
+    rejects = peer_site.received("Reject")
     assert len(rejects) == 1
     assert rejects[0]["actor"] == ALICE and rejects[0]["object"]["id"] == follow["id"]
 
 
-def test_follow_refused_when_the_user_blocks_the_domain(client, drain, peer, site, alice):
+def test_follow_refused_when_the_user_blocks_the_domain(client, drain, peer, peer_site, alice):
     headers = alice[1]
     response = client.post("/api/v1/domain_blocks", data={"domain": "127.0.0.1"},
                            headers=headers)
     assert response.status_code == 200, response.text
     deliver(client, drain, peer, peer.activity("Follow", ALICE))
     assert relationship(client, headers, remote_id(peer))["followed_by"] is False
-    assert len(site.received("Reject")) == 1
+    assert len(peer_site.received("Reject")) == 1
 
 
 # --- likes and boosts -----------------------------------------------------------------------------
@@ -138,7 +98,7 @@ def test_like_counts_and_notifies_and_undo_takes_it_back(client, drain, peer, al
     like = peer.activity("Like", status["uri"])
     deliver(client, drain, peer, like)
     assert status_of(client, headers, status["id"])["favourites_count"] == 1
-    found = notifications(client, headers)
+    found = notes(client, headers)
     assert [(n["type"], n["account"]["id"], n["status"]["id"]) for n in found] == [
         ("favourite", remote_id(peer), status["id"])]
     deliver(client, drain, peer, peer.activity("Undo", like))
@@ -153,11 +113,11 @@ def test_a_like_with_an_emoji_counts_and_emoji_react_is_dropped(client, drain, p
     drain()
     deliver(client, drain, peer, peer.activity("EmojiReact", status["uri"], content="🔥"))
     assert status_of(client, headers, status["id"])["favourites_count"] == 0
-    assert notifications(client, headers) == []
+    assert notes(client, headers) == []
     deliver(client, drain, peer, peer.activity("Like", status["uri"], content="🔥",
                                                _misskey_reaction="🔥"))
     assert status_of(client, headers, status["id"])["favourites_count"] == 1
-    assert [n["type"] for n in notifications(client, headers)] == ["favourite"]
+    assert [n["type"] for n in notes(client, headers)] == ["favourite"]
 
 
 def test_announce_is_a_boost_and_undo_removes_it(client, drain, peer, alice):
@@ -168,7 +128,7 @@ def test_announce_is_a_boost_and_undo_removes_it(client, drain, peer, alice):
                              cc=[peer.followers])
     deliver(client, drain, peer, announce)
     assert status_of(client, headers, status["id"])["reblogs_count"] == 1
-    found = notifications(client, headers)
+    found = notes(client, headers)
     assert [(n["type"], n["account"]["id"]) for n in found] == [("reblog", remote_id(peer))]
     rebloggers = client.get(f"/api/v1/statuses/{status['id']}/reblogged_by",
                             headers=headers).json()
@@ -178,7 +138,7 @@ def test_announce_is_a_boost_and_undo_removes_it(client, drain, peer, alice):
 
 
 def documents_public() -> str:
-    from tests.peers import PUBLIC
+    from tests.rig.peers import PUBLIC
 
     return PUBLIC
 
@@ -216,7 +176,7 @@ def test_flag_becomes_a_report_for_moderators(client, drain, peer, alice):
     assert report["account"]["id"] == remote_id(peer)
     assert report["comment"] == "spam from your user"
     assert [s["id"] for s in report["statuses"]] == [status["id"]]
-    assert [n["type"] for n in notifications(client, mod)] == ["admin.report"]
+    assert [n["type"] for n in notes(client, mod)] == ["admin.report"]
 
 
 # --- what is accepted and dropped ---------------------------------------------------------------
@@ -224,7 +184,7 @@ def test_flag_becomes_a_report_for_moderators(client, drain, peer, alice):
 def test_other_types_are_accepted_and_dropped(client, drain, peer, alice, kind):
     headers = alice[1]
     deliver(client, drain, peer, peer.activity(kind, ALICE))
-    assert notifications(client, headers) == []
+    assert notes(client, headers) == []
 
 
 def test_an_unknown_user_inbox_is_404(client, peer):
@@ -240,22 +200,22 @@ def test_malformed_activities_are_400(client, peer, body):
     assert "error" in response.json()
 
 
-def test_delete_of_an_unknown_actor_is_202_without_fetching(client, drain, site, peer):
-    gone = Peer(site, "gone")
-    site.serve("/users/gone", "{}", "application/activity+json", status=410)
+def test_delete_of_an_unknown_actor_is_202_without_fetching(client, drain, peer_site, peer):
+    gone = Peer(peer_site, "gone")
+    peer_site.serve("/users/gone", "{}", "application/activity+json", status=410)
     response = gone.post(client, gone.activity("Delete", gone.uri, to=[documents_public()]))
     assert response.status_code == 202
-    assert site.hits("/users/gone") == 0
+    assert peer_site.hits("/users/gone") == 0
 
 
 # --- signatures -----------------------------------------------------------------------------------
 def _no_follow(client, headers) -> None:
-    assert notifications(client, headers) == []
+    assert notes(client, headers) == []
 
 
 def test_forged_signature_is_401_and_does_nothing(client, drain, peer, alice):
     headers = alice[1]
-    from tests.peers import key_pair
+    from tests.rig.peers import key_pair
 
     response = peer.post(client, peer.activity("Follow", ALICE), private_key=key_pair(1))
     assert response.status_code == 401
@@ -284,9 +244,9 @@ def test_tampered_body_is_401(client, drain, peer, alice):
     _no_follow(client, headers)
 
 
-def test_another_actors_key_is_401(client, drain, site, peer, alice):
+def test_another_actors_key_is_401(client, drain, peer_site, peer, alice):
     headers = alice[1]
-    mallory = Peer(site, "mallory", key_index=1)
+    mallory = Peer(peer_site, "mallory", key_index=1)
     response = mallory.post(client, peer.activity("Follow", ALICE))  # bob's activity
     assert response.status_code == 401
     assert response.json()["error"]
@@ -309,14 +269,14 @@ def test_the_same_activity_twice_has_one_effect(client, drain, peer, alice):
     deliver(client, drain, peer, like)
     deliver(client, drain, peer, like)
     assert status_of(client, headers, status["id"])["favourites_count"] == 1
-    assert len(notifications(client, headers)) == 1
+    assert len(notes(client, headers)) == 1
     deliver(client, drain, peer, peer.activity("Undo", like))
     deliver(client, drain, peer, like)  # replayed after its Undo: no effect
     assert status_of(client, headers, status["id"])["favourites_count"] == 0
 
 
 def test_a_redelivered_job_has_one_effect(client, runtime, drain, peer, alice):
-    from tests.workers.test_redelivery import deliver_twice
+    from tests.rig import deliver_twice
 
     headers = alice[1]
     status = post(client, headers, status="once")
@@ -327,7 +287,7 @@ def test_a_redelivered_job_has_one_effect(client, runtime, drain, peer, alice):
     assert deliver_twice(runtime, "InboxQueue") == 1
     drain()
     assert status_of(client, headers, status["id"])["reblogs_count"] == 1
-    assert len(notifications(client, headers)) == 1
+    assert len(notes(client, headers)) == 1
 
 
 # --- domain policy ---------------------------------------------------------------------------------
@@ -338,7 +298,7 @@ def staff(client):
                            scopes=("admin:read", "admin:write")))
 
 
-def test_a_suspended_domain_is_403_before_anything_is_fetched(client, drain, site, peer, alice,
+def test_a_suspended_domain_is_403_before_anything_is_fetched(client, drain, peer_site, peer, alice,
                                                               staff):
     headers = alice[1]
     response = client.post("/api/v1/admin/domain_blocks", headers=staff,
@@ -349,7 +309,7 @@ def test_a_suspended_domain_is_403_before_anything_is_fetched(client, drain, sit
     assert response.status_code == 403
     assert response.json() == {"error": "Instance is not allowed to federate with us"}
     drain()
-    assert site.hits("/users/bob") == 0
+    assert peer_site.hits("/users/bob") == 0
     _no_follow(client, headers)
 
 
@@ -377,10 +337,10 @@ def test_a_suspended_remote_accounts_activities_are_dropped(client, drain, peer,
     deliver(client, drain, peer, peer.activity("Like", status["uri"]))
     deliver(client, drain, peer, peer.activity("Follow", ALICE))
     assert status_of(client, headers, status["id"])["favourites_count"] == 0
-    assert notifications(client, headers) == []
+    assert notes(client, headers) == []
 
 
-def test_media_of_a_reject_media_domain_are_dropped(client, drain, peer, site, alice, staff):
+def test_media_of_a_reject_media_domain_are_dropped(client, drain, peer, peer_site, alice, staff):
     headers = alice[1]
     response = client.post("/api/v1/admin/domain_blocks", headers=staff,
                            json={"domain": "127.0.0.1", "severity": "noop",
@@ -388,7 +348,7 @@ def test_media_of_a_reject_media_domain_are_dropped(client, drain, peer, site, a
     assert response.status_code == 200, response.text
     drain()
     note = peer.note("<p>with a picture</p>", attachment=[{
-        "type": "Document", "mediaType": "image/png", "url": site.url("/picture.png"),
+        "type": "Document", "mediaType": "image/png", "url": peer_site.url("/picture.png"),
         "name": "a picture"}])
     deliver(client, drain, peer, peer.activity("Create", note))
     [found] = client.get(f"/api/v1/accounts/{remote_id(peer)}/statuses",
@@ -443,10 +403,10 @@ def test_an_rfc9421_signature_is_accepted_and_a_tampered_one_is_401(client, drai
 def test_a_post_from_a_known_actor_costs_a_few_reads(client, drain, peer, alice):
     """The shared inbox, an actor already stored: the domain policy, the key's account, and the
     message — nothing grows with the activity or the instance."""
-    from tests.api.test_admin_roles import _count_dynamodb_calls
+    from tests.rig import count_dynamodb_calls
 
     deliver(client, drain, peer, peer.activity("Like", "http://localhost:8000/nothing"))
-    calls, stop = _count_dynamodb_calls()
+    calls, stop = count_dynamodb_calls()
     try:
         response = peer.post(client, peer.activity("Like", "http://localhost:8000/nothing"))
     finally:
@@ -454,7 +414,7 @@ def test_a_post_from_a_known_actor_costs_a_few_reads(client, drain, peer, alice)
     assert response.status_code == 202
     # settings (limited federation?), the domain's blocks, the key's URI entry, the account
     assert calls == ["GetItem", "BatchGetItem", "GetItem", "GetItem"], calls
-    calls, stop = _count_dynamodb_calls()
+    calls, stop = count_dynamodb_calls()
     try:
         response = peer.post(client, peer.activity("Like", "http://localhost:8000/nothing"),
                              "/users/alice/inbox")
@@ -468,7 +428,7 @@ def test_the_worker_takes_its_sample_event(runtime, client):
     """events/InboxWorkerFunction.json as Lambda delivers it: a Like by an account that is not
     stored here is dropped, not failed (and a job of another kind is a failure)."""
     from local.lambda_runtime import invoke
-    from tests.workers.test_sample_events import sample
+    from tests.rig import sample
 
     event = sample("InboxWorkerFunction")
     assert invoke(runtime.stack, "InboxWorkerFunction", event) == {"batchItemFailures": []}

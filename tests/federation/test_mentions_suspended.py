@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests import rig
-from tests.hostile import hostile  # noqa: F401 - the fixture
+
 
 # --- helpers -------------------------------------------------------------------------------------
 @pytest.fixture
@@ -79,7 +79,7 @@ def test_an_edit_does_not_mention_a_suspended_account(client, drain, staff, user
 # --- remote --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("visibility", ["direct", "public"])
 def test_a_suspended_remote_account_is_not_mentioned_nor_sent_the_post(
-        client, drain, staff, users, hostile, visibility):  # noqa: F811
+        client, drain, staff, users, hostile, visibility):
     _, alice = users["alice"]
     mallory = rig.peer_account(hostile, "mallory")
     eve = rig.peer_account(hostile, "eve")

@@ -8,12 +8,11 @@ import json
 import pytest
 
 from tests.federation import peers
-from tests.sites import site  # noqa: F401 - the fixture
 
 LOCAL = "http://localhost:8000"
 
 
-def test_resolve_stores_the_actor_once(runtime, site):  # noqa: F811
+def test_resolve_stores_the_actor_once(runtime, site):
     from stratus.federation import remote_accounts
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import uris
@@ -52,7 +51,7 @@ def _block(domain: str, severity: str, reject_media: bool = False) -> None:
                                       "updated_at": clock.iso(clock.now())})])
 
 
-def test_the_api_renders_a_remote_account_as_mastodon(client, site):  # noqa: F811
+def test_the_api_renders_a_remote_account_as_mastodon(client, site):
     from stratus.convert.remote_media import digest
     from stratus.federation import remote_accounts
 
@@ -87,7 +86,7 @@ def test_the_api_renders_a_remote_account_as_mastodon(client, site):  # noqa: F8
     assert site.hits("/users/nobody") == 0  # lookup never fetches
 
 
-def test_relationships_and_admin_listings_include_remote_accounts(client, people, site):  # noqa: F811
+def test_relationships_and_admin_listings_include_remote_accounts(client, people, site):
     from stratus.federation import remote_accounts
 
     from tests.rig import follow_edge
@@ -101,7 +100,7 @@ def test_relationships_and_admin_listings_include_remote_accounts(client, people
     assert relation["id"] == profile["id"] and relation["following"] is True
 
 
-def test_admin_lists_remote_accounts_by_domain(client, site):  # noqa: F811
+def test_admin_lists_remote_accounts_by_domain(client, site):
     from stratus.federation import remote_accounts
 
     from tests.rig import auth, make_app, make_user, user_token
@@ -123,7 +122,7 @@ def test_admin_lists_remote_accounts_by_domain(client, site):  # noqa: F811
                       headers=admin).json() == []
 
 
-def test_an_actor_whose_id_is_on_another_host_is_refused(runtime, site):  # noqa: F811
+def test_an_actor_whose_id_is_on_another_host_is_refused(runtime, site):
     from stratus.federation import remote_accounts
     from stratus.repo import uris
 
@@ -137,14 +136,14 @@ def test_an_actor_whose_id_is_on_another_host_is_refused(runtime, site):  # noqa
     {"type": "Note"}, {"preferredUsername": None}, {"preferredUsername": "no spaces"},
     {"inbox": None}, {"id": None},
 ])
-def test_documents_that_are_not_actors_are_refused(runtime, site, broken):  # noqa: F811
+def test_documents_that_are_not_actors_are_refused(runtime, site, broken):
     from stratus.federation import remote_accounts
 
     peers.serve_actor(site, **broken)
     assert remote_accounts.resolve(site.url("/users/bob")) is None
 
 
-def test_tolerant_of_json_ld_forms(runtime, site):  # noqa: F811
+def test_tolerant_of_json_ld_forms(runtime, site):
     from stratus.federation import remote_accounts
 
     uri = site.url("/users/bob")
@@ -163,7 +162,7 @@ def test_tolerant_of_json_ld_forms(runtime, site):  # noqa: F811
     assert profile["display_name"] == ""
 
 
-def test_suspended_domains_are_never_fetched(runtime, site):  # noqa: F811
+def test_suspended_domains_are_never_fetched(runtime, site):
     from stratus.federation import remote_accounts
 
     _block("127.0.0.1", "suspend")
@@ -173,7 +172,7 @@ def test_suspended_domains_are_never_fetched(runtime, site):  # noqa: F811
     assert site.requests == []
 
 
-def test_limited_federation_stores_only_allowed_domains(runtime, site):  # noqa: F811
+def test_limited_federation_stores_only_allowed_domains(runtime, site):
     from stratus.core import ids
     from stratus.federation import remote_accounts
     from stratus.read import settings
@@ -189,7 +188,7 @@ def test_limited_federation_stores_only_allowed_domains(runtime, site):  # noqa:
     assert remote_accounts.resolve(site.url("/users/bob"))["username"] == "bob"
 
 
-def test_a_silenced_domains_new_accounts_are_silenced(client, site):  # noqa: F811
+def test_a_silenced_domains_new_accounts_are_silenced(client, site):
     from stratus.federation import remote_accounts
 
     _block("127.0.0.1", "silence")
@@ -199,7 +198,7 @@ def test_a_silenced_domains_new_accounts_are_silenced(client, site):  # noqa: F8
     assert client.get(f"/api/v1/accounts/{profile['id']}").json()["limited"] is True
 
 
-def test_stale_accounts_are_refreshed_on_request(runtime, site):  # noqa: F811
+def test_stale_accounts_are_refreshed_on_request(runtime, site):
     from stratus.federation import remote_accounts
     from stratus.repo import base, keys
 
@@ -217,7 +216,7 @@ def test_stale_accounts_are_refreshed_on_request(runtime, site):  # noqa: F811
     assert site.hits("/users/bob") == 2
 
 
-def test_an_actor_gone_on_refetch_is_removed(client, site):  # noqa: F811
+def test_an_actor_gone_on_refetch_is_removed(client, site):
     from stratus.federation import remote_accounts
     from stratus.repo import base, keys
     from stratus.repo import moderation as moderation_repo
@@ -235,7 +234,7 @@ def test_an_actor_gone_on_refetch_is_removed(client, site):  # noqa: F811
     assert client.get(f"/api/v1/accounts/{profile['id']}").json()["suspended"] is True
 
 
-def test_webfinger_finds_the_actor(runtime, site):  # noqa: F811
+def test_webfinger_finds_the_actor(runtime, site):
     from stratus.federation import remote_accounts
 
     peers.serve_actor(site)
@@ -261,7 +260,7 @@ def test_webfinger_is_https_except_for_loopback_outside_production(runtime, monk
     assert remote_accounts.webfinger_url("a", "127.0.0.1:81").startswith("https://")
 
 
-def test_a_key_object_leads_to_its_owner(runtime, site):  # noqa: F811
+def test_a_key_object_leads_to_its_owner(runtime, site):
     from stratus.federation import remote_accounts
 
     uri = site.url("/users/bob")
@@ -277,7 +276,7 @@ def test_a_key_object_leads_to_its_owner(runtime, site):  # noqa: F811
     assert remote_accounts.by_key_id(site.url("/keys/2")) is None
 
 
-def test_a_rotated_key_is_found_on_refetch(runtime, site):  # noqa: F811
+def test_a_rotated_key_is_found_on_refetch(runtime, site):
     from stratus.federation import remote_accounts
     from stratus.repo import uris
 
@@ -292,7 +291,7 @@ def test_a_rotated_key_is_found_on_refetch(runtime, site):  # noqa: F811
     assert uris.find(f"{uri}#main-key") is None
 
 
-def test_update_from_changes_the_profile(runtime, site):  # noqa: F811
+def test_update_from_changes_the_profile(runtime, site):
     from stratus.federation import remote_accounts
 
     document = peers.serve_actor(site)
@@ -303,7 +302,7 @@ def test_update_from_changes_the_profile(runtime, site):  # noqa: F811
     assert remote_accounts.find(document["id"])["locked"] is True
 
 
-def test_usernames_are_unique_per_domain_only(runtime, site):  # noqa: F811
+def test_usernames_are_unique_per_domain_only(runtime, site):
     from stratus.federation import remote_accounts
     from stratus.repo import accounts as accounts_repo
 
@@ -317,7 +316,7 @@ def test_usernames_are_unique_per_domain_only(runtime, site):  # noqa: F811
     assert accounts_repo.id_by_handle("bob", peers.host(site)) == remote["id"]
 
 
-def test_oversized_documents_are_cut_to_fit_an_item(runtime, site):  # noqa: F811
+def test_oversized_documents_are_cut_to_fit_an_item(runtime, site):
     from stratus.federation import remote_accounts
 
     long = "x" * 2_500  # over each cap, the document small enough to fetch fast

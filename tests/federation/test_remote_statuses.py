@@ -7,20 +7,19 @@ from __future__ import annotations
 import pytest
 
 from tests.federation import peers
-from tests.sites import site  # noqa: F401 - the fixture
 
 LOCAL = "http://localhost:8000"
 
 
 @pytest.fixture
-def bob(runtime, site):  # noqa: F811
+def bob(runtime, site):
     from stratus.federation import remote_accounts
 
     peers.serve_actor(site)
     return remote_accounts.resolve(site.url("/users/bob"))
 
 
-def test_a_note_renders_as_mastodon_renders_a_remote_status(client, people, site, bob, drain):  # noqa: F811
+def test_a_note_renders_as_mastodon_renders_a_remote_status(client, people, site, bob, drain):
     from stratus.federation import remote_statuses
 
     ids, headers = people
@@ -81,7 +80,7 @@ def test_a_note_renders_as_mastodon_renders_a_remote_status(client, people, site
     assert client.get("/api/v1/timelines/public?local=true").json() == []
 
 
-def test_local_followers_get_it_in_their_home_feed(client, people, site, bob, drain):  # noqa: F811
+def test_local_followers_get_it_in_their_home_feed(client, people, site, bob, drain):
     from stratus.federation import remote_statuses
 
     from tests.rig import follow_edge
@@ -111,7 +110,7 @@ def test_local_followers_get_it_in_their_home_feed(client, people, site, bob, dr
     (["FOLLOWERS"], [], "private"),
     ([f"{LOCAL}/users/alice"], [], "direct"),
 ])
-def test_visibility_follows_the_addressing(runtime, site, bob, to, cc, expected):  # noqa: F811
+def test_visibility_follows_the_addressing(runtime, site, bob, to, cc, expected):
     from stratus.federation import remote_statuses
     from stratus.repo import statuses as repo
 
@@ -121,7 +120,7 @@ def test_visibility_follows_the_addressing(runtime, site, bob, to, cc, expected)
     assert repo.get(status_id)["visibility"] == expected
 
 
-def test_a_direct_status_reaches_only_who_it_is_addressed_to(client, people, site, bob, drain):  # noqa: F811
+def test_a_direct_status_reaches_only_who_it_is_addressed_to(client, people, site, bob, drain):
     from stratus.federation import remote_statuses
 
     ids, headers = people
@@ -133,7 +132,7 @@ def test_a_direct_status_reaches_only_who_it_is_addressed_to(client, people, sit
     assert client.get(f"/api/v1/statuses/{status_id}").status_code == 404
 
 
-def test_objects_not_of_the_actor_are_refused(runtime, site, bob):  # noqa: F811
+def test_objects_not_of_the_actor_are_refused(runtime, site, bob):
     from stratus.federation import remote_statuses
     from stratus.repo import uris
 
@@ -146,7 +145,7 @@ def test_objects_not_of_the_actor_are_refused(runtime, site, bob):  # noqa: F811
     assert uris.find(other["id"]) is None and uris.find(elsewhere["id"]) is None
 
 
-def test_a_reply_fetches_its_unknown_parent(client, people, site, bob):  # noqa: F811
+def test_a_reply_fetches_its_unknown_parent(client, people, site, bob):
     from stratus.federation import remote_statuses
 
     parent = peers.serve_note(site, 10)
@@ -161,7 +160,7 @@ def test_a_reply_fetches_its_unknown_parent(client, people, site, bob):  # noqa:
     assert [s["id"] for s in context["descendants"]] == [reply_id]
 
 
-def test_a_reply_to_a_local_status(client, people, site, bob, drain):  # noqa: F811
+def test_a_reply_to_a_local_status(client, people, site, bob, drain):
     from stratus.federation import remote_statuses
 
     ids, headers = people
@@ -176,7 +175,7 @@ def test_a_reply_to_a_local_status(client, people, site, bob, drain):  # noqa: F
     assert client.get(f"/api/v1/statuses/{local['id']}").json()["replies_count"] == 1
 
 
-def test_an_update_with_a_new_time_is_an_edit(client, people, site, bob, drain):  # noqa: F811
+def test_an_update_with_a_new_time_is_an_edit(client, people, site, bob, drain):
     from stratus.federation import remote_statuses
 
     obj = peers.note(site, 20)
@@ -194,7 +193,7 @@ def test_an_update_with_a_new_time_is_an_edit(client, people, site, bob, drain):
     assert len(client.get(f"/api/v1/statuses/{status_id}/history").json()) == 2
 
 
-def test_only_the_author_deletes(client, people, site, bob, drain):  # noqa: F811
+def test_only_the_author_deletes(client, people, site, bob, drain):
     from stratus.federation import remote_statuses
     from stratus.repo import uris
 
@@ -211,7 +210,7 @@ def test_only_the_author_deletes(client, people, site, bob, drain):  # noqa: F81
     assert uris.find(obj["id"]) is None
 
 
-def test_resolve_fetches_the_author_and_the_status(client, site):  # noqa: F811
+def test_resolve_fetches_the_author_and_the_status(client, site):
     from stratus.federation import remote_statuses
 
     peers.serve_actor(site, "zoe")
@@ -224,7 +223,7 @@ def test_resolve_fetches_the_author_and_the_status(client, site):  # noqa: F811
     assert body["account"]["acct"] == f"zoe@{peers.host(site)}"
 
 
-def test_a_question_is_a_poll(client, people, site, bob):  # noqa: F811
+def test_a_question_is_a_poll(client, people, site, bob):
     from stratus.federation import remote_statuses
 
     obj = peers.note(site, 50, type="Question", endTime="2030-01-01T00:00:00Z", votersCount=5,
@@ -243,7 +242,7 @@ def test_a_question_is_a_poll(client, people, site, bob):  # noqa: F811
     assert [o["votes_count"] for o in poll["options"]] == [4, 2] and poll["voters_count"] == 6
 
 
-def test_an_article_keeps_its_name_and_link(client, site, bob):  # noqa: F811
+def test_an_article_keeps_its_name_and_link(client, site, bob):
     from stratus.federation import remote_statuses
 
     page = site.url("/2026/01/post")  # its page on its own host (another host's is refused)
@@ -255,7 +254,7 @@ def test_an_article_keeps_its_name_and_link(client, site, bob):  # noqa: F811
         f'target="_blank" rel="nofollow noopener">{page}</a></p>')
 
 
-def test_search_resolves_an_address_by_webfinger(client, people, site):  # noqa: F811
+def test_search_resolves_an_address_by_webfinger(client, people, site):
     ids, headers = people
     peers.serve_actor(site, "zoe")
     peers.serve_webfinger(site, "zoe")
@@ -278,7 +277,7 @@ def test_search_resolves_an_address_by_webfinger(client, people, site):  # noqa:
         f"/.well-known/webfinger?resource=acct:{missing}") == 0
 
 
-def test_search_resolves_a_url_to_an_actor_or_a_status(client, people, site):  # noqa: F811
+def test_search_resolves_a_url_to_an_actor_or_a_status(client, people, site):
     ids, headers = people
     peers.serve_actor(site, "zoe")
     note = peers.serve_note(site, 70, "zoe", content="<p>found me</p>")
@@ -299,7 +298,7 @@ def test_search_resolves_a_url_to_an_actor_or_a_status(client, people, site):  #
     assert site.hits("/users/zoe/statuses/70") == 1
 
 
-def test_a_domain_whose_media_are_rejected_gets_none_stored(client, site, bob):  # noqa: F811
+def test_a_domain_whose_media_are_rejected_gets_none_stored(client, site, bob):
     from stratus.core import ids
     from stratus.federation import remote_statuses
     from stratus.repo import base
@@ -315,7 +314,7 @@ def test_a_domain_whose_media_are_rejected_gets_none_stored(client, site, bob): 
     assert client.get(f"/api/v1/statuses/{status_id}").json()["media_attachments"] == []
 
 
-def test_another_actor_cannot_take_over_a_status(client, site, bob):  # noqa: F811
+def test_another_actor_cannot_take_over_a_status(client, site, bob):
     from stratus.federation import remote_accounts, remote_statuses
 
     obj = peers.note(site, 90)

@@ -4,30 +4,14 @@ verify them with the public key our actor documents publish."""
 
 from __future__ import annotations
 
-import base64
 import json
 
 import pytest
 
-from tests.sites import site  # noqa: F401 - the fixture
+from tests.rig import verify_signature
 
 
-def _verify(headers: dict[str, str], method: str, path: str, public_pem: str) -> list[str]:
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import padding
-
-    params = dict(part.split("=", 1) for part in headers["signature"].split(","))
-    params = {k: v.strip('"') for k, v in params.items()}
-    names = params["headers"].split()
-    lines = [f"(request-target): {method} {path}" if n == "(request-target)"
-             else f"{n}: {headers[n]}" for n in names]
-    key = serialization.load_pem_public_key(public_pem.encode())
-    key.verify(base64.b64decode(params["signature"]), "\n".join(lines).encode(),
-               padding.PKCS1v15(), hashes.SHA256())
-    return [params["keyId"], params["algorithm"], *names]
-
-
-def test_fetch_object_is_signed_by_the_instance_actor(runtime, site):  # noqa: F811
+def test_fetch_object_is_signed_by_the_instance_actor(runtime, site):
     from stratus.federation import actor_keys, http
 
     url = site.url("/users/bob?x=1")
@@ -35,7 +19,7 @@ def test_fetch_object_is_signed_by_the_instance_actor(runtime, site):  # noqa: F
                "application/activity+json")
     assert http.fetch_object(url) == {"id": url, "type": "Person"}
     path, headers = site.requests[-1]
-    signed = _verify(headers, "get", path, actor_keys.public_key_pem(None))
+    signed = verify_signature(headers, "get", path, actor_keys.public_key_pem(None))
     assert signed[0] == http.key_id(None) and signed[0].endswith("/actor#main-key")
     assert signed[1] == "rsa-sha256"
     assert signed[2:] == ["(request-target)", "host", "date", "accept"]
@@ -51,7 +35,7 @@ def test_fetch_object_is_signed_by_the_instance_actor(runtime, site):  # noqa: F
     (200, "application/json", "{}"),  # ActivityPub types only (Mastodon's content-type rule)
     (200, "application/ld+json", "{}"),  # ld+json without the ActivityStreams profile
 ])
-def test_fetch_object_refuses_what_is_not_an_object(runtime, site, status, content_type, body):  # noqa: F811
+def test_fetch_object_refuses_what_is_not_an_object(runtime, site, status, content_type, body):
     from stratus.federation import http
 
     url = site.serve("/thing", body, content_type, status=status)
@@ -60,7 +44,7 @@ def test_fetch_object_refuses_what_is_not_an_object(runtime, site, status, conte
     assert failed.value.status == status
 
 
-def test_redirects_are_followed_and_signed_again(runtime, site):  # noqa: F811
+def test_redirects_are_followed_and_signed_again(runtime, site):
     from stratus.federation import actor_keys, http
 
     site.serve("/final", json.dumps({"id": site.url("/final")}), "application/activity+json")
@@ -69,7 +53,7 @@ def test_redirects_are_followed_and_signed_again(runtime, site):  # noqa: F811
     assert http.fetch_object(url) == {"id": site.url("/final")}
     path, headers = site.requests[-1]
     assert path == "/final"
-    _verify(headers, "get", "/final", actor_keys.public_key_pem(None))
+    verify_signature(headers, "get", "/final", actor_keys.public_key_pem(None))
 
 
 def test_fetch_refuses_private_addresses_in_production(runtime, monkeypatch):

@@ -7,45 +7,18 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from tests.rig import make_app, make_user, user_token
+from tests.rig import LiveStack, user_token
 
 TIMEOUT = 10
 
 
-class Stack:
-    def __init__(self, live_server):
-        self.server = live_server
-        self.http = httpx.Client(base_url=live_server.base_url, timeout=30)
-        self.app = make_app(self.http)
-        self.ids: dict[str, str] = {}
-        self.tokens: dict[str, str] = {}
-
-    def user(self, name: str, scopes=("read", "write", "follow")) -> str:
-        self.ids[name] = make_user(name)
-        self.tokens[name] = user_token(self.app, self.ids[name], scopes=scopes)
-        return self.tokens[name]
-
-    def call(self, name: str, method: str, path: str, **kwargs):
-        response = self.http.request(method, path, headers={
-            "Authorization": f"Bearer {self.tokens[name]}"}, **kwargs)
-        assert response.status_code in (200, 206), response.text  # 206: home being rebuilt
-        return response.json()
-
-    def url(self, query: str = "") -> str:
-        return self.server.base_url.replace("http://", "ws://") + "/api/v1/streaming" + query
-
-    def drain(self) -> None:
-        self.server.pipeline.drain()
-
-
 @pytest.fixture
 def stack(live_server):
-    made = Stack(live_server)
+    made = LiveStack(live_server)
     yield made
     made.http.close()
 

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image, ImageCms
 from stratus.imaging import images as pipeline
 
-from tests import images
+from tests.rig import images
 
 ALL = ("image/png", "image/jpeg", "image/gif", "image/webp")
 

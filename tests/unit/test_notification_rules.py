@@ -7,7 +7,7 @@ from stratus.jobs.messages import Count
 from stratus.read import notification_rules
 from stratus.workers.counters import deltas
 
-from tests.unit.test_outbox import STATUS, record, routed
+from tests.rig import STATUS, record, routed
 
 USER = {"type": "user", "account_id": "1"}
 ACTIVE = {**USER, "confirmed_at": "2026-11-22T10:00:00.000Z", "approved": True}

@@ -7,8 +7,6 @@ from __future__ import annotations
 import pytest
 from stratus.core import config, outbound
 
-from tests.sites import site  # noqa: F401 - the fixture
-
 HTML = ("text/html",)
 
 
@@ -80,15 +78,15 @@ def test_an_ipv4_address_is_preferred(monkeypatch):
     assert outbound.resolve("localhost", 80, production=False) == "127.0.0.1"
 
 
-def test_loopback_is_refused_in_production_before_any_request(production, site):  # noqa: F811
+def test_loopback_is_refused_in_production_before_any_request(production, site):
     url = site.serve("/page", "<title>secret</title>")
     with pytest.raises(outbound.NotAllowed, match="not public"):
         outbound.fetch(url, types=HTML, max_bytes=10_000, deadline=deadline())
     assert site.requests == []
 
 
-def test_a_redirect_to_loopback_is_refused_in_production(  # noqa: F811
-        production, site, monkeypatch):  # noqa: F811
+def test_a_redirect_to_loopback_is_refused_in_production(
+        production, site, monkeypatch):
     """A public page that redirects to 127.0.0.1: the new URL is checked like the first."""
     real_resolve = outbound.resolve
 
@@ -107,7 +105,7 @@ def test_a_redirect_to_loopback_is_refused_in_production(  # noqa: F811
     assert site.hits("/go") == 1 and site.hits("/secret") == 0
 
 
-def test_redirects_are_followed_at_most_three_times(env, site):  # noqa: F811
+def test_redirects_are_followed_at_most_three_times(env, site):
     for hop in range(4):
         site.redirect(f"/r{hop}", f"/r{hop + 1}")
     site.serve("/r4", "<title>end</title>")
@@ -118,7 +116,7 @@ def test_redirects_are_followed_at_most_three_times(env, site):  # noqa: F811
 
 
 @pytest.mark.parametrize("chunked", [False, True])
-def test_oversized_bodies_are_refused(env, site, chunked):  # noqa: F811
+def test_oversized_bodies_are_refused(env, site, chunked):
     url = site.serve("/big", b"<p>" + b"x" * 200_000, chunked=chunked)
     with pytest.raises(outbound.Refused, match="larger than"):
         outbound.fetch(url, types=HTML, max_bytes=100_000, deadline=deadline())
@@ -126,7 +124,7 @@ def test_oversized_bodies_are_refused(env, site, chunked):  # noqa: F811
     assert len(small.body) == 200_003
 
 
-def test_only_the_content_types_asked_for(env, site):  # noqa: F811
+def test_only_the_content_types_asked_for(env, site):
     script = site.serve("/app.js", "alert(1)", "application/javascript")
     with pytest.raises(outbound.Refused, match="content type"):
         outbound.fetch(script, types=HTML, max_bytes=10_000, deadline=deadline())
@@ -140,12 +138,12 @@ def test_only_the_content_types_asked_for(env, site):  # noqa: F811
                           deadline=deadline()).body == b"{}"
 
 
-def test_error_statuses_are_not_used(env, site):  # noqa: F811
+def test_error_statuses_are_not_used(env, site):
     with pytest.raises(outbound.Refused, match="404"):
         outbound.fetch(site.url("/missing"), types=HTML, max_bytes=10_000, deadline=deadline())
 
 
-def test_robots_txt_is_honoured(env, site):  # noqa: F811
+def test_robots_txt_is_honoured(env, site):
     site.serve("/robots.txt", "User-agent: Stratus\nDisallow: /private/\n", "text/plain")
     site.serve("/private/page", "<title>no</title>")
     site.serve("/public", "<title>yes</title>")
@@ -157,14 +155,14 @@ def test_robots_txt_is_honoured(env, site):  # noqa: F811
     assert site.hits("/robots.txt") == 1  # read once per origin
 
 
-def test_robots_txt_for_mastodon_applies_too(env, site):  # noqa: F811
+def test_robots_txt_for_mastodon_applies_too(env, site):
     site.serve("/robots.txt", "User-agent: Mastodon\nDisallow: /\n", "text/plain")
     site.serve("/page", "<title>no</title>")
     with pytest.raises(outbound.Refused, match="robots"):
         outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
 
 
-def test_a_missing_robots_txt_allows_and_a_failing_one_does_not(env, site):  # noqa: F811
+def test_a_missing_robots_txt_allows_and_a_failing_one_does_not(env, site):
     site.serve("/page", "<title>ok</title>")
     outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
     outbound.reset()
@@ -173,14 +171,14 @@ def test_a_missing_robots_txt_allows_and_a_failing_one_does_not(env, site):  # n
         outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
 
 
-def test_requests_say_who_makes_them(env, site):  # noqa: F811
+def test_requests_say_who_makes_them(env, site):
     site.serve("/page", "<title>ok</title>")
     outbound.fetch(site.url("/page"), types=HTML, max_bytes=10_000, deadline=deadline())
     agents = {headers["user-agent"] for _, headers in site.requests}
     assert agents == {"Stratus/0.1.0 (Mastodon/4.3.0; +https://social.example/)"}
 
 
-def test_an_exhausted_deadline_stops_the_fetch(env, site):  # noqa: F811
+def test_an_exhausted_deadline_stops_the_fetch(env, site):
     site.serve("/page", "<title>ok</title>")
     spent = outbound.Deadline(0)
     with pytest.raises(outbound.Refused, match="too long"):
@@ -194,7 +192,7 @@ def test_only_http_and_https(env):
             outbound.fetch(url, types=HTML, max_bytes=10_000, deadline=deadline())
 
 
-def test_a_request_within_its_deadline_leaves_no_watchdog_behind(env, site):  # noqa: F811
+def test_a_request_within_its_deadline_leaves_no_watchdog_behind(env, site):
     """The watchdog that ends a request at its deadline is stopped once the request is done:
     no timer is left waiting (until the deadline) to shut a socket down. Other threads may
     stay: the resolver's pool keeps its workers, a server thread may still be closing."""

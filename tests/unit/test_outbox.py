@@ -7,28 +7,13 @@ import pytest
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import RULES, route
 from stratus.repo import keys
-from stratus.repo.base import serialize
 
+from tests.rig import STATUS, record, routed
 
-def record(event: str, new: dict | None = None, old: dict | None = None, **extra) -> dict:
-    images = {"SequenceNumber": "1"}
-    if new:
-        images["NewImage"] = serialize(new)
-    if old:
-        images["OldImage"] = serialize(old)
-    return {"eventID": "e1", "eventName": event, "dynamodb": images, **extra}
-
-
-STATUS = {"type": "status", "id": "10", "account_id": "1", "visibility": "public",
-          "tags": ["a"], "mention_ids": ["2"], "local": True}
 FAV = {"type": "fav", "account_id": "3", "status_id": "10", "status_account_id": "1"}
 
 
 FOLLOW = {"type": "follow", "id": "20", "account_id": "3", "target_id": "1"}
-
-
-def routed(rec: dict) -> list[tuple[str, str]]:
-    return [(queue, job.name) for queue, job in route(rec)]
 
 
 def test_a_new_status_is_counted_and_has_effects():

@@ -9,7 +9,7 @@ from stratus.repo import keys
 from stratus.repo.counters import ACCOUNT_TAG
 from stratus.workers.counters import deltas
 
-from tests.unit.test_outbox import STATUS, record, routed
+from tests.rig import STATUS, record, routed
 
 TOUCH = ("effects", "directory_touch")
 

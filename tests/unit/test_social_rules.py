@@ -12,7 +12,7 @@ from stratus.jobs.outbox import route
 from stratus.repo import counters as counters_repo
 from stratus.workers.counters import deltas
 
-from tests.unit.test_outbox import STATUS, record, routed
+from tests.rig import STATUS, record, routed
 
 DIRECT = {**STATUS, "visibility": "direct", "thread_id": "8", "mention_ids": ["2", "3"],
           "in_reply_to_account_id": "2", "tags": []}

@@ -6,11 +6,19 @@ from __future__ import annotations
 
 from stratus.repo import notifications as notifications_repo
 
-from tests.api.test_notification_policy import requests, set_policy
-from tests.api.test_notifications import kinds, notes
-from tests.api.test_statuses import post
-from tests.rig import auth, make_app, make_user, user_token
-from tests.workers.test_redelivery import deliver_twice, dispatch_only
+from tests.rig import (
+    auth,
+    deliver_twice,
+    dispatch_only,
+    kinds,
+    make_app,
+    make_user,
+    notes,
+    post,
+    requests,
+    set_policy,
+    user_token,
+)
 
 
 def twice(runtime, drain, queue="EffectsQueue") -> int:

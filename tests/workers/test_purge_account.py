@@ -16,7 +16,6 @@ from stratus.repo import audit
 from stratus.repo import moderation as moderation_repo
 
 from local.lambda_runtime import isolated
-from tests.rig import auth, follow_edge, make_app, make_user, user_token
 
 ROOT = Path(__file__).resolve().parents[2]
 SCOPES = ("read", "write", "follow", "admin:read", "admin:write")
@@ -58,35 +57,8 @@ def run_machine(account_id: str, *, twice: bool = False, limit: int = 200) -> li
     raise AssertionError("the purge did not finish")
 
 
-@pytest.fixture
-def app(client):
-    return make_app(client, scopes="read write follow admin:read admin:write")
-
-
-@pytest.fixture
-def world(client, app, drain):
-    admin = make_user("boss", role="Admin")
-    ids_ = {n: make_user(n) for n in ("target", "fan", "other")}
-    h = {n: auth(user_token(app, a, scopes=SCOPES)) for n, a in {**ids_, "admin": admin}.items()}
-    follow_edge(ids_["fan"], ids_["target"])
-    follow_edge(ids_["target"], ids_["other"])
-    statuses = []
-    for i in range(26):  # more than one step's batch (25)
-        response = client.post("/api/v1/statuses", headers=h["target"],
-                               data={"status": f"post {i}"})
-        statuses.append(response.json()["id"])
-    other_post = client.post("/api/v1/statuses", headers=h["other"],
-                             data={"status": "hi @target"}).json()["id"]
-    client.post(f"/api/v1/statuses/{other_post}/favourite", headers=h["target"])
-    lst = client.post("/api/v1/lists", headers=h["fan"], data={"title": "friends"}).json()
-    client.post(f"/api/v1/lists/{lst['id']}/accounts", headers=h["fan"],
-                data={"account_ids[]": ids_["target"]})
-    drain()
-    return ids_, h, statuses, other_post
-
-
-def test_suspend_unsuspend_then_purge(client, drain, world):
-    ids_, h, statuses, other_post = world
+def test_suspend_unsuspend_then_purge(client, drain, purge_world):
+    ids_, h, statuses, other_post = purge_world
     target = ids_["target"]
     # Not suspended: no purge.
     assert client.delete(f"/api/v1/admin/accounts/{target}", headers=h["admin"]).status_code \
@@ -140,8 +112,8 @@ def test_suspend_unsuspend_then_purge(client, drain, world):
         == 403
 
 
-def test_every_step_run_twice_has_no_double_effect(client, drain, world):
-    ids_, h, statuses, other_post = world
+def test_every_step_run_twice_has_no_double_effect(client, drain, purge_world):
+    ids_, h, statuses, other_post = purge_world
     target = ids_["target"]
     client.post(f"/api/v1/admin/accounts/{target}/action", headers=h["admin"],
                 data={"type": "suspend"})
@@ -161,8 +133,8 @@ def test_every_step_run_twice_has_no_double_effect(client, drain, world):
                       _context())["done"] is True
 
 
-def test_a_purge_after_an_unsuspension_does_nothing(client, world):
-    ids_, h, statuses, _ = world
+def test_a_purge_after_an_unsuspension_does_nothing(client, purge_world):
+    ids_, h, statuses, _ = purge_world
     target = ids_["target"]
     client.post(f"/api/v1/admin/accounts/{target}/action", headers=h["admin"],
                 data={"type": "suspend"})

@@ -14,39 +14,7 @@ from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import client as aws
 from stratus.repo.queues import send
 
-from tests.api.test_statuses import post
-from tests.rig import app_token, auth, make_app
-
-
-def dispatch_only(runtime) -> None:
-    """Stream → dispatch, leaving the jobs on their queues."""
-    for source in runtime.pipeline.streams:
-        while runtime.pipeline.pump_stream(source):
-            pass
-
-
-def queued(runtime, queue: str) -> list[str]:
-    sqs = aws("sqs")
-    bodies = []
-    while True:
-        got = sqs.receive_message(QueueUrl=runtime.stack.queue_urls[queue],
-                                  MaxNumberOfMessages=10).get("Messages", [])
-        if not got:
-            return bodies
-        for message in got:
-            bodies.append(message["Body"])
-            sqs.delete_message(QueueUrl=runtime.stack.queue_urls[queue],
-                               ReceiptHandle=message["ReceiptHandle"])
-
-
-def deliver_twice(runtime, queue: str) -> int:
-    """Every message waiting on `queue` is put back twice (a duplicate delivery)."""
-    bodies = queued(runtime, queue)
-    url = runtime.stack.queue_urls[queue]
-    for body in bodies:
-        aws("sqs").send_message(QueueUrl=url, MessageBody=body)
-        aws("sqs").send_message(QueueUrl=url, MessageBody=body)
-    return len(bodies)
+from tests.rig import app_token, auth, deliver_twice, dispatch_only, make_app, post, queued
 
 
 def test_counters_twice(client, people, runtime, drain):

@@ -5,16 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from stratus.repo import base, keys
 
 from local import cfn
 from local.lambda_runtime import invoke
-from stratus.repo import base, keys
+from tests.rig import sample
 
 NON_HTTP = [f.logical_id for f in cfn.functions(cfn.load_template()) if not f.routes]
-
-
-def sample(name: str) -> dict:
-    return json.loads((cfn.ROOT / "events" / f"{name}.json").read_text())
 
 
 @pytest.mark.parametrize("name", NON_HTTP)

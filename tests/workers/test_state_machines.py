@@ -11,8 +11,6 @@ from stratus.repo import base, machines
 from stratus.repo import moderation as moderation_repo
 from stratus.repo.client import client as aws
 
-from tests.workers.test_purge_account import app, world  # noqa: F401,F811 - fixtures
-
 
 def executions(runtime, machine="PurgeAccountStateMachine"):
     arn = runtime.stack.state_machines[machine][0]
@@ -22,8 +20,8 @@ def executions(runtime, machine="PurgeAccountStateMachine"):
 
 
 def test_a_purge_runs_as_a_state_machine_and_a_killed_step_is_retried(
-        client, drain, runtime, world, monkeypatch):  # noqa: F811
-    ids_, h, statuses, other_post = world
+        client, drain, runtime, purge_world, monkeypatch):
+    ids_, h, statuses, other_post = purge_world
     target = ids_["target"]
     client.post(f"/api/v1/admin/accounts/{target}/action", headers=h["admin"],
                 data={"type": "suspend"})

@@ -1,4 +1,5 @@
-"""Test fixtures written through the services and repositories (never raw key strings)."""
+"""Accounts, apps, tokens and the social graph: written through the services and repositories
+(never raw key strings) or through the client API; the `people` fixture."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from stratus.api.accounts import accounts
+import pytest
+from stratus.api.accounts import accounts, operator
 from stratus.api.oauth import oauth
 from stratus.repo import base
 from stratus.repo import oauth as oauth_repo
@@ -42,7 +44,7 @@ def make_user(username="alice", email=None, password="correct horse battery", *,
     data = accounts.NewAccount(username=username, email=email or f"{username}@example.org",
                                password=password)
     profile, user, admin, confirmation_hash = accounts.new_account_items(
-        data, approved=approved, confirmed=confirmed, role_id=accounts.role_id_for(role))
+        data, approved=approved, confirmed=confirmed, role_id=operator.role_id_for(role))
     base.transact(accounts.create_ops(profile, user, admin, confirmation_hash))
     return profile["id"]
 
@@ -144,8 +146,44 @@ def suspend(client, staff: dict[str, str], account_id: str) -> None:
     assert answer.status_code == 200, answer.text
 
 
-def post_status(client, headers: dict[str, str], text: str, visibility: str = "public") -> dict:
-    response = client.post("/api/v1/statuses", headers=headers,
-                           data={"status": text, "visibility": visibility})
+def follow(client, headers, account_id, **options):
+    """Follow an account through the API (POST /api/v1/accounts/:id/follow); the Relationship."""
+    response = client.post(f"/api/v1/accounts/{account_id}/follow", headers=headers,
+                           data=options)
     assert response.status_code == 200, response.text
     return response.json()
+
+
+def relationship(client, headers, account_id) -> dict:
+    response = client.get("/api/v1/accounts/relationships", headers=headers,
+                          params={"id[]": [account_id]})
+    assert response.status_code == 200, response.text
+    [found] = response.json()
+    return found
+
+
+def account(client, account_id, headers=None) -> dict:
+    return client.get(f"/api/v1/accounts/{account_id}", headers=headers or {}).json()
+
+
+def lock(client, headers) -> None:
+    response = client.patch("/api/v1/accounts/update_credentials", headers=headers,
+                            data={"locked": "true"})
+    assert response.status_code == 200 and response.json()["locked"] is True
+
+
+def notifications(account_id) -> list[tuple[str, str]]:
+    """The notifications stored for an account, as (type, from account id)."""
+    from stratus.repo import effects as effects_repo
+
+    return [(n["notification_type"], n["from_account_id"])
+            for n in effects_repo.notifications(account_id)]
+
+
+@pytest.fixture
+def people(client):
+    """alice, bob, carol and dave: ({name: account id}, {name: auth headers})."""
+    app = make_app(client)
+    ids_ = {name: make_user(name) for name in ("alice", "bob", "carol", "dave")}
+    return ids_, {n: auth(user_token(app, a, scopes=("read", "write", "follow")))
+                  for n, a in ids_.items()}

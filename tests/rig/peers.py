@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from tests.federation import peers as documents
-from tests.sites import Site
+from tests.rig.sites import Site
 
 AP = "application/activity+json"
 PUBLIC = documents.PUBLIC

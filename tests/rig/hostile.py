@@ -1,7 +1,7 @@
 """HostilePeer: a loopback ActivityPub server that tests script to attack us (issue: federation
 you can trust; docs/security.md, "Federation threats").
 
-It is a PeerSite (tests/peers.py: serves documents, records requests, takes POSTs) whose actors
+It is a PeerSite (tests/rig/peers.py: serves documents, records requests, takes POSTs) whose actors
 are real (RSA keys, signed POSTs to our inbox), plus what a hostile server does:
 
 - `serve_json(path, document)` serves any document as ActivityPub (or another type);
@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.peers import AP, Peer, PeerSite
+from tests.rig.peers import AP, Peer, PeerSite
 
 
 class HostilePeer(PeerSite):
