@@ -117,6 +117,6 @@ def test_history_shows_the_last_seven_days_today_first():
     assert [(h["uses"], h["accounts"]) for h in shown] == [
         ("3", "2"), ("5", "1"), *[("0", "0")] * 5]
     assert int(shown[0]["day"]) - int(shown[1]["day"]) == 86400
-    assert tags.use_day(status_id_on("20261118")) == "20261118"
+    assert clock.day_of_id(status_id_on("20261118")) == "20261118"
     assert tags.tag_id("cats") == tags.tag_id("cats") != tags.tag_id("dogs")
     assert ids.is_id(tags.tag_id("cats"))

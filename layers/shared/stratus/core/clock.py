@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+from stratus.core import ids
+
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def epoch() -> int:
+    """Now in whole seconds since 1970 (what `ttl` and `active_until` attributes hold)."""
+    return int(now().timestamp())
 
 
 def after(seconds: int) -> datetime | None:
@@ -49,3 +56,9 @@ def week_epoch(week: str) -> int:
 
 def from_epoch(seconds: int | float) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
+
+
+def day_of_id(snowflake: str | int) -> str:
+    """The UTC day (`yyyymmdd`) an id was minted on: a status's posting day, from its id (the
+    day a hashtag or link use counts for)."""
+    return day_key(from_epoch(ids.timestamp_ms(snowflake) / 1000))

@@ -30,6 +30,17 @@ MARGIN = 600
 DEDUPE_SECONDS = 86400
 
 
+def stream_key(name: str, param: str | None = None) -> str:
+    """Where a stream's listeners are kept: `user`, `public:local`, `list#5`, `hashtag#cats`
+    (a tag lower-cased: one stream whatever the case clients write it in)."""
+    return keys.stream_key(name, param)
+
+
+def stream_name(stream_key_: str) -> list[str]:
+    """A stream key's name and parameter: `list#5` → ["list", "5"]."""
+    return keys.stream_name(stream_key_)
+
+
 def _table() -> str:
     return settings().connections_table
 

@@ -94,12 +94,14 @@ def set_unread(account_id: str, conversation_id: str, unread: bool) -> dict[str,
     return found[0]
 
 
-def page(account_id: str, lo: str, hi: str, descending: bool, limit: int
+def page(account_id: str, low: int | None, high: int | None, descending: bool, limit: int
          ) -> list[dict[str, Any]]:
-    """Up to `limit` of a user's conversations whose last status id lies in [lo, hi], newest
-    last status first (or oldest, not `descending`): one Query, one batched read."""
+    """Up to `limit` of a user's conversations whose last status id lies in [low, high] (None:
+    unbounded), newest last status first (or oldest, not `descending`): one Query, one batched
+    read."""
     entries = list(base.query(keys.conversations_of(account_id), index="GSI1",
-                              sk_between=(lo, hi), descending=descending, limit=limit))
+                              sk_between=keys.id_range(low, high), descending=descending,
+                              limit=limit))
     found = {i["id"]: i for i in base.batch_get(
         [keys.conversation(account_id, e["id"]) for e in entries])}
     return [found[e["id"]] for e in entries if e["id"] in found]

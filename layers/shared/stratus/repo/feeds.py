@@ -14,10 +14,27 @@ from stratus.repo import base, keys
 
 FEED_TTL = 30 * 86400  # entries older than a month go; trimming keeps the newest FEED_SIZE
 MARKER_TTL = 2 * 86400
+ACTIVE_DAYS = 7  # Mastodon's USER_ACTIVE_DAYS: feeds of users idle longer are not fed
 
 
 def _table() -> str:
     return settings().feed_table
+
+
+def home(account_id: str) -> str:
+    """An account's home feed: the name the verbs below take for it."""
+    return keys.home_feed(account_id)
+
+
+def of_list(list_id: str) -> str:
+    """A list's feed: the name the verbs below take for it."""
+    return keys.list_feed(list_id)
+
+
+def active_until(now: int) -> int:
+    """Until when (epoch seconds) a feed read or rebuilt at `now` is kept fed (its meta's
+    `active_until`): fan-out skips feeds whose owner has not read them for ACTIVE_DAYS."""
+    return now + ACTIVE_DAYS * 86400
 
 
 # --- the graph, as fan-out reads it ---------------------------------------------------------------
@@ -140,9 +157,10 @@ def remove(feeds_and_ids: list[tuple[str, str]], *, markers: list[tuple[str, str
     base.write_many(deletes=doomed, table_name=_table())
 
 
-def entries(feed: str, lo: str, hi: str, descending: bool, *, budget: Budget, step: int
-            ) -> Iterator[dict[str, Any]]:
-    partition, bounds = keys.feed_entries(feed, lo, hi)
+def entries(feed: str, low: int | None, high: int | None, descending: bool, *, budget: Budget,
+            step: int) -> Iterator[dict[str, Any]]:
+    """A feed's entries with status ids in [low, high] (None: unbounded)."""
+    partition, bounds = keys.feed_entries(feed, *keys.id_range(low, high))
     return base.query(partition, sk_between=bounds, descending=descending, budget=budget,
                       step=step, table_name=_table())
 

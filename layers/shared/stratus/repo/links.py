@@ -27,10 +27,11 @@ def known(url: str) -> bool:
     return base.get(keys.link(url)) is not None
 
 
-def entries(url: str, lo: str, hi: str, descending: bool, *, budget: Budget, step: int
-            ) -> Iterator[dict[str, Any]]:
-    """The statuses linking `url` between two padded ids (index entries, `{"id": ...}`)."""
-    partition, bounds = keys.linked_range(url, lo, hi)
+def entries(url: str, low: int | None, high: int | None, descending: bool, *, budget: Budget,
+            step: int) -> Iterator[dict[str, Any]]:
+    """The statuses linking `url` with ids in [low, high] (None: unbounded; index entries,
+    `{"id": ...}`)."""
+    partition, bounds = keys.linked_range(url, *keys.id_range(low, high))
     for item in base.query(partition, sk_between=bounds, descending=descending, budget=budget,
                            step=step):
         yield {**item, "id": item["status_id"]}

@@ -59,10 +59,11 @@ def listing_filter(*, types: Sequence[str] | None = None, exclude: Sequence[str]
     return (" AND ".join(parts), names, vals) if parts else None
 
 
-def entries(account_id: str, lo: str, hi: str, descending: bool, *, budget: Budget | None = None,
-            step: int = 100, filter: base.Filter | None = None) -> Iterator[dict[str, Any]]:
-    """A recipient's notifications (whole items) between two padded ids."""
-    return base.query(keys.notifications_of(account_id), sk_between=(lo, hi),
+def entries(account_id: str, low: int | None, high: int | None, descending: bool, *,
+            budget: Budget | None = None, step: int = 100, filter: base.Filter | None = None
+            ) -> Iterator[dict[str, Any]]:
+    """A recipient's notifications (whole items) with ids in [low, high] (None: unbounded)."""
+    return base.query(keys.notifications_of(account_id), sk_between=keys.id_range(low, high),
                       descending=descending, budget=budget, step=step, filter=filter)
 
 
@@ -109,12 +110,13 @@ def end_sweep(account_id: str, sweep_id: str) -> None:
 
 
 # --- the grouped listing -------------------------------------------------------------------------
-def head_entries(account_id: str, lo: str, hi: str, descending: bool, *,
+def head_entries(account_id: str, low: int | None, high: int | None, descending: bool, *,
                  budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
-    """The grouped listing's entries (index entries: group heads at their latest member,
-    ungrouped notifications at their own id)."""
-    return base.query(keys.notification_heads(account_id), index="GSI3", sk_between=(lo, hi),
-                      descending=descending, budget=budget, step=step)
+    """The grouped listing's entries placed at ids in [low, high] (None: unbounded; index
+    entries: group heads at their latest member, ungrouped notifications at their own id)."""
+    return base.query(keys.notification_heads(account_id), index="GSI3",
+                      sk_between=keys.id_range(low, high), descending=descending,
+                      budget=budget, step=step)
 
 
 def head_position(entry: dict[str, Any]) -> str:
@@ -264,10 +266,11 @@ def set_policy(account_id: str, values: dict[str, str], now: str) -> dict[str, A
                        vals={f":v{i}": value for i, value in enumerate(changes.values())})
 
 
-def request_entries(account_id: str, lo: str, hi: str, descending: bool, limit: int | None = None
-                    ) -> Iterator[dict[str, Any]]:
+def request_entries(account_id: str, low: int | None, high: int | None, descending: bool,
+                    limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """A recipient's notification requests by id, ids in [low, high] (None: unbounded)."""
     return base.query(keys.notification_requests_of(account_id), index="GSI1",
-                      sk_between=(lo, hi), descending=descending, limit=limit)
+                      sk_between=keys.id_range(low, high), descending=descending, limit=limit)
 
 
 def requests_of(entries_: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

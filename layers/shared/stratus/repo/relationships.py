@@ -165,6 +165,11 @@ def load(viewer_id: str, account_ids: Iterable[str], *, domains: Iterable[str] =
     return view, others
 
 
+def domain_block_keys(account_id: str, domains: Iterable[str]) -> list[dict[str, str]]:
+    """Keys of `account_id`'s blocks of `domains`, to read in `load`'s batch (`extra`)."""
+    return [keys.user_domain_block(account_id, d) for d in domains]
+
+
 def _absorb(view: Relationships, viewer_id: str, item: dict[str, Any]) -> None:
     kind = item.get("type")
     mine = item.get("account_id") == viewer_id
@@ -319,6 +324,41 @@ def write(ops: list[base.Op]) -> None:
 def follow_options(item: dict[str, Any]) -> FollowOptions:
     """The options a follow or request item carries."""
     return _follow_options(item)
+
+
+# --- endorsements and familiar followers ----------------------------------------------------------
+def endorse(endorsement_id: str, account_id: str, target_id: str, *,
+            not_following: Exception) -> bool:
+    """Endorse an account, only while `account_id` follows it (`not_following` raised if not);
+    False if it was endorsed already."""
+    try:
+        write([create_op(endorsement_item(endorsement_id, account_id, target_id)),
+               present_op(keys.follow(account_id, target_id), not_following)])
+    except base.ConditionFailed:
+        return False
+    return True
+
+
+def unendorse(account_id: str, target_id: str) -> None:
+    remove(keys.endorsement(account_id, target_id))
+
+
+def endorsements(account_id: str, low: int | None, high: int | None, descending: bool, *,
+                 budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
+    """A user's endorsements with ids in [low, high] (None: unbounded), by when each was made
+    (index entries: id, target_id)."""
+    return listed(ENDORSEMENT, account_id, *keys.id_range(low, high), descending, budget=budget,
+                  step=step)
+
+
+def follower_ids(account_id: str) -> Iterator[str]:
+    """Everyone following an account, newest follow first (its followers index)."""
+    return (e["account_id"] for e in followers(account_id, *keys.id_range(None, None), True))
+
+
+def follows_of(follower_ids_: Iterable[str], target_id: str) -> list[dict[str, Any]]:
+    """The follows of `target_id` by each of `follower_ids_` that exist (one batched read)."""
+    return get_many([keys.follow(f, target_id) for f in follower_ids_])
 
 
 # --- one edge by its ends -------------------------------------------------------------------------

@@ -83,12 +83,13 @@ def unset_status_words(status_id: str, account_id: str, indexed: set[str]) -> No
                              keys.status_searcher(status_id, account_id)])
 
 
-def status_entries(account_id: str, word: str, lo: str, hi: str, descending: bool, *,
-                   budget: Budget, step: int) -> Iterator[dict[str, Any]]:
-    """An account's entries for `word` between two padded status ids (`status_id`,
-    `author_id`)."""
-    return base.query(keys.status_word_partition(account_id, word), sk_between=(lo, hi),
-                      descending=descending, budget=budget, step=step)
+def status_entries(account_id: str, word: str, low: int | None, high: int | None,
+                   descending: bool, *, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
+    """An account's entries for `word` with status ids in [low, high] (None: unbounded;
+    `status_id`, `author_id`)."""
+    return base.query(keys.status_word_partition(account_id, word),
+                      sk_between=keys.id_range(low, high), descending=descending,
+                      budget=budget, step=step)
 
 
 def statuses_with_word(account_id: str, word: str, status_ids: list[str]) -> set[str]:

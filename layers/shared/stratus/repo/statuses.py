@@ -140,10 +140,6 @@ def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool,
                       budget=budget, step=step)
 
 
-def get_items(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:
-    return base.batch_get(item_keys)
-
-
 def get_poll(poll_id: str) -> dict[str, Any] | None:
     return base.get(keys.poll(poll_id), consistent=True)
 
@@ -169,16 +165,6 @@ def put_media(item: dict[str, Any]) -> None:
 
 def delete_media(media_id: str) -> None:
     base.delete(keys.media(media_id))
-
-
-def get_scheduled(scheduled_id: str) -> dict[str, Any] | None:
-    return base.get(keys.scheduled_status(scheduled_id), consistent=True)
-
-
-def scheduled_entries(account_id: str, lo: str, hi: str, descending: bool
-                      ) -> Iterator[dict[str, Any]]:
-    return base.query(keys.scheduled_of(account_id), index="GSI2", sk_between=(lo, hi),
-                      descending=descending)
 
 
 def tag_status_ids(name: str, lo: str, hi: str) -> list[str]:

@@ -75,12 +75,14 @@ def load_for_viewer(tags: Iterable[str], viewer_id: str | None, *, consistent: b
     return stats, edges, featured
 
 
-def followed_entries(account_id: str, lo: str, hi: str, descending: bool, limit: int
-                     ) -> list[dict[str, Any]]:
-    """A user's followed tags by follow id (index entries with `id` and `tag`)."""
+def followed_entries(account_id: str, low: int | None, high: int | None, descending: bool,
+                     limit: int) -> list[dict[str, Any]]:
+    """A user's followed tags by follow id, ids in [low, high] (None: unbounded; index entries
+    with `id` and `tag`)."""
     return [{**entry, "tag": keys.followed_tag_name(entry["SK"])}
             for entry in base.query(keys.followed_tags_of(account_id), index="GSI2",
-                                    sk_between=(lo, hi), descending=descending, limit=limit)]
+                                    sk_between=keys.id_range(low, high), descending=descending,
+                                    limit=limit)]
 
 
 def tag_followers_page(tag: str, after: str | None, limit: int) -> tuple[list[str], str | None]:

@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stratus.api.tags.tags import use_day
 from stratus.core import clock
 from stratus.core.errors import Busy
 from stratus.jobs.messages import Count
@@ -120,7 +119,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
             # A hashtag's uses that day (Trends::Tags#register: public originals only; a
             # tag's history is history, so removals and edits do not rewrite it).
             for name in item.get("tags", []):
-                tag_day(name, tags_repo.USES, use_day(item["id"]))
+                tag_day(name, tags_repo.USES, clock.day_of_id(item["id"]))
         if item.get("visibility") in DISTRIBUTABLE and not item.get("reblog_of_id"):
             for name in item.get("tags", []):
                 account_tag(name, sign, item.get("created_at") if inserted else None)
@@ -205,7 +204,7 @@ def _announce_deltas(job: Count, add: Any, sets: dict[Target, dict[str, Any]]) -
     elif job.item_type in ("fav", "reblog") and inserted:
         metric(_day(item.get("created_at")), "interactions", 1)
     elif job.item_type == "status" and not item.get("reblog_of_id"):
-        day = use_day(item["id"])
+        day = clock.day_of_id(item["id"])
         if inserted and item.get("in_reply_to_id"):
             metric(day, "interactions", 1)
         if item.get("local", True):

@@ -13,7 +13,6 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from stratus.api.statuses import polls
 from stratus.core import clock, ids, memo
 from stratus.core.paging import Budget
 from stratus.federation import actor_keys
@@ -25,6 +24,7 @@ from stratus.repo import accounts as accounts_repo
 from stratus.repo import effects as repo
 from stratus.repo import media as storage
 from stratus.repo import notifications as notifications_repo
+from stratus.repo import polls as polls_repo
 from stratus.repo import queues
 from stratus.repo import statuses as statuses_repo
 from stratus.workers import conversations, directory, links, tags
@@ -152,7 +152,7 @@ def unfavourited(job: jobs.Unfavourited) -> int:
 
 
 def poll_closed(job: jobs.PollClosed) -> int:
-    return _notify([*polls.voters(job.poll_id), job.account_id], "poll", job.account_id,
+    return _notify([*polls_repo.voter_ids(job.poll_id), job.account_id], "poll", job.account_id,
                    job.poll_id, job.status_id)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from stratus.core import clock
 from stratus.jobs import messages as jobs
-from stratus.repo import feeds, keys, queues
+from stratus.repo import feeds, queues
 from stratus.repo import lists as lists_repo
 from stratus.repo import statuses as statuses_repo
 from stratus.repo import tags as tags_repo
@@ -28,7 +28,6 @@ from stratus.workers import effects
 FEED_SIZE = 400  # entries kept per feed (Mastodon's FeedManager::MAX_ITEMS)
 FOLLOWERS_PAGE = 1000  # followers read per FanOut job
 BATCH = 250  # receivers per Deliver job
-ACTIVE_DAYS = 7  # Mastodon's USER_ACTIVE_DAYS: feeds of users idle longer are not fed
 MERGE_PER_ACCOUNT = 100  # Mastodon's merge_into_home: MAX_ITEMS / 4
 REGENERATE_PER_ACCOUNT = 40
 REGENERATE_ACCOUNTS = 50  # followed accounts per RegenerateHome job
@@ -42,14 +41,6 @@ FIELDS = ("id", "account_id", "visibility", "reblog_of_id", "reblog_of_account_i
 
 def fields_of(status: dict[str, Any]) -> dict[str, Any]:
     return {k: status[k] for k in FIELDS if status.get(k) is not None}
-
-
-def now_epoch() -> int:
-    return int(clock.now().timestamp())
-
-
-def active_until(now: int) -> int:
-    return now + ACTIVE_DAYS * 86400
 
 
 # --- the rules ----------------------------------------------------------------------------------
@@ -216,30 +207,30 @@ def _stream(event: str, status_id: str, receivers: Iterable[str] = (),
 def deliver(job: jobs.Deliver) -> int:
     status = job.status
     if job.removal:
-        homes = [keys.home_feed(r) for r in job.receivers]
+        homes = [feeds.home(r) for r in job.receivers]
         original = status.get("reblog_of_id")
         feeds.remove([(feed, status["id"]) for feed in homes],
                      markers=[(feed, original) for feed in homes] if original else [])
         _stream("delete", status["id"], job.receivers)
         return len(job.receivers)
-    now = now_epoch()
+    now = clock.epoch()
     author = status["account_id"]
-    metas = feeds.metas([keys.home_feed(r) for r in job.receivers])
+    metas = feeds.metas([feeds.home(r) for r in job.receivers])
     active = [r for r in job.receivers if r == author or
               (r not in job.exclusive and
-               int(metas.get(keys.home_feed(r), {}).get("active_until", 0)) > now)]
+               int(metas.get(feeds.home(r), {}).get("active_until", 0)) > now)]
     original = statuses_repo.get(status["reblog_of_id"]) if status.get("reblog_of_id") else None
     if status.get("reblog_of_id") and original is None:
         return 0  # boosted something already gone
     crutches = _crutches(active, [(status, original)], authors_blocking=job.via_tag)
     if job.via_tag:
         receivers = [r for r in active if not filtered_from_tags(status, r, crutches)]
-        delivered = _insert([(keys.home_feed(r), status) for r in receivers], now)
-        _stream("update", status["id"], [r for r in receivers if keys.home_feed(r) in delivered])
+        delivered = _insert([(feeds.home(r), status) for r in receivers], now)
+        _stream("update", status["id"], [r for r in receivers if feeds.home(r) in delivered])
         return len(receivers)
     receivers = [r for r in active if not filtered_from_home(status, original, r, crutches)]
-    delivered = _insert([(keys.home_feed(r), status) for r in receivers], now)
-    _stream("update", status["id"], [r for r in receivers if keys.home_feed(r) in delivered])
+    delivered = _insert([(feeds.home(r), status) for r in receivers], now)
+    _stream("update", status["id"], [r for r in receivers if feeds.home(r) in delivered])
     # "Notify me when they post": new posts only, not boosts or replies to others.
     if not original and (not status.get("in_reply_to_id") or
                          status.get("in_reply_to_account_id") == author):
@@ -269,7 +260,7 @@ def _merge(receiver: str, statuses: list[dict[str, Any]], now: int, *,
     pairs = [(s, o) for s, o in pairs if not (s.get("reblog_of_id") and o is None)]
     crutches = _crutches([receiver], pairs)
     members = _reply_targets_listed(listed, [s for s, _ in pairs]) if listed else set()
-    target = feed or keys.home_feed(receiver)
+    target = feed or feeds.home(receiver)
     kept = [(target, s) for s, o in pairs
             if not filtered_from_home(s, o, receiver, crutches) and
             not (listed and filtered_from_list(s, listed, members))]
@@ -277,8 +268,8 @@ def _merge(receiver: str, statuses: list[dict[str, Any]], now: int, *,
 
 
 def merge_into_home(job: jobs.MergeIntoHome) -> int:
-    now = now_epoch()
-    meta = feeds.meta(keys.home_feed(job.account_id)) or {}
+    now = clock.epoch()
+    meta = feeds.meta(feeds.home(job.account_id)) or {}
     if int(meta.get("active_until", 0)) <= now:
         return 0  # an idle feed is rebuilt from scratch when its owner returns
     return _merge(job.account_id, _recent(job.target_id, MERGE_PER_ACCOUNT), now)
@@ -289,7 +280,7 @@ def clear_from_home(job: jobs.ClearFromHome) -> int:
     posted or boosted (Mastodon's unmerge_from_home: others' boosts of it stay, the owner still
     follows them); a block or mute also takes boosts of the target's statuses and statuses
     mentioning the target, or boosting one that does (clear_from_home)."""
-    feed = keys.home_feed(job.account_id)
+    feed = feeds.home(job.account_id)
     present = feeds.entries_by(feed, None, limit=FEED_SIZE * 2)
     target = job.target_id
     if job.unmerge:
@@ -314,8 +305,8 @@ def clear_from_home(job: jobs.ClearFromHome) -> int:
 
 # --- a returning user ------------------------------------------------------------------------------
 def regenerate_home(job: jobs.RegenerateHome) -> int:
-    now = now_epoch()
-    feed = keys.home_feed(job.account_id)
+    now = clock.epoch()
+    feed = feeds.home(job.account_id)
     merged = 0
     if not job.started:
         merged += len(_insert([(feed, s) for s in _recent(job.account_id, FEED_SIZE // 2)], now))
@@ -362,7 +353,7 @@ def _reply_targets_listed(listed: dict[str, Any], statuses: list[dict[str, Any]]
 
 def deliver_to_lists(job: jobs.DeliverToLists) -> int:
     status = job.status
-    feeds_ = [keys.list_feed(listed["id"]) for listed in job.lists]
+    feeds_ = [feeds.of_list(listed["id"]) for listed in job.lists]
     if job.removal:
         original = status.get("reblog_of_id")
         feeds.remove([(feed, status["id"]) for feed in feeds_],
@@ -370,10 +361,10 @@ def deliver_to_lists(job: jobs.DeliverToLists) -> int:
         _stream("delete", status["id"], lists=[
             {"id": listed["id"], "owner_id": listed["owner_id"]} for listed in job.lists])
         return len(feeds_)
-    now = now_epoch()
+    now = clock.epoch()
     owners = sorted({listed["owner_id"] for listed in job.lists})
-    metas = feeds.metas([keys.home_feed(o) for o in owners])
-    active = {o for o in owners if int(metas.get(keys.home_feed(o), {}).get("active_until", 0))
+    metas = feeds.metas([feeds.home(o) for o in owners])
+    active = {o for o in owners if int(metas.get(feeds.home(o), {}).get("active_until", 0))
               > now}
     original = statuses_repo.get(status["reblog_of_id"]) if status.get("reblog_of_id") else None
     if status.get("reblog_of_id") and original is None:
@@ -389,11 +380,11 @@ def deliver_to_lists(job: jobs.DeliverToLists) -> int:
         if filtered_from_list(status, listed, members) or \
                 filtered_from_home(status, original, owner, crutches):
             continue
-        kept.append((keys.list_feed(listed["id"]), status))
+        kept.append((feeds.of_list(listed["id"]), status))
     delivered = set(_insert(kept, now))
     _stream("update", status["id"], lists=[
         {"id": listed["id"], "owner_id": listed["owner_id"]} for listed in job.lists
-        if keys.list_feed(listed["id"]) in delivered])
+        if feeds.of_list(listed["id"]) in delivered])
     return len(delivered)
 
 
@@ -401,12 +392,12 @@ def merge_into_list(job: jobs.MergeIntoList) -> int:
     listed = lists_repo.get(job.owner_id, job.list_id)
     if listed is None:
         return 0
-    return _merge(job.owner_id, _recent(job.account_id, MERGE_PER_ACCOUNT), now_epoch(),
-                  feed=keys.list_feed(job.list_id), listed=listed)
+    return _merge(job.owner_id, _recent(job.account_id, MERGE_PER_ACCOUNT), clock.epoch(),
+                  feed=feeds.of_list(job.list_id), listed=listed)
 
 
 def clear_from_list(job: jobs.ClearFromList) -> int:
-    feed = keys.list_feed(job.list_id)
+    feed = feeds.of_list(job.list_id)
     doomed = feeds.entries_by(feed, {job.account_id}, limit=FEED_SIZE * 2)
     feeds.remove([(feed, e["status_id"]) for e in doomed],
                  markers=[(feed, e["reblog_of_id"]) for e in doomed if e.get("reblog_of_id")])
@@ -417,7 +408,7 @@ def drop_list(job: jobs.DropList) -> int:
     """A deleted list: its members go (their removal clears nothing more: the feed goes)."""
     members = [m["account_id"] for m in lists_repo.members(job.list_id)]
     lists_repo.remove_members(job.list_id, members)
-    feeds.drop(keys.list_feed(job.list_id))
+    feeds.drop(feeds.of_list(job.list_id))
     return len(members)
 
 

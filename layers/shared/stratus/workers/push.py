@@ -34,7 +34,6 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from stratus.api.push import push as subscriptions
 from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.jobs import messages as jobs
@@ -153,10 +152,21 @@ def content(job: jobs.PushNotification) -> dict[str, Any] | None:
     }
 
 
+def access_token(subscription: dict[str, Any]) -> str | None:
+    """The token a subscription was made with (sealed by api/push/push.py with the
+    subscription's id), for the push payload; None if it does not open (the instance secret
+    changed)."""
+    try:
+        return secrets.unseal(subscription["sealed_token"],
+                              str(subscription["id"]).encode()).decode("utf-8")
+    except (KeyError, ValueError):
+        return None
+
+
 def payload(subscription: dict[str, Any], shared: dict[str, Any]) -> bytes:
     """Web::NotificationSerializer: access_token, preferred_locale, notification_id,
     notification_type, icon, title, body."""
-    return json.dumps({"access_token": subscriptions.access_token(subscription), **shared},
+    return json.dumps({"access_token": access_token(subscription), **shared},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

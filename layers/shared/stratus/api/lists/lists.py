@@ -12,7 +12,6 @@ from stratus.core.paging import Page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
 from stratus.read import status_views
-from stratus.repo import keys
 from stratus.repo import lists as repo
 from stratus.repo import relationships as graph
 
@@ -146,7 +145,3 @@ def containing(viewer: Viewer, account_id: str) -> list[dict[str, Any]]:
 
 def is_member(list_id: str, account_id: str) -> bool:
     return bool(repo.memberships(list_id, [account_id]))
-
-
-def list_feed(list_id: str) -> str:
-    return keys.list_feed(list_id)

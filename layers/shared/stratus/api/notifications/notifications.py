@@ -37,7 +37,6 @@ from stratus.core.params import flag
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
 from stratus.read import filters, notification_rules, relationships, status_views
-from stratus.repo import keys
 from stratus.repo import notifications as repo
 from stratus.repo import statuses as statuses_repo
 
@@ -196,9 +195,8 @@ def list_notifications(viewer: Viewer, params: dict[str, Any], page: Page
     wanted = browse(params)
     if wanted.nothing:
         return [], []
-    lo, hi = keys.id_range(*page.id_range())
     budget = Budget()
-    found = repo.entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
+    found = repo.entries(viewer.account_id, *page.id_range(), not page.ascending, budget=budget,
                          step=page.step, filter=wanted.listing_filter())
     shown = _Shown(viewer.account_id)
     filled = fill_page(found, lambda batch: _keep_visible(viewer.account_id, batch, shown), page,
@@ -267,8 +265,8 @@ def unread_count(viewer: Viewer, params: dict[str, Any], *, grouped: bool = Fals
             _heads_serve(wanted, grouped_types(params)):
         # Every entry of the grouped listing is a group (types would need reading each one).
         return {"count": len(repo.count_heads_since(viewer.account_id, after, limit, budget))}
-    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
-    found = repo.entries(viewer.account_id, lo, hi, False, budget=budget,
+    found = repo.entries(viewer.account_id, int(after) + 1 if after else None, None, False,
+                         budget=budget,
                          step=min(limit, 100), filter=wanted.listing_filter())
     if not grouped:
         return {"count": sum(1 for _ in islice(found, limit))}
@@ -336,9 +334,8 @@ def _visible_candidates(viewer_id: str, candidates: list[_Candidate],
 
 
 def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget, shown: _Shown):
-    lo, hi = keys.id_range(*page.id_range())
-    entries = repo.head_entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
-                                step=page.step)
+    entries = repo.head_entries(viewer.account_id, *page.id_range(), not page.ascending,
+                                budget=budget, step=page.step)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[_Candidate]:
         found = repo.items_of(batch)
@@ -365,9 +362,8 @@ def _from_notifications(viewer: Viewer, wanted: Browse, kinds: frozenset[str], p
                         budget: Budget, shown: _Shown):
     """Mastodon's own grouping of a page: walk the notifications by id, the first one met of
     each group stands for it."""
-    lo, hi = keys.id_range(*page.id_range())
-    found = repo.entries(viewer.account_id, lo, hi, not page.ascending, budget=budget,
-                         step=page.step, filter=wanted.listing_filter())
+    found = repo.entries(viewer.account_id, *page.id_range(), not page.ascending,
+                         budget=budget, step=page.step, filter=wanted.listing_filter())
     seen: set[str] = set()
 
     def hydrate(batch: list[dict[str, Any]]) -> list[_Candidate]:
@@ -545,7 +541,7 @@ def dismiss_group(viewer: Viewer, group_key: str) -> dict[str, Any]:
 
 # --- notification policy and requests ------------------------------------------------------------
 def _requests_summary(viewer: Viewer) -> tuple[int, int]:
-    entries = list(repo.request_entries(viewer.account_id, *keys.id_range(None, None), True,
+    entries = list(repo.request_entries(viewer.account_id, None, None, True,
                                         limit=REQUEST_SUMMARY_LIMIT))
     requests = repo.requests_of(entries)
     return len(requests), sum(max(int(r.get("notifications_count", 0)), 0) for r in requests)
@@ -584,8 +580,7 @@ def _render_requests(viewer: Viewer, requests: list[dict[str, Any]]) -> list[dic
 
 
 def list_requests(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
-    lo, hi = keys.id_range(*page.id_range())
-    entries = list(repo.request_entries(viewer.account_id, lo, hi, not page.ascending,
+    entries = list(repo.request_entries(viewer.account_id, *page.id_range(), not page.ascending,
                                         limit=page.limit))
     if page.ascending:
         entries.reverse()

@@ -171,13 +171,3 @@ def update(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
 def unsubscribe(viewer: Viewer) -> dict[str, Any]:
     repo.delete(*_owner(viewer))
     return {}
-
-
-def access_token(subscription: dict[str, Any]) -> str | None:
-    """The token a subscription was made with (for the push payload); None if it does not
-    open (the instance secret changed)."""
-    try:
-        return secrets.unseal(subscription["sealed_token"],
-                              str(subscription["id"]).encode()).decode("utf-8")
-    except (KeyError, ValueError):
-        return None

@@ -40,7 +40,7 @@ from stratus.jobs import messages as jobs
 from stratus.model.relationships import Relationships
 from stratus.read import filters, relationships, status_views
 from stratus.repo import announcements as announcements_repo
-from stratus.repo import connections, feeds, keys
+from stratus.repo import connections, feeds
 from stratus.repo import conversations as conversations_repo
 from stratus.repo import instance as instance_repo
 from stratus.repo import lists as lists_repo
@@ -151,7 +151,7 @@ def subscription(listener: Listener, name: str | None, params: dict[str, Any]) -
         tag = params.get("tag")
         if not isinstance(tag, str) or not tag.strip():
             raise StreamError(400, "Missing tag name parameter")
-        return Subscription(keys.stream_key(name, tag.strip().lower()), (name, tag), False)
+        return Subscription(connections.stream_key(name, tag.strip().lower()), (name, tag), False)
     if name == "list":
         list_id = params.get("list")
         if list_id is None or str(list_id) == "":
@@ -159,7 +159,7 @@ def subscription(listener: Listener, name: str | None, params: dict[str, Any]) -
         list_id = str(list_id)
         if not ids.is_id(list_id) or lists_repo.get(listener.account_id, list_id) is None:
             raise StreamError(401, "Not authorized to stream this list")
-        return Subscription(keys.stream_key("list", list_id), ("list", list_id), True)
+        return Subscription(connections.stream_key("list", list_id), ("list", list_id), True)
     if name == "user":
         extra = (USER_WITH_NOTIFICATIONS,) if _may(listener.scopes, "read:notifications") \
             else ()
@@ -173,7 +173,7 @@ def stream_of(key: str) -> list[str]:
     """The `stream` array of an account stream's key."""
     if key == USER_WITH_NOTIFICATIONS:
         return ["user"]
-    return keys.stream_name(key)
+    return connections.stream_name(key)
 
 
 def subscribe(connection_id: str, listener: Listener, sub: Subscription) -> None:
@@ -350,9 +350,9 @@ def public_keys(job: jobs.StreamStatus) -> list[str]:
         return []
     found = []
     for tag in dict.fromkeys(t.lower() for t in job.tags):
-        found.append(keys.stream_key("hashtag", tag))
+        found.append(connections.stream_key("hashtag", tag))
         if job.local:
-            found.append(keys.stream_key("hashtag:local", tag))
+            found.append(connections.stream_key("hashtag:local", tag))
     if not (job.in_reply_to_id and job.in_reply_to_account_id != job.account_id):
         where = "public:local" if job.local else "public:remote"
         found += ["public", where]
@@ -417,9 +417,9 @@ def _edit_to_homes(item: dict[str, Any]) -> int:
         listening = {a: s for a, s in connections.account_listeners(page).items()
                      if s.get("user")}
         if listening:
-            holding = feeds.present([(keys.home_feed(a), item["id"]) for a in listening],
+            holding = feeds.present([(feeds.home(a), item["id"]) for a in listening],
                                     markers=False)
-            owners = [a for a in listening if (keys.home_feed(a), item["id"]) in holding]
+            owners = [a for a in listening if (feeds.home(a), item["id"]) in holding]
             posted += _to_accounts("status.update", item, {a: listening[a] for a in owners},
                                    "user")
         if after is None:
@@ -434,15 +434,15 @@ def _edit_to_lists(item: dict[str, Any]) -> int:
         return 0
     listening = connections.account_listeners(sorted({t["owner_id"] for t in targets}))
     wanted = [t for t in targets
-              if listening.get(t["owner_id"], {}).get(keys.stream_key("list", t["id"]))]
+              if listening.get(t["owner_id"], {}).get(connections.stream_key("list", t["id"]))]
     if not wanted:
         return 0
-    holding = feeds.present([(keys.list_feed(t["id"]), item["id"]) for t in wanted],
+    holding = feeds.present([(feeds.of_list(t["id"]), item["id"]) for t in wanted],
                             markers=False)
     posted = 0
     for listed in wanted:
-        if (keys.list_feed(listed["id"]), item["id"]) in holding:
-            stream = keys.stream_key("list", listed["id"])
+        if (feeds.of_list(listed["id"]), item["id"]) in holding:
+            stream = connections.stream_key("list", listed["id"])
             posted += _to_accounts("status.update", item,
                                    {listed["owner_id"]: listening[listed["owner_id"]]}, stream)
     return posted
@@ -491,7 +491,8 @@ def stream_to_feeds(job: jobs.StreamToFeeds) -> int:
                     for streams in homes.values() for cid in sorted(streams.get("user", ()))]
         messages += [(cid, frame(["list", listed["id"]], "delete", job.status_id))
                      for listed, streams in lists
-                     for cid in sorted(streams.get(keys.stream_key("list", listed["id"]), ()))]
+                     for cid in sorted(streams.get(connections.stream_key("list", listed["id"]),
+                                                   ()))]
         return _post_all(messages, _owners(listening))
     item = statuses_repo.get(job.status_id)
     if item is None:
@@ -499,7 +500,7 @@ def stream_to_feeds(job: jobs.StreamToFeeds) -> int:
     posted = _to_accounts("update", item, homes, "user")
     for listed, streams in lists:
         posted += _to_accounts("update", item, {listed["owner_id"]: streams},
-                               keys.stream_key("list", listed["id"]))
+                               connections.stream_key("list", listed["id"]))
     return posted
 
 

@@ -1,6 +1,6 @@
 """Hashtags: the Tag entity (with a week of `history` and whether the viewer `following` it),
-following and unfollowing tags, the followed-tags list, and the daily uses the effects worker
-records for a tag's history.
+following and unfollowing tags, and the followed-tags list. The daily uses a tag's history
+counts are recorded by the effects worker (workers/tags.py).
 
 History without a Scan: a public original status counts one use of each of its tags on the day
 it was posted, and the first use by an account that day writes a `tag_use` item that counts one
@@ -21,7 +21,6 @@ from stratus.core.errors import NotFound
 from stratus.core.paging import Page
 from stratus.http import ratelimit
 from stratus.model.viewer import Viewer
-from stratus.repo import keys
 from stratus.repo import tags as repo
 from stratus.text import formatter
 
@@ -40,11 +39,6 @@ def tag_id(tag: str) -> str:
     """A tag's id: derived from its normalised name, so every tag — one nobody has used yet
     too — has the same id everywhere without a stored counter (a positive 63-bit integer)."""
     return str(int.from_bytes(hashlib.sha256(tag.encode()).digest()[:8], "big") >> 1 or 1)
-
-
-def use_day(status_id: str) -> str:
-    """The UTC day (`yyyymmdd`) a status was posted on, from its id."""
-    return clock.day_key(clock.from_epoch(ids.timestamp_ms(status_id) / 1000))
 
 
 def history(stats: dict[str, Any] | None) -> list[dict[str, str]]:
@@ -115,19 +109,10 @@ def unfollow(viewer: Viewer, raw: str) -> dict[str, Any]:
 def followed(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     """GET /api/v1/followed_tags: the viewer's followed tags, newest follow first, and the
     follow ids the Link header continues from."""
-    lo, hi = keys.id_range(*page.id_range())
-    entries = repo.followed_entries(viewer.account_id, lo, hi, not page.ascending, page.limit)
+    entries = repo.followed_entries(viewer.account_id, *page.id_range(), not page.ascending,
+                                    page.limit)
     if page.ascending:
         entries.reverse()
     stats, _ = repo.load([e["tag"] for e in entries], None)
     rendered = [entity(e["tag"], e["tag"], stats.get(e["tag"]), True) for e in entries]
     return rendered, [entries[0]["id"], entries[-1]["id"]] if entries else []
-
-
-def record_uses(tags: list[str], status_id: str, account_id: str) -> int:
-    """A public original status used `tags`: note the account as a user of each that day
-    (the counters worker counts the first note per account and day). Returns how many notes
-    were new (none on redelivery)."""
-    day = use_day(status_id)
-    expires = int(clock.now().timestamp()) + repo.USE_TTL
-    return sum(int(repo.record_use(tag, day, account_id, expires)) for tag in tags)

@@ -20,10 +20,9 @@ from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
 from stratus.read import filters, relationships, status_views
-from stratus.repo import feeds, keys, queues
+from stratus.repo import feeds, queues
 from stratus.repo import statuses as repo
 from stratus.text import formatter
-from stratus.workers import fanout
 
 MAX_EXTRA_TAGS = 4  # Mastodon takes at most 4 tags from each of any[], all[], none[]
 REFRESH_RETRY_SECONDS = 3
@@ -78,17 +77,17 @@ def refresh_id(account_id: str) -> str:
 def _home_state(viewer: Viewer) -> Refresh | None:
     """Keep the viewer's feed marked active; start rebuilding it if it went stale (or never
     existed). Returns the rebuild in progress, if any."""
-    feed = keys.home_feed(viewer.account_id)
-    now = fanout.now_epoch()
+    feed = feeds.home(viewer.account_id)
+    now = clock.epoch()
     meta = feeds.meta(feed) or {}
     until = int(meta.get("active_until", 0))
     if until <= now:
-        if feeds.start_regeneration(feed, fanout.active_until(now)):
+        if feeds.start_regeneration(feed, feeds.active_until(now)):
             queues.send(queues.url("fanout"), [
                 jobs.RegenerateHome(account_id=viewer.account_id).to_dict()])
         return Refresh(refresh_id(viewer.account_id), True)
-    if until < fanout.active_until(now) - 3600:
-        feeds.set_meta(feed, active_until=fanout.active_until(now))
+    if until < feeds.active_until(now) - 3600:
+        feeds.set_meta(feed, active_until=feeds.active_until(now))
     if meta.get("state") == "regenerating":
         return Refresh(refresh_id(viewer.account_id), True)
     return None
@@ -100,8 +99,7 @@ def home(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str], R
     refresh = _home_state(viewer)
     relations = relationships.loader(viewer.account_id)
     budget = Budget()
-    lo, hi = keys.id_range(*page.id_range())
-    entries = feeds.entries(keys.home_feed(viewer.account_id), lo, hi, not page.ascending,
+    entries = feeds.entries(feeds.home(viewer.account_id), *page.id_range(), not page.ascending,
                             budget=budget, step=page.step)
     filled = fill_page(({"id": e["status_id"]} for e in entries),
                        _renderer(viewer.account_id, relations, "home"), page,
@@ -115,8 +113,7 @@ def list_timeline(viewer: Viewer, list_id: str, page: Page
     lists.own(viewer, list_id)
     relations = relationships.loader(viewer.account_id)
     budget = Budget()
-    lo, hi = keys.id_range(*page.id_range())
-    entries = feeds.entries(keys.list_feed(list_id), lo, hi, not page.ascending,
+    entries = feeds.entries(feeds.of_list(list_id), *page.id_range(), not page.ascending,
                             budget=budget, step=page.step)
     filled = fill_page(({"id": e["status_id"]} for e in entries),
                        _renderer(viewer.account_id, relations, "home"), page,
@@ -128,7 +125,7 @@ def refresh_status(viewer: Viewer, wanted_id: str) -> dict[str, Any]:
     """GET /api/v1_alpha/async_refreshes/:id for the viewer's own home rebuild."""
     if wanted_id != refresh_id(viewer.account_id):
         raise NotFound()
-    meta = feeds.meta(keys.home_feed(viewer.account_id)) or {}
+    meta = feeds.meta(feeds.home(viewer.account_id)) or {}
     running = meta.get("state") == "regenerating"
     return {"async_refresh": {"id": wanted_id, "status": "running" if running else "finished",
                               "result_count": None}}
@@ -158,18 +155,15 @@ def _public_candidates(scope: str, page: Page, only_media: bool, budget: Budget,
     high = high if high is not None else _now_id()
     if low > high:
         return []
-    lo, hi = keys.pad(low), keys.pad(high)
     descending = not page.ascending
-    first, last = keys.public_hour(high), keys.public_hour(low)
-    hour: str | None = first if descending else last
-    bound = last if descending else first
     found: list[dict[str, Any]] = []
-    while hour is not None and len(found) < page.limit and not budget.spent:
-        entries = repo.public_bucket_entries(scope, hour, lo, hi, descending,
+    for hour in repo.public_hours(scope, low, high, descending):
+        if len(found) >= page.limit or budget.spent:
+            break
+        entries = repo.public_bucket_entries(scope, hour, low, high, descending,
                                              limit=page.limit - len(found),
                                              only_media=only_media, budget=budget)
         found += hydrate(entries)
-        hour = repo.next_public_hour(scope, hour, bound, descending)
     return found
 
 
@@ -211,11 +205,12 @@ def tag(viewer_id: str | None, name: str, params: dict[str, Any], page: Page
     allof = _tag_list(params.get("all[]") or params.get("all"))
     noneof = set(_tag_list(params.get("none[]") or params.get("none")))
     local = True if flag(params.get("local")) else (False if flag(params.get("remote")) else None)
-    lo, hi = keys.id_range(*page.id_range())
+    low, high = page.id_range()
     descending = not page.ascending
     budget = Budget()
-    streams = [repo.tag_entries(t, lo, hi, descending, only_media=flag(params.get("only_media")),
-                                local=local, budget=budget, step=page.step)
+    streams = [repo.tag_entries(t, low, high, descending,
+                                only_media=flag(params.get("only_media")), local=local,
+                                budget=budget, step=page.step)
                for t in anyof]
     merged = heapq.merge(*streams, key=lambda e: int(e["id"]), reverse=descending)
 
