@@ -37,8 +37,8 @@ from stratus.read import relationships, status_views
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import actor_keys as keys_repo
 from stratus.repo import featured_tags as featured_tags_repo
+from stratus.repo import follows as follows_repo
 from stratus.repo import instance as instance_repo
-from stratus.repo import keys
 from stratus.repo import relationships as graph_repo
 from stratus.repo import statuses as statuses_repo
 
@@ -95,8 +95,8 @@ def _relations(author_id: str, reader: Reader) -> relationships.Loader:
     if reader is None:
         return loader
     domain = reader.get("domain") or ""
-    domain_blocks = [keys.user_domain_block(author_id, d)
-                     for d in dict.fromkeys((domain, hosts.hostname(domain))) if d]
+    domain_blocks = graph_repo.domain_block_keys(
+        author_id, [d for d in dict.fromkeys((domain, hosts.hostname(domain))) if d])
     view, blocking_domain = graph_repo.load(reader["id"], [author_id], full=False,
                                             extra=domain_blocks)
     if author_id in view.blocked_by or blocking_domain:
@@ -305,10 +305,10 @@ def outbox(username: str, params: dict[str, Any], reader: Reader = None) -> dict
         return str(value) if value is not None and ids.is_id(str(value)) else None
 
     page = Page(max_id=cursor("max_id"), min_id=cursor("min_id"), limit=OUTBOX_LIMIT)
-    lo, hi = keys.id_range(*page.id_range())
     budget = Budget()
-    entries = statuses_repo.account_status_entries(account.id, lo, hi, not page.ascending,
-                                                   budget=budget, step=page.step)
+    entries = statuses_repo.account_statuses_between(account.id, *page.id_range(),
+                                                     not page.ascending, budget=budget,
+                                                     step=page.step)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         found = statuses_repo.get_many([e["id"] for e in batch])
@@ -352,10 +352,10 @@ def _follow_collection(username: str, params: dict[str, Any], followers: bool,
         raise Forbidden()
     max_id = params.get("max_id")
     max_id = str(max_id) if max_id is not None and ids.is_id(str(max_id)) else None
-    lo, hi = keys.id_range(None, int(max_id) - 1 if max_id else None)
-    listing = graph_repo.followers if followers else graph_repo.followings
+    listing = follows_repo.followers_between if followers else follows_repo.followings_between
     entries = []
-    for entry in listing(account.id, lo, hi, True, budget=Budget(), step=FOLLOW_PER_PAGE):
+    for entry in listing(account.id, None, int(max_id) - 1 if max_id else None, True,
+                         budget=Budget(), step=FOLLOW_PER_PAGE):
         entries.append(entry)
         if len(entries) == FOLLOW_PER_PAGE:
             break
@@ -385,9 +385,7 @@ def featured(username: str, reader: Reader = None) -> dict[str, Any]:
     """Pinned statuses the reader may see (public and unlisted ones for anyone) as Notes,
     newest pin first."""
     account = _available(local_account(username, reader))
-    pins = statuses_repo.edge_entries("GSI2", keys.edges_of("PIN", account.id),
-                                      *keys.id_range(None, None), descending=True)
-    pinned_ids = [e["status_id"] for e in pins]
+    pinned_ids = statuses_repo.pinned_status_ids(account.id)
     found = statuses_repo.get_many(pinned_ids)
     _load_authors(account, list(found.values()))
     items = [found[s] for s in pinned_ids if s in found and _served(account, found[s], None)]

@@ -29,8 +29,9 @@ from stratus.model.relationships import FollowOptions
 from stratus.model.viewer import Viewer
 from stratus.read import accounts as accounts_read
 from stratus.read import relationships
-from stratus.repo import base, keys
+from stratus.repo import follows as follows_repo
 from stratus.repo import relationships as repo
+from stratus.repo import transaction
 
 SELF_FOLLOW = "Following your own account is not allowed"
 NOT_ALLOWED = "This action is not allowed"
@@ -85,11 +86,13 @@ def follow(viewer: Viewer, target_id: str, params: dict[str, Any]
     headers: dict[str, str] = {}
     if target.id in view.following or target.id in view.requested:
         requested = target.id not in view.following
-        key = keys.follow_request(target.id, me) if requested else keys.follow(me, target.id)
         if changes:
             try:
-                repo.write([repo.options_update(key, changes)])
-            except base.ConditionFailed:  # unfollowed or accepted meanwhile: start again
+                if requested:
+                    repo.update_follow_request(target.id, me, changes)
+                else:
+                    repo.update_follow(me, target.id, changes)
+            except transaction.ConditionFailed:  # unfollowed or accepted meanwhile: again
                 return follow(viewer, target_id, params)
         current = view.requested if requested else view.following
         current[target.id] = _options(current[target.id], changes)
@@ -104,11 +107,8 @@ def follow(viewer: Viewer, target_id: str, params: dict[str, Any]
     item = (repo.follow_request_item(ids.new_id(), me, target.id, options, uri=uri,
                                      remote_target=remote) if locked
             else repo.follow_item(ids.new_id(), me, target.id, options))
-    try:
-        repo.write([repo.create_op(item),
-                    repo.absent_op(keys.block(target.id, me), Forbidden(NOT_ALLOWED)),
-                    repo.absent_op(keys.block(me, target.id), Forbidden(NOT_ALLOWED))])
-    except base.ConditionFailed:  # made concurrently: apply the options to it
+    if not follows_repo.create_unless_blocked(item, blocked=Forbidden(NOT_ALLOWED)):
+        # Made concurrently: apply the options to it.
         return follow(viewer, target_id, params)[0], headers
     (view.requested if locked else view.following)[target.id] = options
     return target.entity(), headers
@@ -122,7 +122,7 @@ def unfollow(viewer: Viewer, target_id: str) -> dict[str, Any]:
     if target.id in view.following:
         _end_follow(me, target.id)
     if target.id in view.requested:
-        repo.remove(keys.follow_request(target.id, me))
+        repo.remove_follow_request(target.id, me)
     view.following.pop(target.id, None)
     view.requested.pop(target.id, None)
     view.endorsed.discard(target.id)
@@ -154,22 +154,20 @@ def authorize(viewer: Viewer, requester_id: str) -> dict[str, Any]:
     `follow_request` one goes with the request)."""
     requester = relationships.subject(viewer, requester_id)
     me = viewer.account_id
-    request = repo.get(keys.follow_request(me, requester.id))
+    request = repo.get_follow_request(me, requester.id)
     if request is None:
         raise NotFound()
     options = FollowOptions(reblogs=bool(request.get("show_reblogs", True)),
                             notify=bool(request.get("notify", False)),
                             languages=tuple(request["languages"]) if request.get("languages")
                             else None)
-    ops = [repo.remove_op(keys.follow_request(me, requester.id), NotFound())]
+    follow_ = None
     if requester.id not in requester.relations.followed_by:
         # A remote requester's follow keeps its Follow's id: the outbox Accepts it.
-        ops.append(repo.create_op(repo.follow_item(ids.new_id(), requester.id, me, options,
-                                                   authorized=True, uri=request.get("uri"))))
-    try:
-        repo.write(ops)
-    except base.ConditionFailed:
-        pass  # it follows already (authorized concurrently): the request is gone either way
+        follow_ = repo.follow_item(ids.new_id(), requester.id, me, options, authorized=True,
+                                   uri=request.get("uri"))
+    # False: it follows already (authorized concurrently); the request is gone either way.
+    follows_repo.authorize_request(me, requester.id, follow_, gone=NotFound())
     requester.relations.requested_by.discard(requester.id)
     requester.relations.followed_by.add(requester.id)
     return requester.entity()
@@ -178,15 +176,15 @@ def authorize(viewer: Viewer, requester_id: str) -> dict[str, Any]:
 def reject(viewer: Viewer, requester_id: str) -> dict[str, Any]:
     """POST /api/v1/follow_requests/:account_id/reject."""
     requester = relationships.subject(viewer, requester_id)
-    if repo.remove(keys.follow_request(viewer.account_id, requester.id)) is None:
+    if repo.remove_follow_request(viewer.account_id, requester.id) is None:
         raise NotFound()
     requester.relations.requested_by.discard(requester.id)
     return requester.entity()
 
 
 # --- lists ----------------------------------------------------------------------------------------
-def _bounds(page: Page) -> tuple[str, str, bool]:
-    return (*keys.id_range(*page.id_range()), not page.ascending)
+def _bounds(page: Page) -> tuple[int | None, int | None, bool]:
+    return (*page.id_range(), not page.ascending)
 
 
 def account_page(entries, account_of, page: Page, budget: Budget,
@@ -218,9 +216,9 @@ def _collection(viewer: Viewer | None, account_id: str, page: Page, followers_: 
             (owner.get("hide_collections") and not mine) or owner.get("suspended"):
         return [], []
     budget = Budget()
-    lo, hi, descending = _bounds(page)
-    listing = repo.followers if followers_ else repo.followings
-    entries = listing(owner["id"], lo, hi, descending, budget=budget, step=page.step)
+    low, high, descending = _bounds(page)
+    listing = follows_repo.followers_between if followers_ else follows_repo.followings_between
+    entries = listing(owner["id"], low, high, descending, budget=budget, step=page.step)
     account_of = (lambda e: e["account_id"]) if followers_ else (lambda e: e["target_id"])
 
     def keep(account: str) -> bool:
@@ -264,7 +262,7 @@ def following(viewer: Viewer | None, account_id: str, page: Page
 def requests(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     """GET /api/v1/follow_requests: accounts asking to follow the viewer, newest first."""
     budget = Budget()
-    lo, hi, descending = _bounds(page)
-    entries = repo.follow_requests(viewer.account_id, lo, hi, descending, budget=budget,
-                                   step=page.step)
+    low, high, descending = _bounds(page)
+    entries = follows_repo.requests_between(viewer.account_id, low, high, descending,
+                                            budget=budget, step=page.step)
     return account_page(entries, lambda e: e["account_id"], page, budget)
