@@ -12,8 +12,7 @@ as two local stacks)."""
 from __future__ import annotations
 
 from stratus.federation.inbox.common import Context, domain, local_account_id, object_id
-from stratus.repo import keys
-from stratus.repo import relationships as repo
+from stratus.repo import blocks as blocks_repo
 
 
 def handle(ctx: Context) -> None:
@@ -24,7 +23,7 @@ def handle(ctx: Context) -> None:
         return
     host = domain(ctx.actor["uri"])
     if host and host != ctx.actor.get("domain") and \
-            repo.get(keys.user_domain_block(target_id, host)) is not None:
+            blocks_repo.blocks_domain(target_id, host):
         follows.reject_follow(target_id, ctx.actor_id, ctx.activity["id"])
         return
     follows.remote_follow(ctx.actor_id, target_id, ctx.activity["id"])

@@ -1,0 +1,53 @@
+"""Blocks, written once for the local and the federated path: a block and what it ends, an
+unblock, and whether a user blocks a domain.
+
+A block ends, in the transaction that writes it, what it cannot coexist with both ways — the
+follows, the pending follow requests and the endorsements that went with the follows —
+as Mastodon's BlockService and ActivityPub::Activity::Block do (UnfollowService both ways,
+RejectFollowService; a follow's endorsement goes with it). A follow is written with checks that
+neither block exists, so the two never interleave. What follows from the stream is the
+outbox's: counters, the notifications those edges made, telling the other server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stratus.core import ids
+from stratus.repo import base, keys
+from stratus.repo.relationships import block_item, create_op, get, remove, remove_op
+
+
+def block_ops(blocker_id: str, target_id: str, *, uri: str | None = None) -> list[base.Op]:
+    """The ops of a new block of `target_id` by `blocker_id` (`uri`: the id of the Block
+    activity that made it, for one from another server): the block edge, written only if
+    there is none yet, and the removal of the follows, requests and endorsements both ways."""
+    item = block_item(ids.new_id(), blocker_id, target_id)
+    if uri:
+        item["uri"] = uri
+    ops = [create_op(item)]
+    for follower, followed in ((blocker_id, target_id), (target_id, blocker_id)):
+        ops += [remove_op(keys.follow(follower, followed)),
+                remove_op(keys.endorsement(follower, followed)),
+                remove_op(keys.follow_request(followed, follower))]
+    return ops
+
+
+def block(blocker_id: str, target_id: str, *, uri: str | None = None) -> bool:
+    """Block in one transaction (`block_ops`); False when the block existed already (then
+    nothing is written: the transaction that made it ended the same edges)."""
+    try:
+        base.transact(block_ops(blocker_id, target_id, uri=uri))
+    except base.ConditionFailed:
+        return False
+    return True
+
+
+def unblock(blocker_id: str, target_id: str) -> dict[str, Any] | None:
+    """Remove a block; returns it as it was (None if there was none)."""
+    return remove(keys.block(blocker_id, target_id))
+
+
+def blocks_domain(account_id: str, domain: str) -> bool:
+    """Whether a user blocks a domain (a user domain block; a consistent read)."""
+    return get(keys.user_domain_block(account_id, domain)) is not None
