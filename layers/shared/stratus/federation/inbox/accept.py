@@ -8,26 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.federation.inbox.common import Context, local_account_id, object_id, object_type
-from stratus.repo import keys
-from stratus.repo import relationships as repo
+from stratus.repo import remote_follows
 
 SEARCHED = 500  # requests to (or follows of) one remote account examined for a bare id
-
-
-def _by_uri(entries, key_of, uri: str) -> str | None:
-    batch: list[dict[str, Any]] = []
-    for count, entry in enumerate(entries, 1):
-        batch.append(entry)
-        if len(batch) == 100 or count == SEARCHED:
-            found = [i for i in repo.get_many([key_of(e) for e in batch]) if i.get("uri") == uri]
-            if found:
-                return found[0]["account_id"]
-            batch = []
-            if count == SEARCHED:
-                return None
-    found = [i for i in repo.get_many([key_of(e) for e in batch]) if i.get("uri") == uri] \
-        if batch else []
-    return found[0]["account_id"] if found else None
 
 
 def follower_of(follow: Any, remote_id: str) -> str | None:
@@ -39,13 +22,7 @@ def follower_of(follow: Any, remote_id: str) -> str | None:
     uri = object_id(follow)
     if not uri:
         return None
-    lo, hi = keys.id_range(None, None)
-    requester = _by_uri(repo.follow_requests(remote_id, lo, hi, True),
-                        lambda e: keys.follow_request(remote_id, e["account_id"]), uri)
-    if requester is not None:
-        return requester
-    return _by_uri(repo.followers(remote_id, lo, hi, True),
-                   lambda e: keys.follow(e["account_id"], remote_id), uri)
+    return remote_follows.follower_by_uri(remote_id, uri, searched=SEARCHED)
 
 
 def handle(ctx: Context) -> None:

@@ -22,9 +22,9 @@ from stratus.federation.inbox.common import (
 )
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import base
 from stratus.repo import reports as reports_repo
 from stratus.repo import statuses as statuses_repo
+from stratus.repo import transaction
 
 COMMENT_LIMIT = 5000  # Mastodon's Flag#report_comment
 
@@ -59,4 +59,4 @@ def handle(ctx: Context) -> None:
                   "created_at": now, "updated_at": now}
         ops.append(reports_repo.create_op(report))
     if ops:
-        base.transact(ops)
+        transaction.write(ops)

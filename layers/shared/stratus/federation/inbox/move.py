@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stratus.core import ids
 from stratus.federation.inbox.common import Context, drops_refused_writes, object_id
 from stratus.jobs import messages as jobs
-from stratus.model.relationships import FollowOptions
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import base, keys, queues
-from stratus.repo import relationships as repo
+from stratus.repo import queues, remote_follows
 
 BATCH = 100
 
@@ -41,13 +38,7 @@ def migrate(job: jobs.MoveFollowers) -> None:
     """One batch of the origin's followers (after `job.after`); the rest in a new job."""
     from stratus.federation import follows
 
-    low = int(job.after) + 1 if job.after else None
-    lo, hi = keys.id_range(low, None)
-    entries = []
-    for entry in repo.followers(job.origin_id, lo, hi, False, step=BATCH):
-        entries.append(entry)
-        if len(entries) == BATCH:
-            break
+    entries = remote_follows.followers_after(job.origin_id, job.after, BATCH)
     profiles = accounts_repo.get_many([e["account_id"] for e in entries],
                                       (accounts_repo.PROFILE,)) if entries else {}
     for entry in entries:
@@ -55,19 +46,7 @@ def migrate(job: jobs.MoveFollowers) -> None:
         profile = profiles.get(follower_id, {}).get(accounts_repo.PROFILE)
         if profile is None or profile.get("domain") or follower_id == job.target_id:
             continue  # only our accounts are moved by us; remote ones by their servers
-        follow = repo.get(keys.follow(follower_id, job.origin_id))
-        options = repo.follow_options(follow) if follow else FollowOptions()
-        ops = [base.Op("Delete", key=keys.follow(follower_id, job.origin_id))]
-        if not repo.get_many([keys.follow(follower_id, job.target_id),
-                              keys.follow_request(job.target_id, follower_id),
-                              keys.block(job.target_id, follower_id),
-                              keys.block(follower_id, job.target_id)]):
-            ops.append(base.put_new(repo.follow_request_item(
-                ids.new_id(), follower_id, job.target_id, options,
-                uri=follows.activity_uri(), remote_target=True)))
-        try:
-            base.transact(ops)
-        except base.ConditionFailed:
-            pass  # requested meanwhile (a redelivered batch)
+        remote_follows.move_follow(follower_id, job.origin_id, job.target_id,
+                                   uri=follows.activity_uri())
     if len(entries) == BATCH:
         queues.send(queues.url("inbox"), [replace(job, after=entries[-1]["id"]).to_dict()])
