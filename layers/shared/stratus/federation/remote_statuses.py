@@ -3,8 +3,9 @@ accounts, stored as statuses (docs/federation.md, "Remote statuses"); Mastodon's
 ActivityPub::Activity::Create, ActivityPub::ProcessStatusUpdateService and
 FetchRemoteStatusService.
 
-A remote status is the same `status` item a local status is, written through the same
-repository path (`repo/statuses.status_item` and its stats item in one transaction), with
+What a document says is read by federation/status_objects.py; this module stores it. A remote
+status is the same `status` item a local status is, written through the same repository verbs
+(repo/status_writes: its creation, an edit and its history, its removal), with
 `local: false`, its ActivityPub `uri` and `url` (the `url` only when on the status's own host,
 else its `uri`, as Mastodon checks its origin), and an entry in the URI index (repo/uris.py:
 only for an id on its author's host, never over another's entry). A fetched object is only
@@ -19,7 +20,6 @@ a search result) sorts among statuses of its time instead of on top of every tim
 
 from __future__ import annotations
 
-import html
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,28 +27,15 @@ from urllib.parse import urlsplit
 from stratus.core import clock, ids, outbound
 from stratus.core.config import settings
 from stratus.federation import http, remote_accounts
-from stratus.federation.remote_accounts import as_list, first_string, host_of, uri_of
+from stratus.federation import status_objects as objects
+from stratus.federation.remote_accounts import host_of, uri_of
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import base, keys, uris
 from stratus.repo import polls as polls_repo
+from stratus.repo import status_writes, transaction, uris
 from stratus.repo import statuses as repo
-from stratus.text import formatter
-from stratus.text.sanitize import clean_remote
 
-PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
-PUBLIC_ALIASES = (PUBLIC, "as:Public", "Public")
-SUPPORTED = ("Note", "Question")
-CONVERTED = ("Article", "Page", "Image", "Video", "Audio", "Event")
 MAX_REPLY_DEPTH = 3  # parents fetched for one status (Mastodon fetches the chain lazily)
-MAX_CONTENT = 40_000  # characters kept: a status item stays far below DynamoDB's 400 KB
-MAX_SPOILER = 10_000
-MAX_ATTACHMENTS = 16  # Mastodon keeps at most 16 remote attachments
-MAX_TAGS = 100
-MAX_OPTIONS = 100
-MAX_OPTION = 500  # characters of a poll option's title
-MAX_NAME = 100  # characters of a hashtag or emoji shortcode
-MEDIA_TYPES = {"image": "image", "video": "video", "audio": "audio"}
 
 
 # --- our own URLs ------------------------------------------------------------------------------
@@ -88,196 +75,7 @@ def find(uri: str) -> str | None:
     return found[1] if found and found[0] == "status" else None
 
 
-# --- reading a document -------------------------------------------------------------------------
-def _types(obj: dict[str, Any]) -> list[str]:
-    return [t for t in as_list(obj.get("type")) if isinstance(t, str)]
-
-
-def _audience(obj: dict[str, Any], key: str) -> list[str]:
-    return [u for u in (uri_of(a) for a in as_list(obj.get(key))) if u]
-
-
-def visibility_of(obj: dict[str, Any], actor: dict[str, Any]) -> str:
-    """Mastodon's ActivityPub::Parser::StatusParser#visibility: Public addressed → public,
-    Public in cc → unlisted, the author's followers → private, else direct."""
-    to, cc = _audience(obj, "to"), _audience(obj, "cc")
-    if any(a in PUBLIC_ALIASES for a in to):
-        return "public"
-    if any(a in PUBLIC_ALIASES for a in cc):
-        return "unlisted"
-    followers = actor.get("followers_url")
-    if followers and followers in to + cc:
-        return "private"
-    return "direct"
-
-
-def _content(obj: dict[str, Any]) -> tuple[str, str | None]:
-    """(HTML, language): `content`, or the first of `contentMap` (its key is the language)."""
-    content = obj.get("content") if isinstance(obj.get("content"), str) else None
-    language = None
-    mapping = obj.get("contentMap") if isinstance(obj.get("contentMap"), dict) else {}
-    for lang, value in mapping.items():
-        if isinstance(value, str) and (content is None or value == content):
-            content, language = value, lang
-            break
-    return content or "", language
-
-
-def status_url(obj: dict[str, Any]) -> str | None:
-    """The status's page: its `url` when on the host of its id, else its id (an object cannot
-    show itself as another server's page)."""
-    uri = uri_of(obj)
-    found = first_string(obj.get("url"))
-    return found if found and uri and host_of(found) == host_of(uri) else uri
-
-
-def _text(obj: dict[str, Any], kind: str) -> tuple[str, str | None]:
-    content, language = _content(obj)
-    if kind in SUPPORTED:
-        return clean_remote(content[:MAX_CONTENT]), language
-    # Mastodon converts other types to a Note: the name, then the content, then a link.
-    parts = []
-    name = obj.get("name") if isinstance(obj.get("name"), str) else ""
-    if name.strip():
-        parts.append(f"<p>{html.escape(name.strip())}</p>")
-    if content:
-        parts.append(clean_remote(content[:MAX_CONTENT]))
-    url = status_url(obj)
-    if url:
-        shown = html.escape(url)
-        parts.append(f'<p><a href="{shown}" target="_blank" rel="nofollow noopener">{shown}</a></p>')
-    return "".join(parts), language
-
-
-def _published(obj: dict[str, Any]) -> datetime:
-    now = clock.now()
-    raw = obj.get("published")
-    if isinstance(raw, str):
-        try:
-            moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-        except ValueError:
-            return now
-        if moment.tzinfo is not None:
-            return min(moment, now)
-    return now
-
-
-def _tags(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    return [t for t in as_list(obj.get("tag")) if isinstance(t, dict)][:MAX_TAGS]
-
-
-def _hashtags(obj: dict[str, Any]) -> list[str]:
-    names = []
-    for tag in _tags(obj):
-        if "Hashtag" in _types(tag) and isinstance(tag.get("name"), str):
-            name = formatter.normalize_tag(tag["name"].strip().lstrip("#"))
-            if name and len(name) <= MAX_NAME and formatter.HASHTAG.fullmatch("#" + name):
-                names.append(name)
-    return list(dict.fromkeys(names))
-
-
-def _emojis(obj: dict[str, Any]) -> list[dict[str, str]]:
-    found = []
-    for tag in _tags(obj):
-        if "Emoji" not in _types(tag) or not isinstance(tag.get("name"), str):
-            continue
-        shortcode = tag["name"].strip(":")
-        url = first_string(tag.get("icon", {}).get("url") if isinstance(tag.get("icon"), dict)
-                           else None)
-        if (shortcode and url and len(shortcode) <= MAX_NAME
-                and formatter.SHORTCODE.fullmatch(f":{shortcode}:")):
-            found.append({"shortcode": shortcode, "url": url})
-    return found
-
-
-def _mentions(obj: dict[str, Any], visibility: str) -> tuple[list[str], list[str]]:
-    """(local account ids, stored remote account ids) the status mentions. For a direct
-    status, local accounts it is addressed to count as mentioned too (Mastodon's silent
-    mentions), so they can see it."""
-    hrefs = [uri_of(t.get("href")) for t in _tags(obj) if "Mention" in _types(t)]
-    if visibility == "direct":
-        # Silent mentions: as many audience entries are looked up as tags are read.
-        hrefs += list(dict.fromkeys(_audience(obj, "to") + _audience(obj, "cc")))[:MAX_TAGS]
-    local, remote = [], []
-    unknown = []
-    for href in dict.fromkeys(h for h in hrefs if h):
-        account_id = remote_accounts.local_account_id(href)
-        if account_id:
-            local.append(account_id)
-        else:
-            unknown.append(href)
-    # Remote mentions are shown when the account is already known (never fetched here).
-    for kind, account_id in uris.find_many(unknown).values():
-        if kind == "account":
-            remote.append(account_id)
-    return local, remote
-
-
-def _media(obj: dict[str, Any], status_id: str, account_id: str, reject: bool
-           ) -> list[dict[str, Any]]:
-    """Media items for the attachments, by reference (their remote URLs; nothing is copied).
-    None when the domain's media are rejected."""
-    if reject:
-        return []
-    found = []
-    for each in as_list(obj.get("attachment"))[:MAX_ATTACHMENTS]:
-        if not isinstance(each, dict):
-            continue
-        url = first_string(each.get("url"))
-        if not url:
-            continue
-        media_type = each.get("mediaType") if isinstance(each.get("mediaType"), str) else ""
-        kind = MEDIA_TYPES.get(media_type.split("/")[0], "unknown")
-        meta: dict[str, Any] = {}
-        focal = each.get("focalPoint")
-        if (isinstance(focal, list) and len(focal) == 2
-                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in focal)):
-            meta["focus"] = {"x": float(focal[0]), "y": float(focal[1])}
-        width, height = each.get("width"), each.get("height")
-        if isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0:
-            meta["original"] = {"width": width, "height": height,
-                                "size": f"{width}x{height}", "aspect": width / height}
-        description = each.get("name") if isinstance(each.get("name"), str) else None
-        found.append({"id": ids.new_id(), "account_id": account_id, "status_id": status_id,
-                      "media_type": kind, "remote_url": url, "mime_type": media_type or None,
-                      "description": (description or "").strip()[:1500] or None,
-                      "blurhash": each.get("blurhash") if isinstance(each.get("blurhash"), str)
-                      else None, "meta": meta, "created_at": clock.iso(clock.now())})
-    return found
-
-
-def _poll(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """A Question's poll: options and their counts, end, voters (Mastodon's PollParser)."""
-    if "Question" not in _types(obj):
-        return None
-    multiple = bool(obj.get("anyOf"))
-    choices = as_list(obj.get("anyOf") if multiple else obj.get("oneOf"))
-    options, votes = [], []
-    for choice in choices[:MAX_OPTIONS]:
-        if not isinstance(choice, dict) or not isinstance(choice.get("name"), str):
-            continue
-        options.append(choice["name"][:MAX_OPTION])
-        replies = choice.get("replies") if isinstance(choice.get("replies"), dict) else {}
-        count = replies.get("totalItems")
-        votes.append(count if isinstance(count, int) and count >= 0 else 0)
-    if not options:
-        return None
-    end = obj.get("endTime") or obj.get("closed")
-    expires_at = None
-    if isinstance(end, str):
-        try:
-            expires_at = clock.iso(datetime.fromisoformat(end.replace("Z", "+00:00")))
-        except ValueError:
-            expires_at = None
-    voters = obj.get("votersCount")
-    return {"options": options, "votes": votes, "multiple": multiple,
-            "voters_count": voters if isinstance(voters, int) and voters >= 0
-            else (None if multiple else sum(votes)),
-            "expires_at": expires_at,
-            "closed": bool(obj.get("closed")) and (expires_at is None or
-                                                   clock.parse_iso(expires_at) <= clock.now())}
-
-
+# --- storing ---------------------------------------------------------------------------------------
 def _poll_op(poll: dict[str, Any], poll_id: str, status_id: str, account_id: str):
     """The new poll of a Question, laid out as a local poll is (repo/polls.poll_item)."""
     return polls_repo.create_op(polls_repo.poll_item(
@@ -285,15 +83,6 @@ def _poll_op(poll: dict[str, Any], poll_id: str, status_id: str, account_id: str
         expires_at=poll["expires_at"], votes=poll["votes"],
         voters_count=poll["voters_count"] if poll["voters_count"] is not None else 0,
         closed=poll["closed"], remote=True))
-
-
-# --- ingesting -------------------------------------------------------------------------------------
-def _attributed_to(obj: dict[str, Any]) -> str | None:
-    for each in as_list(obj.get("attributedTo")):
-        found = uri_of(each)
-        if found:
-            return found
-    return None
 
 
 def _parent(obj: dict[str, Any], depth: int) -> tuple[dict[str, Any] | None, str | None]:
@@ -314,13 +103,13 @@ def _acceptable(obj: Any, actor: dict[str, Any] | None) -> str | None:
     """The object's kind if it may be ingested for this actor, else None."""
     if not isinstance(obj, dict) or not actor or not actor.get("domain"):
         return None
-    kind = next((t for t in _types(obj) if t in SUPPORTED + CONVERTED), None)
+    kind = next((t for t in objects.types(obj) if t in objects.SUPPORTED + objects.CONVERTED), None)
     uri = uri_of(obj)
     if kind is None or not uri or not uri.startswith(("https://", "http://")):
         return None
     # The object is the actor's (Mastodon: attributedTo is the activity's actor) and lives
     # on the actor's server.
-    if _attributed_to(obj) != actor["uri"] or host_of(uri) != actor["domain"]:
+    if objects.attributed_to(obj) != actor["uri"] or host_of(uri) != actor["domain"]:
         return None
     if actor.get("suspended_at"):
         return None
@@ -366,20 +155,20 @@ def ingest(obj: dict[str, Any], *, actor: dict[str, Any], activity_id: str | Non
 
 def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -> str | None:
     uri = uri_of(obj)
-    published = _published(obj)
+    published = objects.published(obj)
     status_id = ids.new_id(max(int(published.timestamp() * 1000), 0))
-    visibility = visibility_of(obj, actor)
+    visibility = objects.visibility_of(obj, actor)
     parent, parent_uri = _parent(obj, depth)
-    content, language = _text(obj, kind)
+    content, language = objects.text(obj, kind)
     spoiler = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
-    local_mentions, remote_mentions = _mentions(obj, visibility)
+    local_mentions, remote_mentions = objects.mentions(obj, visibility)
     policy = domain_blocks.policy_for(remote_accounts.hostname_of(actor["domain"]))
-    media = _media(obj, status_id, actor["id"], policy.reject_media)
-    poll = _poll(obj)
+    media = objects.media(obj, status_id, actor["id"], policy.reject_media)
+    poll = objects.poll(obj)
     item: dict[str, Any] = {
         "id": status_id, "account_id": actor["id"], "uri": uri,
-        "url": status_url(obj),
-        "content": content, "spoiler_text": spoiler.strip()[:MAX_SPOILER],
+        "url": objects.status_url(obj),
+        "content": content, "spoiler_text": spoiler.strip()[:objects.MAX_SPOILER],
         "visibility": visibility,
         "sensitive": obj.get("sensitive") is True or bool(spoiler.strip()),
         "language": language or None,
@@ -388,22 +177,20 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
         "in_reply_to_uri": parent_uri,
         "thread_id": (parent.get("thread_id") or parent["id"]) if parent else status_id,
         "mention_ids": local_mentions, "remote_mention_ids": remote_mentions,
-        "tags": _hashtags(obj), "emojis": [], "remote_emojis": _emojis(obj),
+        "tags": objects.hashtags(obj), "emojis": [], "remote_emojis": objects.emojis(obj),
         "media_ids": [m["id"] for m in media], "local": False, "application": None,
         "created_at": clock.iso(published),
         "remote_updated_at": obj.get("updated") if isinstance(obj.get("updated"), str) else None,
     }
-    ops: list[base.Op] = [uris.claim_op(uri, "status", status_id, owner_uri=actor["uri"])]
-    for each in media:
-        ops.append(base.put_new({**keys.media(each["id"]), "type": "media_attachment", **each}))
+    ops = [uris.claim_op(uri, "status", status_id, owner_uri=actor["uri"])]
     if poll:
         poll_id = ids.new_id()
         item["poll_id"] = poll_id
         ops.append(_poll_op(poll, poll_id, status_id, actor["id"]))
-    ops += [base.put_new(repo.status_item(item)), base.put_new(repo.stats_item(status_id))]
+    ops += status_writes.create_ops(item, media=media)
     try:
-        base.transact(ops)
-    except base.ConditionFailed:
+        transaction.write(ops)
+    except transaction.ConditionFailed:
         return find(uri)  # ingested meanwhile (a redelivery, a concurrent fetch)
     if item["tags"]:
         from stratus.repo import search as search_repo
@@ -423,14 +210,6 @@ def _older(updated: str, stored: str | None) -> bool:
         return False
 
 
-def _snapshot(data: dict[str, Any], at: str, media_ids: list[str],
-              options: list[str] | None) -> dict[str, Any]:
-    return {"type": "status_edit", "content": data.get("content", ""),
-            "spoiler_text": data.get("spoiler_text", ""),
-            "sensitive": bool(data.get("sensitive", False)), "created_at": at,
-            "media_ids": media_ids, "poll_options": options}
-
-
 def _edit(item: dict[str, Any], obj: dict[str, Any], actor: dict[str, Any], kind: str) -> bool:
     """An Update of a known status: a new version when `updated` moved on (Mastodon's
     ProcessStatusUpdateService), kept in the edit history as local edits are. Poll counts
@@ -441,23 +220,23 @@ def _edit(item: dict[str, Any], obj: dict[str, Any], actor: dict[str, Any], kind
         if item.get("poll_id"):
             _apply_poll_counts(item, obj)
         return False
-    content, language = _text(obj, kind)
+    content, language = objects.text(obj, kind)
     spoiler = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
-    local_mentions, remote_mentions = _mentions(obj, item["visibility"])
+    local_mentions, remote_mentions = objects.mentions(obj, item["visibility"])
     try:
         edited_at = clock.iso(datetime.fromisoformat(updated.replace("Z", "+00:00")))
     except ValueError:
         edited_at = clock.iso(clock.now())
     changes: dict[str, Any] = {
-        "content": content, "spoiler_text": spoiler.strip()[:MAX_SPOILER],
+        "content": content, "spoiler_text": spoiler.strip()[:objects.MAX_SPOILER],
         "sensitive": obj.get("sensitive") is True or bool(spoiler.strip()),
-        "language": language or item.get("language"), "tags": _hashtags(obj),
+        "language": language or item.get("language"), "tags": objects.hashtags(obj),
         "mention_ids": list(dict.fromkeys(list(item.get("mention_ids", [])) + local_mentions)),
-        "remote_mention_ids": remote_mentions, "remote_emojis": _emojis(obj),
+        "remote_mention_ids": remote_mentions, "remote_emojis": objects.emojis(obj),
         "edited_at": edited_at, "remote_updated_at": updated}
-    ops: list[base.Op] = []
+    ops: list[transaction.Op] = []
     old_options = None
-    poll = _poll(obj)
+    poll = objects.poll(obj)
     if item.get("poll_id"):
         current = repo.get_poll(item["poll_id"])
         old_options = list(current["options"]) if current else None
@@ -471,21 +250,14 @@ def _edit(item: dict[str, Any], obj: dict[str, Any], actor: dict[str, Any], kind
         new_options = poll["options"]
     elif poll and item.get("poll_id"):
         _apply_poll_counts(item, obj)
-    media_ids = list(item.get("media_ids", []))
-    if not repo.edits(item["id"]):
-        first_id = ids.id_at(int(clock.parse_iso(item["created_at"]).timestamp() * 1000))
-        ops.append(base.Op("Put", item={**keys.status_edit(item["id"], first_id),
-                                        **_snapshot(item, item["created_at"], media_ids,
-                                                    old_options)}))
-    ops.append(base.Op("Put", item={**keys.status_edit(item["id"], ids.new_id()),
-                                    **_snapshot(changes, edited_at, media_ids, new_options)}))
-    ops.append(base.set_op(keys.status(item["id"]), changes))
-    base.transact(ops)
+    ops += status_writes.edit_ops(item, changes, poll_options_before=old_options,
+                                  poll_options_after=new_options)
+    transaction.write(ops)
     return True
 
 
 def _apply_poll_counts(item: dict[str, Any], obj: dict[str, Any]) -> bool:
-    poll = _poll(obj)
+    poll = objects.poll(obj)
     current = repo.get_poll(item["poll_id"]) if item.get("poll_id") else None
     if poll is None or current is None or poll["options"] != list(current["options"]):
         return False
@@ -494,7 +266,7 @@ def _apply_poll_counts(item: dict[str, Any], obj: dict[str, Any]) -> bool:
                else current.get("voters_count", 0)}
     if poll["expires_at"]:
         changes["expires_at"] = poll["expires_at"]
-    base.transact([polls_repo.counts_op(item["poll_id"], changes)])
+    transaction.write([polls_repo.counts_op(item["poll_id"], changes)])
     return True
 
 
@@ -524,7 +296,7 @@ def _resolve(uri: str, depth: int) -> str | None:
         obj = http.fetch_object(uri, id_is_known=True)  # its id is `uri`, served there
     except outbound.Refused:
         return None
-    author = _attributed_to(obj)
+    author = objects.attributed_to(obj)
     actor = remote_accounts.resolve(author) if author else None
     if actor is None:
         return None
@@ -552,23 +324,16 @@ def delete(uri: str, *, actor_id: str) -> bool:
         uris.release(uri, "status", found[1])
         return False
     if item["account_id"] != actor_id:
-
         profiles = accounts_repo.get_many([item["account_id"], actor_id],
                                           (accounts_repo.PROFILE,))
         author = profiles.get(item["account_id"], {}).get(accounts_repo.PROFILE, {})
         deleter = profiles.get(actor_id, {}).get(accounts_repo.PROFILE, {})
         if not author.get("domain") or author.get("domain") != deleter.get("domain"):
             return False
-    ops = [base.Op("Delete", key=keys.status(item["id"])),
-           base.Op("Delete", key=keys.status_stats(item["id"])),
-           uris.release_op(uri, "status", item["id"])]
-    ops += [base.Op("Delete", key=keys.media(m)) for m in item.get("media_ids", [])]
-    if item.get("poll_id"):
-        ops.append(polls_repo.remove_op(item["poll_id"]))
     try:
-        base.transact(ops)
-    except base.ConditionFailed:
-        return False  # the entry changed hands meanwhile: nothing deleted
+        transaction.write(status_writes.removal_ops(item, uri=uri))
+    except transaction.ConditionFailed:
+        return False  # deleted, or the entry changed hands, meanwhile: nothing deleted
     return True
 
 
@@ -592,13 +357,13 @@ def resolve_url(url: str) -> tuple[str, str] | None:
     if not object_uri or \
             not domain_blocks.allowed(remote_accounts.hostname_of(host_of(object_uri))):
         return None
-    if any(t in remote_accounts.ACTOR_TYPES for t in _types(obj)):
+    if any(t in remote_accounts.ACTOR_TYPES for t in objects.types(obj)):
         profile = remote_accounts.store(obj, fetched_from=object_uri)
         return ("account", profile["id"]) if profile else None
     known_id = find(object_uri)
     if known_id is not None:
         return "status", known_id
-    author = _attributed_to(obj)
+    author = objects.attributed_to(obj)
     actor = remote_accounts.resolve(author) if author else None
     status_id = ingest(obj, actor=actor) if actor else None
     return ("status", status_id) if status_id else None
