@@ -220,11 +220,11 @@ def test_scheduled_status_publishes_once(client, people, runtime, drain, entity)
     moved = client.put(f"/api/v1/scheduled_statuses/{scheduled['id']}", headers=tokens["alice"],
                        data={"scheduled_at": clock.iso(clock.now() + timedelta(hours=1))})
     assert moved.status_code == 200 and moved.json()["scheduled_at"] != when
-    from stratus.api.statuses import scheduled as scheduled_service
+    from stratus.workers import timers
 
-    published = scheduled_service.publish(scheduled["id"])
+    published = timers.publish_scheduled(scheduled["id"])
     assert published is not None
-    assert scheduled_service.publish(scheduled["id"]) is None  # exactly once
+    assert timers.publish_scheduled(scheduled["id"]) is None  # exactly once
     status = client.get(f"/api/v1/statuses/{published}").json()
     assert status["content"].startswith("<p>later") and status["visibility"] == "unlisted"
     assert [m["id"] for m in status["media_attachments"]] == [media["id"]]

@@ -13,6 +13,10 @@ def votes(poll_id: str) -> list[dict[str, Any]]:
     return list(base.query(keys.poll(poll_id)["PK"], sk_prefix=keys.VOTE_PREFIX))
 
 
+def voter_ids(poll_id: str) -> list[str]:
+    return [vote["account_id"] for vote in votes(poll_id)]
+
+
 # --- writes: one per fact, for local polls and the polls of remote Questions ------------------------
 def poll_item(poll_id: str, status_id: str, account_id: str, *, options: list[str],
               multiple: bool, expires_at: str | None, hide_totals: bool = False,

@@ -3,20 +3,24 @@ announcements."""
 
 from __future__ import annotations
 
-from stratus.api.statuses import polls, scheduled
+from stratus.actions import posting
+from stratus.auth import identity
 from stratus.core import clock
 from stratus.core.config import settings
 from stratus.jobs import messages as jobs
 from stratus.repo import announcements as announcements_repo
+from stratus.repo import polls as polls_repo
+from stratus.repo import scheduled as scheduled_repo
+from stratus.repo import statuses as statuses_repo
 from stratus.repo import transaction
 from stratus.text import links
 
 
 def handle(job: jobs.Job) -> None:
     if isinstance(job, jobs.PollExpired):
-        polls.close(job.poll_id)
+        close_poll(job.poll_id)
     elif isinstance(job, jobs.PublishScheduled):
-        scheduled.publish(job.scheduled_status_id)
+        publish_scheduled(job.scheduled_status_id)
     elif isinstance(job, jobs.PublishAnnouncement):
         publish_announcement(job.announcement_id, job.scheduled_at)
     else:
@@ -42,3 +46,32 @@ def publish_announcement(announcement_id: str, scheduled_at: str) -> bool:
     except transaction.ConditionFailed:
         return False
     return True
+
+
+def close_poll(poll_id: str) -> bool:
+    """Close a poll when its time is up; the stream turns it into notifications."""
+    poll = statuses_repo.get_poll(poll_id)
+    if poll is None or poll.get("closed"):
+        return False
+    return polls_repo.close(poll_id)
+
+
+def publish_scheduled(scheduled_id: str) -> str | None:
+    """Publish a scheduled status, exactly once: the scheduled item's conditional delete is part
+    of the transaction that creates the status; a repeat finds nothing."""
+    item = scheduled_repo.get(scheduled_id)
+    if item is None:
+        return None
+    viewer = identity.viewer_for_account(item["account_id"])
+    if viewer is None:  # the account is gone, and its schedule with it
+        scheduled_repo.forget(scheduled_id)
+        return None
+    status_item, ops = posting.build(viewer, dict(item["params"]),
+                                     application=item.get("application"),
+                                     scheduled_id=scheduled_id)
+    try:
+        transaction.write([scheduled_repo.remove_op(scheduled_id), *ops])
+    except transaction.ConditionFailed:
+        return None  # already published by an earlier delivery
+    posting.after_create(status_item)
+    return status_item["id"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import emoji as unicode_emoji
 
-from stratus.api.statuses.post import render_text
+from stratus.actions.posting import render_text
 from stratus.convert import instance as convert_instance
 from stratus.convert import statuses as convert_statuses
 from stratus.core import clock, ids

@@ -1,4 +1,5 @@
-"""Polls: reading (with the status's visibility), voting, and closing on time."""
+"""Polls: reading (with the status's visibility) and voting; closing on time is the timers
+worker's (workers/timers.close_poll)."""
 
 from __future__ import annotations
 
@@ -61,14 +62,3 @@ def vote(viewer: Viewer, poll_id: str, raw_choices: Any) -> dict[str, Any]:
                     on_ended=Unprocessable("Validation failed: The poll has already ended"))
     return render(repo.get_poll(poll["id"]), viewer.account_id)
 
-
-def close(poll_id: str) -> bool:
-    """Close a poll when its time is up (timer job); the stream turns it into notifications."""
-    poll = repo.get_poll(poll_id)
-    if poll is None or poll.get("closed"):
-        return False
-    return polls_repo.close(poll_id)
-
-
-def voters(poll_id: str) -> list[str]:
-    return [vote["account_id"] for vote in polls_repo.votes(poll_id)]

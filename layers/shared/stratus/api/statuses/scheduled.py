@@ -1,12 +1,12 @@
-"""Scheduled statuses: kept as items until their time, then published exactly once by the
-timer job (EventBridge Scheduler one-off schedule → timers queue → worker)."""
+"""Scheduled statuses: kept as items until their time (EventBridge Scheduler one-off schedule →
+timers queue → workers/timers.publish_scheduled, exactly once); listed, moved and cancelled here."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
 
-from stratus.api.statuses import post as posting
+from stratus.actions import posting
 from stratus.convert import statuses as convert
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
@@ -14,9 +14,9 @@ from stratus.core.paging import Page
 from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.read import statuses as statuses_read
-from stratus.repo import base, keys, scheduler
+from stratus.repo import scheduled as scheduled_repo
+from stratus.repo import scheduler, transaction
 from stratus.repo import statuses as repo
-from stratus.repo.base import ConditionFailed
 
 MINIMUM_DELAY = timedelta(minutes=5)
 TOO_SOON = "Validation failed: Scheduled at The scheduled date must be in the future"
@@ -32,7 +32,7 @@ def _when(raw: Any, invalid: str = "Validation failed: Scheduled at is invalid")
     return when
 
 
-def _name(scheduled_id: str) -> str:
+def schedule_name(scheduled_id: str) -> str:
     return f"scheduled-status-{scheduled_id}"
 
 
@@ -58,25 +58,16 @@ def create(viewer: Viewer, params: dict[str, Any], scheduled_at: Any) -> dict[st
     item = {"id": scheduled_id, "account_id": viewer.account_id,
             "scheduled_at": clock.iso(when), "params": stored,
             "application": {"name": app["name"], "website": app.get("website")} if app else None}
-    ops = [base.put_new({**keys.scheduled_status(scheduled_id), "type": "scheduled_status",
-                         **keys.scheduled_index_keys(viewer.account_id, scheduled_id), **item})]
-    for media_id in prepared["media_ids"]:
-        ops.append(base.Op("Update", key=keys.media(media_id),
-                           expression="SET scheduled_status_id = :s REMOVE #ttl",
-                           condition="account_id = :me AND attribute_not_exists(status_id) "
-                                     "AND attribute_not_exists(scheduled_status_id)",
-                           names={"#ttl": "ttl"}, vals={":s": scheduled_id,
-                                                        ":me": viewer.account_id},
-                           on_conflict=Unprocessable("Validation failed: Media attachments "
-                                                     "could not be found")))
-    base.transact(ops)
-    scheduler.schedule(_name(scheduled_id), when,
+    transaction.write(scheduled_repo.create_ops(
+        item, prepared["media_ids"],
+        media_taken=Unprocessable("Validation failed: Media attachments could not be found")))
+    scheduler.schedule(schedule_name(scheduled_id), when,
                        jobs.PublishScheduled(scheduled_status_id=scheduled_id).to_dict())
     return render(item)
 
 
 def _own(viewer: Viewer, scheduled_id: str) -> dict[str, Any]:
-    item = repo.get_scheduled(scheduled_id) if ids.is_id(str(scheduled_id)) else None
+    item = scheduled_repo.get(scheduled_id) if ids.is_id(str(scheduled_id)) else None
     if item is None or item["account_id"] != viewer.account_id:
         raise NotFound()
     return item
@@ -87,25 +78,18 @@ def show(viewer: Viewer, scheduled_id: str) -> dict[str, Any]:
 
 
 def list_(viewer: Viewer, page: Page) -> list[dict[str, Any]]:
-    lo, hi = keys.id_range(*page.id_range())
-    entries = []
-    for entry in repo.scheduled_entries(viewer.account_id, lo, hi, descending=not page.ascending):
-        entries.append(entry)
-        if len(entries) >= page.limit:
-            break
+    items = scheduled_repo.page(viewer.account_id, *page.id_range(),
+                                descending=not page.ascending, limit=page.limit)
     if page.ascending:
-        entries.reverse()
-    items = repo.get_items([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
-    by_id = {i["id"]: i for i in items}
-    return [render(by_id[e["id"]]) for e in entries if e["id"] in by_id]
+        items.reverse()
+    return [render(item) for item in items]
 
 
 def move(viewer: Viewer, scheduled_id: str, scheduled_at: Any) -> dict[str, Any]:
     item = _own(viewer, scheduled_id)
     when = _when(scheduled_at)
-    base.transact([base.set_op(keys.scheduled_status(scheduled_id),
-                               {"scheduled_at": clock.iso(when)})])
-    scheduler.schedule(_name(scheduled_id), when,
+    scheduled_repo.move(scheduled_id, clock.iso(when))
+    scheduler.schedule(schedule_name(scheduled_id), when,
                        jobs.PublishScheduled(scheduled_status_id=scheduled_id).to_dict())
     return render({**item, "scheduled_at": clock.iso(when)})
 
@@ -113,36 +97,8 @@ def move(viewer: Viewer, scheduled_id: str, scheduled_at: Any) -> dict[str, Any]
 def cancel(viewer: Viewer, scheduled_id: str) -> None:
     item = _own(viewer, scheduled_id)
     expiry = int((clock.now() + timedelta(days=1)).timestamp())
-    ops = [base.Op("Delete", key=keys.scheduled_status(scheduled_id),
-                   condition="attribute_exists(PK)", on_conflict=NotFound())]
-    for media_id in item["params"].get("media_ids") or []:
-        ops.append(base.Op("Update", key=keys.media(media_id),
-                           expression="REMOVE scheduled_status_id SET #ttl = :ttl",
-                           names={"#ttl": "ttl"}, vals={":ttl": expiry}))
-    base.transact(ops)
-    scheduler.cancel(_name(scheduled_id))
+    transaction.write([scheduled_repo.remove_op(scheduled_id, missing=NotFound()),
+                       *scheduled_repo.release_media_ops(item["params"].get("media_ids") or [],
+                                                         expiry)])
+    scheduler.cancel(schedule_name(scheduled_id))
 
-
-def publish(scheduled_id: str) -> str | None:
-    """Publish a scheduled status (timer job). Exactly once: the scheduled item's conditional
-    delete is part of the transaction that creates the status; a repeat finds nothing."""
-    item = repo.get_scheduled(scheduled_id)
-    if item is None:
-        return None
-    from stratus.auth import identity
-
-    viewer = identity.viewer_for_account(item["account_id"])
-    if viewer is None:  # the account is gone, and its schedule with it
-        base.transact([base.Op("Delete", key=keys.scheduled_status(scheduled_id))])
-        return None
-    status_item, ops = posting.build(viewer, dict(item["params"]),
-                                      application=item.get("application"),
-                                      scheduled_id=scheduled_id)
-    ops = [base.Op("Delete", key=keys.scheduled_status(scheduled_id),
-                   condition="attribute_exists(PK)"), *ops]
-    try:
-        base.transact(ops)
-    except ConditionFailed:
-        return None  # already published by an earlier delivery
-    posting.after_create(status_item)
-    return status_item["id"]

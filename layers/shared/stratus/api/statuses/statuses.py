@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from stratus.api.statuses import post as posting
+from stratus.actions import posting
 from stratus.api.statuses import scheduled
+from stratus.api.statuses.post import create_idempotent
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.jobs import messages as jobs
@@ -26,7 +27,7 @@ def post(viewer: Viewer, params: dict[str, Any], idempotency_key: str | None,
     """POST /api/v1/statuses: a Status now, or a ScheduledStatus when `scheduled_at` is given."""
     if params.get("scheduled_at"):
         return scheduled.create(viewer, params, params["scheduled_at"])
-    status_id = posting.create_idempotent(viewer, params, idempotency_key, lambda_context)
+    status_id = create_idempotent(viewer, params, idempotency_key, lambda_context)
     return statuses_read.show(viewer.account_id, status_id)
 
 
