@@ -4,7 +4,7 @@ statuses, favourites/bookmarks lists and an account's statuses."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-from stratus.api.statuses import cards, interactions, polls, scheduled, statuses
+from stratus.api.statuses import card, interactions, polls, scheduled, statuses
 from stratus.auth.deps import Viewer, optional, require
 from stratus.core.observability import http_handler
 from stratus.core.paging import page_params
@@ -65,7 +65,7 @@ def statuses_card(status_id: str, request: Request, response: Response,
                   viewer: Viewer | None = Depends(read_statuses)):
     """Removed in Mastodon 3.0 but still called by older clients (cards area)."""
     cache_if_unauthenticated(response, request)
-    return cards.for_status(_viewer_id(viewer), status_id)
+    return card.for_status(_viewer_id(viewer), status_id)
 
 
 @router.get("/api/v1/statuses/{status_id}/history")

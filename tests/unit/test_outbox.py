@@ -119,8 +119,7 @@ def test_ttl_expiry_of_unattached_media_removes_its_files():
 
 
 def test_every_job_the_registry_produces_has_a_consumer():
-    from stratus.api.search import search
-    from stratus.workers import effects
+    from stratus.workers import effects, search_index
 
     from functions.workers.fanout.handler import HANDLERS as FANOUT
     from functions.workers.stream.handler import HANDLERS as STREAM
@@ -131,7 +130,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
                  "purge_account": {jobs.PurgeAccount}, "domain_block": {jobs.ApplyDomainBlock},
-                 "search": set(search.HANDLERS), "federation": {jobs.Federate}}
+                 "search": set(search_index.HANDLERS), "federation": {jobs.Federate}}
     consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},

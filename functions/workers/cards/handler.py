@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.statuses import cards
+from stratus.workers import cards
 from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.jobs import messages
 
@@ -17,5 +17,5 @@ def _record(record: Any) -> None:
 
 
 # robots.txt, the page, its oEmbed answer and its image, each with its redirects: the 45 s
-# api/statuses/cards.py gives a card, and 10 s for the writes, within the 60 s timeout.
+# workers/cards.py gives a card, and 10 s for the writes, within the 60 s timeout.
 handler = sqs_batch_handler(_record, limits=JobLimits(seconds=45, requests=16, margin=10))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.api.media import media
+from stratus.workers import media
 from stratus.core.observability import sqs_batch_handler
 from stratus.jobs import messages
 

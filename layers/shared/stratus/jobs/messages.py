@@ -375,7 +375,7 @@ class ProcessMedia(Job):
     media_id: str
 
 
-# --- preview cards (the cards queue, api/statuses/cards.py) --------------------------------------------
+# --- preview cards (the cards queue, workers/cards.py) --------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class FetchCard(Job):
     """A local status was posted or its text edited: make (or reuse) the preview card of the

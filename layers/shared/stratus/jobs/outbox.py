@@ -454,7 +454,7 @@ def links_changed(change: Change) -> jobs.Job:
                              local=bool(image.get("local", True)))
 
 
-# --- preview cards (api/statuses/cards.py, the cards queue) -----------------------------------------
+# --- preview cards (workers/cards.py, the cards queue) -----------------------------------------
 def card_may_change(change: Change) -> bool:
     """A local original status with something like a link was posted, or its text was edited
     (Mastodon's LinkCrawlWorker after posting, and after an edit that changed the text)."""

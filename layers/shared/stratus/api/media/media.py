@@ -4,26 +4,23 @@ unattached media. Unattached media expire after a day."""
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import timedelta
 from typing import Any
 
 from stratus.convert import statuses as convert
 from stratus.core import clock, ids, limits
+from stratus.actions.media import FAILED, store
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.imaging import images
 from stratus.imaging.media_types import sniff_image
-from stratus.imaging.uploads import process
 from stratus.imaging.uploads import refused as _refused
-from stratus.imaging.uploads import size_meta as _size_meta
 from stratus.model.viewer import Viewer
 from stratus.repo import media as storage
 from stratus.repo import statuses as repo
 from stratus.repo import transaction
 
 UNATTACHED_TTL = timedelta(days=1)
-FAILED = "failed"  # `processing` of a deferred upload the image pipeline refused
 
 
 def _error(message: str) -> Unprocessable:
@@ -75,25 +72,6 @@ def _check(data: bytes) -> images.Probe:
         raise _refused(exc) from None
 
 
-def _store(item: dict[str, Any], data: bytes) -> tuple[dict[str, Any], list[str]]:
-    """Process an upload and store the clean original and its preview: (the fields a finished
-    item has, the keys written)."""
-    facts = process(data)
-    encoded = facts["encoded"]
-    digest = hashlib.sha256(encoded.data).hexdigest()[:16]
-    folder = storage.folder(item["id"])
-    file_key = f"{folder}/original/{digest}.{encoded.extension}"
-    small_key = f"{folder}/small/{digest}.png"
-    storage.put_object(file_key, encoded.data, encoded.content_type)
-    storage.put_object(small_key, facts["small"], "image/png")
-    meta = dict(item.get("meta") or {})
-    meta.update(original=_size_meta(encoded.width, encoded.height),
-                small=_size_meta(*facts["small_size"]))
-    return ({"file_key": file_key, "small_key": small_key, "content_type": encoded.content_type,
-             "meta": meta, "blurhash": facts["blurhash"], "processing": None},
-            [file_key, small_key])
-
-
 def upload(viewer: Viewer, upload_file: Any, description: Any, focus: Any, *,
            defer_large: bool = False) -> tuple[dict[str, Any], bool]:
     """Store an upload; returns (entity, processed). With `defer_large` (API v2), files over
@@ -119,30 +97,10 @@ def upload(viewer: Viewer, upload_file: Any, description: Any, focus: Any, *,
         storage.put_object(item["file_key"], data, "application/octet-stream")
         item["processing"] = True  # the stream hands it to the media worker
     else:
-        fields, _ = _store(item, data)
+        fields, _ = store(item, data)
         item.update({k: v for k, v in fields.items() if v is not None})
     repo.put_media(item)
     return convert.media_attachment(item), not deferred
-
-
-def process_stored(media_id: str) -> bool:
-    """Media worker: finish a deferred upload; False when there is nothing (left) to do. A file
-    the pipeline refuses marks the item failed (Mastodon then answers 422 for it)."""
-    item = repo.get_media([media_id]).get(media_id)
-    if item is None or item.get("processing") is not True:
-        return False
-    upload_key = item["file_key"]
-    try:
-        fields, written = _store(item, storage.get_object(upload_key))
-    except Unprocessable:
-        fields, written = {"processing": FAILED}, []
-    if not storage.finish_processing(media_id, fields):
-        for key in written:  # deleted (or finished) meanwhile: leave nothing behind
-            storage.delete_object(key)
-        return False
-    if written:
-        storage.delete_object(upload_key)
-    return True
 
 
 def _own(viewer: Viewer, media_id: str, *, unattached: bool = True) -> dict[str, Any]:

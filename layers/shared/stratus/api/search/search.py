@@ -21,7 +21,6 @@ from stratus.core.config import settings
 from stratus.core.errors import ApiError, BadRequest, Unauthorized
 from stratus.core.paging import Budget
 from stratus.core.params import flag, to_i
-from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
 from stratus.read import accounts as accounts_read
@@ -31,9 +30,8 @@ from stratus.repo import relationships as relationships_repo
 from stratus.repo import search as repo
 from stratus.repo import statuses as statuses_repo
 from stratus.repo import tags as tags_repo
-from stratus.repo.search import index_tags
 from stratus.text import formatter
-from stratus.text.words import account_words, status_words, words
+from stratus.text.words import words
 
 RESULTS_LIMIT = 20  # Api::V2::SearchController::RESULTS_LIMIT (at most twice as many)
 ACCOUNTS_LIMIT = 40  # DEFAULT_ACCOUNTS_LIMIT of /api/v1/accounts/search (at most 80)
@@ -230,16 +228,6 @@ def accounts(query: str, me: str | None, *, limit: int, offset: int = 0,
     return ranked[offset:wanted]
 
 
-def account_words_changed(job: jobs.AccountWordsChanged) -> int:
-    """Make an account's word entries those of its profile as it is now (read, so deliveries in
-    any order end in the same place); a removed account keeps none."""
-    profile = accounts_repo.get_profile(job.account_id)
-    current = account_words(profile)
-    stale = [w for w in job.old_words if w not in current]
-    repo.set_account_words(job.account_id, current, stale)
-    return len(current) + len(stale)
-
-
 # --- hashtags -----------------------------------------------------------------------------------
 def hashtags(query: str, me: str | None, *, limit: int, offset: int = 0,
              exclude_unreviewed: bool = False) -> list[dict[str, Any]]:
@@ -368,54 +356,3 @@ def statuses(query: str, me: str, *, limit: int, offset: int = 0,
         if batch:
             found += keep(batch)
     return status_views.render(found[offset:wanted], me, relations=relations)
-
-
-def status_search_scope(job: jobs.StatusSearchScope) -> int:
-    """Make a status's word entries follow who may find it and what it says now: for each
-    account concerned, entries for its words if the account wrote it, is mentioned in it, or
-    favourited, bookmarked or boosted it, none otherwise; a deleted status keeps none.
-    Idempotent, and deliveries in any order end in the same place (the status and the edges
-    are read as they are now)."""
-    tagged = index_tags(job.tags) if job.tags else 0
-    status = statuses_repo.get(job.status_id)
-    if status is not None and status.get("reblog_of_id"):
-        return tagged
-    indexed = repo.searchers(job.status_id)
-    concerned = list(dict.fromkeys(job.account_ids if job.account_ids is not None else
-                                   [*indexed, *((status or {}).get("mention_ids") or []),
-                                    *([status["account_id"]] if status else [])]))
-    if status is None:
-        for account_id in concerned:
-            if account_id in indexed:
-                repo.unset_status_words(job.status_id, account_id, indexed[account_id])
-        return tagged + len(concerned)
-    author = status["account_id"]
-    related = {a for a in concerned
-               if (a == author and status.get("local", True))
-               or a in (status.get("mention_ids") or [])}
-    undecided = [a for a in concerned if a not in related]
-    if undecided:
-        related |= repo.edges_of(undecided, job.status_id)
-    current = status_words(status)
-    changed = 0
-    for account_id in concerned:
-        if account_id in related:
-            repo.set_status_words(job.status_id, account_id, author, current,
-                                  indexed.get(account_id, set()))
-            changed += 1
-        elif account_id in indexed:
-            repo.unset_status_words(job.status_id, account_id, indexed[account_id])
-            changed += 1
-    return tagged + changed
-
-
-HANDLERS = {jobs.AccountWordsChanged: account_words_changed,
-            jobs.StatusSearchScope: status_search_scope}
-
-
-def handle(job: jobs.Job) -> int:
-    """Apply one search index job (the search worker's); how many entries it changed."""
-    handler = HANDLERS.get(type(job))
-    if handler is None:
-        raise ValueError(f"not a search job: {job.name}")
-    return handler(job)

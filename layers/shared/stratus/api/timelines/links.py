@@ -2,7 +2,7 @@
 preview card would be made from a URL, newest first.
 
 The effects worker indexes, for every public original status, the link its card comes from
-(workers/links.py; whether or not api/statuses/cards.py can make a card of it). Reading
+(workers/links.py; whether or not workers/cards.py can make a card of it). Reading
 checks each status again (it still links the URL, is public, its author opted into discovery
 as Mastodon's LinkFeed requires), so an entry left behind by deliveries that arrived out of
 order shows nothing. Deviation: Mastodon answers only for links that are

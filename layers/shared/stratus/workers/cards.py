@@ -24,13 +24,11 @@ import hashlib
 from datetime import timedelta
 from typing import Any
 
-from stratus.convert import cards as convert
 from stratus.core import clock, outbound
 from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.imaging import images
 from stratus.jobs import messages as jobs
-from stratus.read import statuses as statuses_read
 from stratus.repo import cards as repo
 from stratus.repo import media as storage
 from stratus.text import cards as parse
@@ -144,14 +142,3 @@ def _image(image_url: str, url: str, deadline: outbound.Deadline) -> dict[str, A
     storage.put_object(key, encoded.data, encoded.content_type)
     return {"image_key": key, "image_width": encoded.width, "image_height": encoded.height,
             "blurhash": _blurhash(encoded.still)}
-
-
-# --- reading ------------------------------------------------------------------------------------
-def for_status(viewer_id: str | None, status_id: str) -> dict[str, Any]:
-    """GET /api/v1/statuses/:id/card (removed in Mastodon 3.0, kept by clients): the status's
-    card, `{}` when it has none; 404 for a status the viewer may not see."""
-    item = statuses_read.visible_item(status_id, viewer_id)
-    if not item.get("card_url"):
-        return {}
-    card = repo.get(item["card_url"])
-    return convert.preview_card(card) if card else {}
