@@ -433,14 +433,14 @@ def test_filtered_notifications_are_not_pushed(client, pushers, receiver, drain)
 
 def test_private_push_endpoints_are_refused_in_production(client, pushers, receiver, drain,
                                                           monkeypatch):
-    from stratus.core import config, outbound
+    from stratus.core import addresses, config, outbound
 
     for address in ("127.0.0.1", "10.1.2.3", "192.168.0.1", "169.254.169.254", "100.64.0.1",
                     "0.0.0.0", "::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1", "localhost"):
         with pytest.raises(outbound.NotAllowed):
             outbound.resolve(address, 443, production=True)
-    assert outbound.allowed_address("93.184.215.14", production=True)
-    assert outbound.allowed_address("2606:4700::1111", production=True)
+    assert addresses.allowed_address("93.184.215.14", production=True)
+    assert addresses.allowed_address("2606:4700::1111", production=True)
 
     ids_, headers, _ = pushers
     subscribe(client, headers["alice"], receiver)

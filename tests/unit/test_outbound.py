@@ -5,7 +5,7 @@ tests' own site on loopback is reachable only because the tests are not producti
 from __future__ import annotations
 
 import pytest
-from stratus.core import config, outbound
+from stratus.core import addresses, config, outbound
 
 HTML = ("text/html",)
 
@@ -39,20 +39,20 @@ def deadline() -> outbound.Deadline:
     "2002:c0a8:101::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "2001:db8::1",
 ])
 def test_private_and_reserved_addresses_are_refused_in_production(address):
-    assert outbound.allowed_address(address, production=True) is False
+    assert addresses.allowed_address(address, production=True) is False
 
 
 @pytest.mark.parametrize("address", ["93.184.215.14", "2606:4700:4700::1111",
                                      "::ffff:93.184.215.14"])
 def test_public_addresses_are_allowed(address):
-    assert outbound.allowed_address(address, production=True) is True
+    assert addresses.allowed_address(address, production=True) is True
 
 
 def test_only_loopback_is_relaxed_outside_production():
-    assert outbound.allowed_address("127.0.0.1", production=False)
-    assert outbound.allowed_address("::1", production=False)
-    assert not outbound.allowed_address("10.0.0.1", production=False)
-    assert not outbound.allowed_address("169.254.169.254", production=False)
+    assert addresses.allowed_address("127.0.0.1", production=False)
+    assert addresses.allowed_address("::1", production=False)
+    assert not addresses.allowed_address("10.0.0.1", production=False)
+    assert not addresses.allowed_address("169.254.169.254", production=False)
 
 
 def test_the_test_stack_asks_nothing_of_the_network(env, monkeypatch):

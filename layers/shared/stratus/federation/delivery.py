@@ -64,7 +64,7 @@ def _inbox(profile: dict[str, Any], shared: bool) -> str | None:
 def _deliverable(inboxes: dict[str, str]) -> list[str]:
     """The inboxes (inbox -> its account's domain) we federate with: both the account's domain
     and the inbox's own host (an actor may name an inbox on another host) neither suspended
-    nor, in limited federation mode, outside the allowlist (api/admin/domain_blocks.refused)."""
+    nor, in limited federation mode, outside the allowlist (read/domain_blocks.refused)."""
     checked = {i: (d, hosts.of_url(i)) for i, d in inboxes.items()}
     refused = domain_blocks.refused([h for pair in checked.values() for h in pair])
     return [i for i, pair in checked.items() if not refused.intersection(pair)]
