@@ -1,4 +1,4 @@
-"""HTTP signature verification (stratus/federation/signatures.py), as Mastodon's SignedRequest
+"""HTTP signature verification (stratus/federation/signature_checks.py), as Mastodon's SignedRequest
 verifies: draft-cavage and RFC 9421 requests signed by our own signers and by hand from the
 specifications' rules (an independent oracle: literal signing strings, signed with the
 cryptography library directly), each refusal with the reason a peer's operator would read in
@@ -15,7 +15,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 
-from stratus.federation import signatures
+from stratus.federation import signature_checks, signatures
 from stratus.federation.signatures import SignatureError
 
 KEY_ID = "https://remote.example/users/bob#main-key"
@@ -62,14 +62,14 @@ def _cavage_post(key, *, body: bytes = BODY, now: float = NOW, **options) -> dic
 
 def _verify_post(headers, key, body: bytes = BODY, *, path="/users/alice/inbox", query="",
                  key_for=None, now=NOW):
-    return signatures.verify("POST", path, query, headers, body,
-                             key_for=key_for or _key_for(_pem(key)), now=now)
+    return signature_checks.verify("POST", path, query, headers, body,
+                                   key_for=key_for or _key_for(_pem(key)), now=now)
 
 
 # --- accepted -----------------------------------------------------------------------------------
 def test_cavage_post_signed_by_our_signer_is_accepted(key):
     verified = _verify_post(_cavage_post(key), key)
-    assert verified == signatures.Verified(KEY_ID, signatures.CAVAGE)
+    assert verified == signature_checks.Verified(KEY_ID, signatures.CAVAGE)
 
 
 def test_cavage_post_built_by_hand_from_the_draft_is_accepted(key):
@@ -105,7 +105,7 @@ def test_rfc9421_post_signed_by_our_signer_is_accepted(key):
         "POST", "https://stratus.example/users/alice/inbox", key_id=KEY_ID, private_key=key,
         body=BODY, now=NOW))
     assert headers["content-digest"] == f"sha-256=:{_sha256(BODY)}:"
-    assert _verify_post(headers, key) == signatures.Verified(KEY_ID, signatures.RFC9421)
+    assert _verify_post(headers, key) == signature_checks.Verified(KEY_ID, signatures.RFC9421)
 
 
 def test_rfc9421_built_by_hand_from_the_rfc_is_accepted(key):
@@ -135,8 +135,8 @@ def test_rfc9421_with_authority_and_path_instead_of_target_uri(key):
             f'"@signature-params": {params}')
     headers = {"host": "stratus.example", "signature-input": f"sig1={params}",
                "signature": f"sig1=:{_raw_sign(key, base)}:"}
-    verified = signatures.verify("GET", "/users/alice", "", headers, None,
-                                 key_for=_key_for(_pem(key)), now=NOW)
+    verified = signature_checks.verify("GET", "/users/alice", "", headers, None,
+                                       key_for=_key_for(_pem(key)), now=NOW)
     assert verified.scheme == signatures.RFC9421
 
 
@@ -144,35 +144,35 @@ def test_rfc9421_get_with_query_signed_by_our_signer(key):
     headers = _lower(signatures.sign_rfc9421(
         "GET", "https://stratus.example/users/alice/outbox?page=true", key_id=KEY_ID,
         private_key=key, accept="application/activity+json", now=NOW))
-    assert signatures.verify("GET", "/users/alice/outbox", "page=true", headers, None,
-                             key_for=_key_for(_pem(key)), now=NOW).key_id == KEY_ID
+    assert signature_checks.verify("GET", "/users/alice/outbox", "page=true", headers, None,
+                                   key_for=_key_for(_pem(key)), now=NOW).key_id == KEY_ID
     with pytest.raises(SignatureError, match="Verification failed"):
-        signatures.verify("GET", "/users/alice/outbox", "page=2", headers, None,
-                          key_for=_key_for(_pem(key)), now=NOW)
+        signature_checks.verify("GET", "/users/alice/outbox", "page=2", headers, None,
+                                key_for=_key_for(_pem(key)), now=NOW)
 
 
 # --- the request target: with the query, then without it ---------------------------------------
 def test_cavage_request_target_with_query(key):
     headers = _lower(signatures.sign_cavage("GET", "stratus.example", "/users/alice/outbox?page=1",
                                             key_id=KEY_ID, private_key=key, now=NOW))
-    assert signatures.verify("GET", "/users/alice/outbox", "page=1", headers, None,
-                             key_for=_key_for(_pem(key)), now=NOW).scheme == signatures.CAVAGE
+    assert signature_checks.verify("GET", "/users/alice/outbox", "page=1", headers, None,
+                                   key_for=_key_for(_pem(key)), now=NOW).scheme == signatures.CAVAGE
 
 
 def test_cavage_request_target_without_query_is_accepted_too(key):
     """Older Mastodon signs the path without its query; Mastodon still accepts that."""
     headers = _lower(signatures.sign_cavage("GET", "stratus.example", "/users/alice/outbox",
                                             key_id=KEY_ID, private_key=key, now=NOW))
-    assert signatures.verify("GET", "/users/alice/outbox", "page=1", headers, None,
-                             key_for=_key_for(_pem(key)), now=NOW).key_id == KEY_ID
+    assert signature_checks.verify("GET", "/users/alice/outbox", "page=1", headers, None,
+                                   key_for=_key_for(_pem(key)), now=NOW).key_id == KEY_ID
 
 
 def test_cavage_request_target_with_another_query_is_refused(key):
     headers = _lower(signatures.sign_cavage("GET", "stratus.example", "/users/alice/outbox?page=1",
                                             key_id=KEY_ID, private_key=key, now=NOW))
     with pytest.raises(SignatureError, match="^Verification failed for key "):
-        signatures.verify("GET", "/users/alice/outbox", "page=2", headers, None,
-                          key_for=_key_for(_pem(key)), now=NOW)
+        signature_checks.verify("GET", "/users/alice/outbox", "page=2", headers, None,
+                                key_for=_key_for(_pem(key)), now=NOW)
 
 
 # --- refused, each for its own reason ----------------------------------------------------------
@@ -198,7 +198,7 @@ def test_refusals_say_why(keys):
     get = _lower(signatures.sign_cavage("GET", "stratus.example", "/users/alice",
                                         key_id=KEY_ID, private_key=key, now=NOW))
     no_host = get["signature"].replace(" host", "")
-    messages["no host on GET"] = _refusal(lambda: signatures.verify(
+    messages["no host on GET"] = _refusal(lambda: signature_checks.verify(
         "GET", "/users/alice", "", {**get, "signature": no_host}, None,
         key_for=_key_for(_pem(key)), now=NOW))
     messages["unknown algorithm"] = _refusal(lambda: _verify_post(
@@ -362,11 +362,11 @@ def test_refetch_that_finds_nothing_or_the_same_key_is_refused(keys):
 
 # --- keyId without verifying --------------------------------------------------------------------
 def test_signed_key_id_reads_either_scheme(key):
-    assert signatures.signed_key_id(_cavage_post(key)) == KEY_ID
-    assert signatures.signed_key_id(_lower(signatures.sign_rfc9421(
+    assert signature_checks.signed_key_id(_cavage_post(key)) == KEY_ID
+    assert signature_checks.signed_key_id(_lower(signatures.sign_rfc9421(
         "GET", "https://stratus.example/x", key_id=KEY_ID, private_key=key))) == KEY_ID
-    assert signatures.signed_key_id({"host": "stratus.example"}) is None
-    assert signatures.signed_key_id({"signature": "garbage"}) is None
+    assert signature_checks.signed_key_id({"host": "stratus.example"}) is None
+    assert signature_checks.signed_key_id({"signature": "garbage"}) is None
 
 
 def test_sign_rfc9421_covers_what_a_peer_asks_for(key):
@@ -375,8 +375,8 @@ def test_sign_rfc9421_covers_what_a_peer_asks_for(key):
         components=("@method", "@authority", "date"), label="peer", now=time.time()))
     assert headers["signature-input"].startswith(
         'peer=("@method" "@target-uri" "content-digest" "content-type" "@authority" "date")')
-    assert signatures.verify("POST", "/inbox", "", headers, BODY,
-                             key_for=_key_for(_pem(key))).scheme == signatures.RFC9421
+    assert signature_checks.verify("POST", "/inbox", "", headers, BODY,
+                                   key_for=_key_for(_pem(key))).scheme == signatures.RFC9421
     with pytest.raises(ValueError):
         signatures.sign_rfc9421("GET", "https://stratus.example/x", key_id=KEY_ID,
                                 private_key=key, components=("cookie",))

@@ -127,16 +127,17 @@ BODY = b'{"type":"Create"}'
 
 
 def test_post_knocks_with_rfc9421_after_a_401_and_remembers_the_host(runtime, inbox):
-    from stratus.federation import actor_keys, http, signatures
+    from stratus.federation import actor_keys, http, signature_checks, signatures
 
     peer = inbox({"rfc9421"})
     response = http.post_activity(peer.url, BODY, username=None, account_id=None)
     assert response.status == 202
     assert peer.schemes() == ["cavage", "rfc9421"]
     second = peer.knocks[1]
-    verified = signatures.verify("POST", "/inbox", "", second, BODY, scheme="http",
-                                 key_for=lambda key_id, refetch: actor_keys.public_key_pem(None))
-    assert verified == signatures.Verified(http.key_id(None), signatures.RFC9421)
+    verified = signature_checks.verify(
+        "POST", "/inbox", "", second, BODY, scheme="http",
+        key_for=lambda key_id, refetch: actor_keys.public_key_pem(None))
+    assert verified == signature_checks.Verified(http.key_id(None), signatures.RFC9421)
     # the next POST to that host starts with what worked
     assert http.post_activity(peer.url, BODY, username=None, account_id=None).status == 202
     assert peer.schemes() == ["cavage", "rfc9421", "rfc9421"]
@@ -168,7 +169,7 @@ def test_post_knocks_once_when_cavage_is_accepted_or_both_are_refused(runtime, i
 
 
 def test_post_honours_accept_signature(runtime, inbox):
-    from stratus.federation import actor_keys, http, signatures
+    from stratus.federation import actor_keys, http, signature_checks
 
     peer = inbox({"rfc9421"}, 'wanted=("@method" "@target-uri" "@authority" "content-digest")'
                               ';alg="rsa-v1_5-sha256"')
@@ -177,8 +178,8 @@ def test_post_honours_accept_signature(runtime, inbox):
     assert second["signature-input"].startswith(
         'wanted=("@method" "@target-uri" "content-digest" "content-type" "@authority")')
     assert second["signature"].startswith("wanted=:")
-    signatures.verify("POST", "/inbox", "", second, BODY, scheme="http",
-                      key_for=lambda key_id, refetch: actor_keys.public_key_pem(None))
+    signature_checks.verify("POST", "/inbox", "", second, BODY, scheme="http",
+                            key_for=lambda key_id, refetch: actor_keys.public_key_pem(None))
 
 
 def test_post_falls_back_to_its_own_components_when_accept_signature_asks_the_impossible(

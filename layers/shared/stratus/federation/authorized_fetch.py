@@ -22,7 +22,7 @@ from typing import Any
 
 from stratus.core import hosts
 from stratus.core.errors import Forbidden, Unauthorized
-from stratus.federation import remote_accounts, signatures
+from stratus.federation import remote_accounts, signature_checks, signatures
 from stratus.read import domain_blocks
 from stratus.read import settings as settings_service
 
@@ -34,7 +34,7 @@ class Access:
     the signing remote account (`account`, its profile)."""
 
     required: bool
-    signer: signatures.Verified | None = None
+    signer: signature_checks.Verified | None = None
     account: dict[str, Any] | None = None
 
 
@@ -50,7 +50,7 @@ def check(method: str, path: str, query: str, headers: dict[str, str]) -> Access
         return Access(False)
     if not headers.get("signature") and not headers.get("signature-input"):
         raise Unauthorized("Request not signed")
-    key_id = signatures.signed_key_id(headers)
+    key_id = signature_checks.signed_key_id(headers)
     domain = hosts.hostname(hosts.of_url(key_id)) if key_id else None
     if domain and not domain_blocks.allowed(domain):
         raise Forbidden(f"Requests from {domain} are not accepted")

@@ -28,7 +28,7 @@ from stratus.core import clock, ids, outbound
 from stratus.core.config import settings
 from stratus.federation import http, remote_accounts
 from stratus.federation import status_objects as objects
-from stratus.federation.remote_accounts import host_of, uri_of
+from stratus.federation.actor_documents import ACTOR_TYPES, host_of, hostname_of, uri_of
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import polls as polls_repo
@@ -147,7 +147,7 @@ def ingest(obj: dict[str, Any], *, actor: dict[str, Any], activity_id: str | Non
             return None  # someone else's status (or one of ours): not this actor's to change
         _edit(item, obj, actor, kind)
         return known
-    if not domain_blocks.allowed(remote_accounts.hostname_of(actor["domain"])) or \
+    if not domain_blocks.allowed(hostname_of(actor["domain"])) or \
             _deleted_first(uri, actor):
         return None
     return _create(obj, actor, kind, depth)
@@ -162,7 +162,7 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
     content, language = objects.text(obj, kind)
     spoiler = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
     local_mentions, remote_mentions = objects.mentions(obj, visibility)
-    policy = domain_blocks.policy_for(remote_accounts.hostname_of(actor["domain"]))
+    policy = domain_blocks.policy_for(hostname_of(actor["domain"]))
     media = objects.media(obj, status_id, actor["id"], policy.reject_media)
     poll = objects.poll(obj)
     item: dict[str, Any] = {
@@ -290,7 +290,7 @@ def _resolve(uri: str, depth: int) -> str | None:
         return known
     if not uri.startswith(("https://", "http://")) or host_of(uri) == settings().domain.lower():
         return None  # ours and not found: there is nothing to fetch
-    if not domain_blocks.allowed(remote_accounts.hostname_of(host_of(uri))):
+    if not domain_blocks.allowed(hostname_of(host_of(uri))):
         return None
     try:
         obj = http.fetch_object(uri, id_is_known=True)  # its id is `uri`, served there
@@ -347,7 +347,7 @@ def resolve_url(url: str) -> tuple[str, str] | None:
     known = uris.find(url)
     if known is not None:
         return ("account", known[1]) if known[0] in ("account", "key") else known
-    if not domain_blocks.allowed(remote_accounts.hostname_of(host_of(url))):
+    if not domain_blocks.allowed(hostname_of(host_of(url))):
         return None
     try:
         obj = http.fetch_object(url)  # the id is not known: served at its own id, checked
@@ -355,9 +355,9 @@ def resolve_url(url: str) -> tuple[str, str] | None:
         return None
     object_uri = uri_of(obj)  # may be on another host than `url`: that host's policy holds
     if not object_uri or \
-            not domain_blocks.allowed(remote_accounts.hostname_of(host_of(object_uri))):
+            not domain_blocks.allowed(hostname_of(host_of(object_uri))):
         return None
-    if any(t in remote_accounts.ACTOR_TYPES for t in objects.types(obj)):
+    if any(t in ACTOR_TYPES for t in objects.types(obj)):
         profile = remote_accounts.store(obj, fetched_from=object_uri)
         return ("account", profile["id"]) if profile else None
     known_id = find(object_uri)

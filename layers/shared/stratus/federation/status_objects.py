@@ -12,7 +12,7 @@ from typing import Any
 
 from stratus.core import clock, ids
 from stratus.federation import remote_accounts
-from stratus.federation.remote_accounts import as_list, first_string, host_of, uri_of
+from stratus.federation.actor_documents import as_list, first_string, host_of, uri_of
 from stratus.repo import uris
 from stratus.text import formatter
 from stratus.text.sanitize import clean_remote

@@ -212,3 +212,15 @@ def email_change_ops(account_id: str, old: str, new: str, *, taken: Exception
 def image_folder(kind: str, account_id: str) -> str:
     """Where an account's avatars or headers (`kind`) are stored in the media bucket."""
     return f"accounts/{kind}s/{keys.pad(account_id)}"
+
+
+def remote_create_ops(profile: dict[str, Any]) -> list[base.Op]:
+    """What a remote account is when first stored: its profile, its counters (what this server
+    knows of it: its statuses stored here, its followers here; the stream keeps them as for a
+    local account) and its handle on its domain; each written only if absent, so a handle
+    another actor holds on the domain fails the transaction."""
+    return [base.put_new(profile_item(profile)),
+            base.put_new({**keys.account_stats(profile["id"]), "type": "account_stats",
+                          "followers_count": 0, "following_count": 0, "statuses_count": 0}),
+            base.put_new({**keys.handle(profile["username"], profile["domain"]),
+                          "type": "handle", "account_id": profile["id"]})]

@@ -11,7 +11,7 @@ and SignatureVerification):
 4. the actor's domain, and the signing key's, may federate with us: not suspended by a
    domain block, and in limited federation mode on the allowlist — else 403, as Mastodon's
    `actor_from_key_id` answers, before any key is fetched;
-5. the HTTP signature verifies (`signatures.verify`: draft-cavage or RFC 9421, digest, date
+5. the HTTP signature verifies (`signature_checks.verify`: draft-cavage or RFC 9421, digest, date
    window) with the key of its keyId (remote_accounts.by_key_id; refetched once when it does
    not verify, for rotated keys), and the key's owner is the activity's actor — 401 with
    `{"error"}` otherwise, so that a double-knocking peer retries with the other scheme;
@@ -25,7 +25,7 @@ from typing import Any
 
 from stratus.core import jsondoc
 from stratus.core.errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
-from stratus.federation import signatures
+from stratus.federation import signature_checks, signatures
 from stratus.federation.inbox.common import domain, object_id
 from stratus.jobs import messages as jobs
 from stratus.read import accounts as accounts_read
@@ -88,7 +88,7 @@ def _verified_actor(method: str, path: str, query: str, headers: dict[str, str],
                     actor_uri: str) -> dict[str, Any]:
     from stratus.federation import remote_accounts
 
-    signed_by = signatures.signed_key_id(headers)
+    signed_by = signature_checks.signed_key_id(headers)
     if signed_by is not None and domain(signed_by) not in (None, domain(actor_uri)):
         _check_domain(signed_by)  # the actor's domain is checked already
     try:
