@@ -12,6 +12,7 @@ from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import connections
 from stratus.repo.base import serialize
+from stratus.workers import stream as stream_worker
 
 from tests.rig import auth, make_app, make_user, user_token
 
@@ -105,17 +106,17 @@ def test_every_user_stream_gets_each_event_once(client, listening, drain):
 def test_a_redelivered_announcement_job_posts_nothing_twice(client, listening):
     job = jobs.StreamAnnouncement(event_id="x", event="announcement.delete",
                                   announcement_id="42")
-    assert streaming.handle(job) == 2
-    assert streaming.handle(jobs.decode(job.to_dict())) == 0
+    assert stream_worker.handle(job) == 2
+    assert stream_worker.handle(jobs.decode(job.to_dict())) == 0
     assert len(events("ann")) == 1 and len(events("ben")) == 1
     reaction = jobs.StreamAnnouncementReaction(event_id="y", announcement_id="42",
                                                reaction="🎉", count=2)
-    assert streaming.handle(reaction) == 2
-    assert streaming.handle(jobs.decode(reaction.to_dict())) == 0
+    assert stream_worker.handle(reaction) == 2
+    assert stream_worker.handle(jobs.decode(reaction.to_dict())) == 0
 
 
 def test_unsubscribing_and_disconnecting_stop_announcements(client, listening):
     listener = Listener(listening["ann"], "9", ("read",))
     streaming.unsubscribe("sse:ann", listener, subscription(listener, "user", {}))
     streaming.disconnect("sse:ben")
-    assert connections.listeners(streaming.ANNOUNCEMENTS) == []
+    assert connections.listeners(connections.ANNOUNCEMENTS) == []

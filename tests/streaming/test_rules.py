@@ -11,6 +11,7 @@ from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import connections
 from stratus.repo.base import serialize
+from stratus.workers import stream as stream_worker
 
 from tests.rig import make_app, make_user, user_token
 
@@ -39,7 +40,7 @@ def test_scopes_decide_like_mastodon(name, scopes, allowed):
 
 def test_the_user_stream_carries_notifications_only_for_tokens_that_may_read_them():
     assert subscription(listener("read"), "user", {}).extra_keys == (
-        streaming.USER_WITH_NOTIFICATIONS,)
+        connections.USER_WITH_NOTIFICATIONS,)
     assert subscription(listener("read:statuses"), "user", {}).extra_keys == ()
 
 
@@ -66,14 +67,15 @@ def test_sse_paths_name_streams_as_mastodon_does():
 def test_public_streams_follow_fan_out_on_writes_broadcast_rules():
     job = jobs.StreamStatus(event="update", status_id="5", account_id="1", visibility="public",
                             local=True, has_media=True, tags=["Cats"])
-    assert streaming.public_keys(job) == ["hashtag#cats", "hashtag:local#cats", "public",
-                                          "public:local", "public:media", "public:local:media"]
+    assert stream_worker.public_keys(job) == ["hashtag#cats", "hashtag:local#cats", "public",
+                                              "public:local", "public:media",
+                                              "public:local:media"]
     reply = jobs.StreamStatus(event="update", status_id="5", account_id="1",
                               visibility="public", tags=["cats"], in_reply_to_id="4",
                               in_reply_to_account_id="2", local=False)
-    assert streaming.public_keys(reply) == ["hashtag#cats"]  # replies to others: tags only
+    assert stream_worker.public_keys(reply) == ["hashtag#cats"]  # replies to others: tags only
     for hidden in ({"visibility": "unlisted"}, {"reblog": True}):
-        assert streaming.public_keys(jobs.StreamStatus(
+        assert stream_worker.public_keys(jobs.StreamStatus(
             event="update", status_id="5", account_id="1",
             **{"visibility": "public", **hidden})) == []
 
@@ -127,7 +129,7 @@ def test_gone_connections_are_forgotten(runtime, alice):
     streaming.subscribe("gone=", listener_, subscription(listener_, "user", {}))
     connections.add_account_stream("lost=", account, "user")  # item already gone
     assert set(connections.account_listeners([account])[account]["user"]) == {"gone=", "lost="}
-    sent = streaming.handle(jobs.StreamFiltersChanged(event_id="x", account_id=account))
+    sent = stream_worker.handle(jobs.StreamFiltersChanged(event_id="x", account_id=account))
     assert sent == 2
     assert connections.get("gone=") is None
     assert connections.account_listeners([account]) == {}
@@ -139,8 +141,8 @@ def test_a_redelivered_job_posts_nothing_twice(runtime, alice, monkeypatch):
     connections.open_connection("sse:one", account, "9", ["read"])  # mailbox delivery
     streaming.subscribe("sse:one", listener_, subscription(listener_, "user", {}))
     job = jobs.StreamFiltersChanged(event_id="x", account_id=account)
-    assert streaming.handle(job) == 1
-    assert streaming.handle(jobs.decode(job.to_dict())) == 0
+    assert stream_worker.handle(job) == 1
+    assert stream_worker.handle(jobs.decode(job.to_dict())) == 0
     assert streaming.sse_pending("sse:one") == ['{"stream":["user"],"event":"filters_changed"}']
 
     def broken(*_):
@@ -149,17 +151,17 @@ def test_a_redelivered_job_posts_nothing_twice(runtime, alice, monkeypatch):
     again = jobs.StreamFiltersChanged(event_id="y", account_id=account)
     monkeypatch.setattr(connections, "post", broken)
     with pytest.raises(RuntimeError):
-        streaming.handle(again)
+        stream_worker.handle(again)
     monkeypatch.undo()
-    assert streaming.handle(again) == 1  # the failed attempt gave its claim back
+    assert stream_worker.handle(again) == 1  # the failed attempt gave its claim back
 
 
 def test_revocation_closes_only_that_tokens_connections(runtime, alice):
     account, _ = alice
     connections.open_connection("sse:a", account, "1", ["read"])
     connections.open_connection("sse:b", account, "2", ["read"])
-    assert streaming.handle(jobs.CloseConnections(event_id="r", account_id=account,
-                                                  token_id="1")) == 1
+    assert stream_worker.handle(jobs.CloseConnections(event_id="r", account_id=account,
+                                                      token_id="1")) == 1
     assert connections.get("sse:a") is None and connections.get("sse:b") is not None
     assert streaming.sse_pending("sse:a") is None  # the SSE response ends
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from stratus.convert import statuses as convert_statuses
 from stratus.core import clock, ids, limits
 from stratus.core.config import settings
 from stratus.core.errors import NotFound, Unprocessable
@@ -63,19 +64,6 @@ def mentioned_accounts(parsed: formatter.Parsed) -> dict[tuple[str, str | None],
     rendered = status_views.load_accounts(list(wanted.values()))
     return {key: rendered[aid] for key, aid in wanted.items()
             if aid in rendered and not rendered[aid].get("suspended")}
-
-
-def render_text(text: str, content_type: str,
-                mentions: dict[tuple[str, str | None], dict[str, Any]]) -> str:
-    def lookup(username: str, domain: str | None):
-        return mentions.get((username.lower(), domain.lower() if domain else None))
-
-    def tag_url(name: str) -> str:
-        return f"{settings().base_url}/tags/{name}"
-
-    if content_type == "text/markdown":
-        return formatter.render_markdown(text, lookup, tag_url)
-    return formatter.render_plain(text, lookup, tag_url)
 
 
 def validate_poll(raw: Any) -> dict[str, Any] | None:
@@ -196,7 +184,8 @@ def build(viewer: Viewer, prepared: dict[str, Any], *, application: dict[str, An
         "uri": f"{settings().base_url}/users/{username}/statuses/{status_id}",
         "url": f"{settings().base_url}/@{username}/{status_id}",
         "text": prepared["status"], "content_type": prepared["content_type"],
-        "content": render_text(prepared["status"], prepared["content_type"], mentions),
+        "content": convert_statuses.render_text(prepared["status"], prepared["content_type"],
+                                                mentions),
         "spoiler_text": prepared["spoiler_text"], "visibility": prepared["visibility"],
         "sensitive": prepared["sensitive"], "language": prepared["language"],
         "in_reply_to_id": parent["id"] if parent else None,

@@ -1,4 +1,5 @@
-"""Status, MediaAttachment, Poll, StatusEdit, StatusSource, ScheduledStatus entities."""
+"""Status, MediaAttachment, Poll, StatusEdit, StatusSource, ScheduledStatus entities, and a
+status's (or an announcement's) text rendered to HTML."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from stratus.convert import remote_media
 from stratus.core import clock
 from stratus.core.config import settings as env
 from stratus.model.edges import ViewerEdges
+from stratus.text import formatter
 
 
 def media_attachment(item: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +82,22 @@ def remote_emoji(emoji: dict[str, Any], status_id: str, copy: dict[str, Any] | N
     url, static = remote_media.emoji_urls(emoji, str(status_id), copy)
     return {"shortcode": emoji["shortcode"], "url": url, "static_url": static,
             "visible_in_picker": False, "category": None}
+
+
+def render_text(text: str, content_type: str,
+                mentions: dict[tuple[str, str | None], dict[str, Any]]) -> str:
+    """The HTML of a status's text (plain or Markdown): its mentions of `mentions` (keyed by
+    (username, domain) as written, lower-cased) linked to the accounts, hashtags to their
+    pages here."""
+    def lookup(username: str, domain: str | None):
+        return mentions.get((username.lower(), domain.lower() if domain else None))
+
+    def tag_url(name: str) -> str:
+        return f"{env().base_url}/tags/{name}"
+
+    if content_type == "text/markdown":
+        return formatter.render_markdown(text, lookup, tag_url)
+    return formatter.render_plain(text, lookup, tag_url)
 
 
 def tag(name: str) -> dict[str, Any]:

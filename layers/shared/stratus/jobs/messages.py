@@ -511,7 +511,7 @@ class RegenerateHome(Job):
     started: bool = False
 
 
-# --- streaming (api/streaming/streaming.py: events for WebSocket and SSE connections) -----------------
+# --- streaming (workers/stream.py: events for WebSocket and SSE connections) ----------------------
 @dataclass(frozen=True, kw_only=True)
 class StreamStatus(Job):
     """A status was posted (`update`), deleted (`delete`) or edited (`status.update`): the

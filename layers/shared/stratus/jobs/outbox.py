@@ -506,7 +506,7 @@ def searcher_changed(change: Change) -> jobs.Job:
                                   account_ids=[image["account_id"]])
 
 
-# --- streaming: what connections are told (api/streaming/streaming.py, the stream queue) -----------
+# --- streaming: what connections are told (workers/stream.py, the stream queue) -------------------
 def streamed_status(event: str) -> Callable[[Change], jobs.Job]:
     def job(change: Change) -> jobs.Job:
         image = change.image
@@ -824,7 +824,7 @@ RULES: tuple[Rule, ...] = (
     Rule("fav", inserted_or_removed, "search", searcher_changed),
     Rule("bmk", inserted_or_removed, "search", searcher_changed),
     Rule("reblog", inserted_or_removed, "search", searcher_changed),
-    # streaming (api/streaming/streaming.py). Home and list `update`/`delete` events come from the
+    # streaming (workers/stream.py). Home and list `update`/`delete` events come from the
     # fan-out worker, which knows who got the status (workers/fanout.py).
     Rule("status", both(inserted, public_original), "stream", streamed_status("update")),
     Rule("status", both(removed, public_original), "stream", streamed_status("delete")),

@@ -24,6 +24,11 @@ SSE_PREFIX = "sse:"
 # streams on the presence item): the public and hashtag streams, and (announce area) every
 # `user` stream's announcements listener.
 INSTANCE_WIDE = ("public", "hashtag", "announcements")
+# The `user` stream with notifications: connections whose token may read them.
+USER_WITH_NOTIFICATIONS = "user@notification"
+# Every `user` stream also listens here: announcements go to all of them (Mastodon publishes
+# them to each active account's timeline channel), found with one GSI1 query, not per account.
+ANNOUNCEMENTS = "announcements"
 WEBSOCKET_LIFETIME = 2 * 3600  # API Gateway closes a WebSocket after two hours
 SSE_LIFETIME = 15 * 60  # a Lambda response stream ends after fifteen minutes
 MARGIN = 600
@@ -39,6 +44,14 @@ def stream_key(name: str, param: str | None = None) -> str:
 def stream_name(stream_key_: str) -> list[str]:
     """A stream key's name and parameter: `list#5` → ["list", "5"]."""
     return keys.stream_name(stream_key_)
+
+
+def stream_of(stream_key_: str) -> list[str]:
+    """The `stream` array events carry for an account stream's key (the `user` stream with
+    notifications is the `user` stream)."""
+    if stream_key_ == USER_WITH_NOTIFICATIONS:
+        return ["user"]
+    return stream_name(stream_key_)
 
 
 def _table() -> str:

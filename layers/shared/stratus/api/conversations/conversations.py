@@ -15,36 +15,8 @@ from stratus.core.errors import NotFound
 from stratus.core.ids import is_id
 from stratus.core.paging import Page
 from stratus.model.viewer import Viewer
-from stratus.policy import visibility
-from stratus.read import relationships, status_views
+from stratus.read.conversations import render
 from stratus.repo import conversations as repo
-from stratus.repo import statuses as statuses_repo
-
-
-def _render(conversations: list[dict[str, Any]], viewer_id: str) -> list[dict[str, Any]]:
-    """REST::ConversationSerializer for a page, in batches: the last statuses (through the
-    visibility policy: one the viewer may no longer see is `null`) and every participant."""
-    relations = relationships.loader(viewer_id)
-    found = statuses_repo.get_many([str(c["last_status_id"]) for c in conversations])
-    visible = visibility.filter_visible(found.values(), relations.statuses(found.values()))
-    statuses = {s["id"]: s for s in status_views.render(visible, viewer_id, relations=relations)}
-    people = status_views.load_accounts(
-        [str(p) for c in conversations for p in c.get("participant_ids", [])] + [viewer_id])
-    rendered = []
-    for conversation in conversations:
-        others = [people[str(p)] for p in conversation.get("participant_ids", [])
-                  if str(p) in people]
-        if not conversation.get("participant_ids"):
-            others = [people[viewer_id]] if viewer_id in people else []  # a note to oneself
-        rendered.append({"id": str(conversation["id"]), "unread": bool(conversation["unread"]),
-                         "accounts": others,
-                         "last_status": statuses.get(str(conversation["last_status_id"]))})
-    return rendered
-
-
-def render_for(viewer_id: str, conversations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Conversation entities as the list renders them (the streaming worker sends one)."""
-    return _render(conversations, viewer_id)
 
 
 def page(viewer: Viewer, page_: Page) -> tuple[list[dict[str, Any]], list[str]]:
@@ -55,7 +27,7 @@ def page(viewer: Viewer, page_: Page) -> tuple[list[dict[str, Any]], list[str]]:
         found.reverse()
     cursors = [str(found[0]["last_status_id"]), str(found[-1]["last_status_id"])] \
         if found else []
-    return _render(found, viewer.account_id), cursors
+    return render(found, viewer.account_id), cursors
 
 
 def _checked(conversation_id_: str) -> str:
@@ -70,7 +42,7 @@ def mark(viewer: Viewer, conversation_id_: str, unread: bool) -> dict[str, Any]:
     found = repo.set_unread(viewer.account_id, _checked(conversation_id_), unread)
     if found is None:
         raise NotFound()
-    return _render([found], viewer.account_id)[0]
+    return render([found], viewer.account_id)[0]
 
 
 def remove(viewer: Viewer, conversation_id_: str) -> None:

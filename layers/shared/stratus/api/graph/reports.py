@@ -1,5 +1,6 @@
 """Reports: filing one (Mastodon's ReportService), the staff API over them (Admin::Report,
-assign, resolve, reopen, update) and the Report entity that `admin.report` notifications carry.
+assign, resolve, reopen, update). The Report entity that `admin.report` notifications carry is
+rendered with them (read/notifications.py).
 
 Staff hear of a report through the outbox: filing writes the report only, and its insert
 becomes a `ReportFiled` job for the effects worker (workers/effects.py), which notifies every
@@ -118,16 +119,6 @@ def file(viewer: Viewer, params: dict[str, Any]) -> tuple[dict[str, Any], dict[s
     transaction.write([repo.create_op(report)])
     target = accounts_read.render(bundle)
     return convert.report(report, target_account=target), headers
-
-
-# --- the Report entity (notifications) ---------------------------------------------------------
-def render_for_notifications(report_ids: list[str]) -> dict[str, dict[str, Any]]:
-    """{id: Report} for the reports that still exist (one batched read for the reports and
-    one for their target accounts)."""
-    found = repo.get_many(report_ids) if report_ids else {}
-    targets = status_views.load_accounts([r["target_id"] for r in found.values()])
-    return {rid: convert.report(r, target_account=targets[r["target_id"]])
-            for rid, r in found.items() if r["target_id"] in targets}
 
 
 # --- the staff API -------------------------------------------------------------------------------

@@ -5,8 +5,7 @@ marker, the notification policy and notification requests.
 Lists examine a bounded number of entries (`stratus.core.paging.Budget`): type, sender and policy
 filters are applied by DynamoDB on the recipient's partition; a notification about a status the
 viewer may no longer see is dropped after one batched read of the page's statuses. A page renders
-with a constant number of batched reads (statuses through `status_views.render`, accounts
-through `status_views.load_accounts`).
+with a constant number of batched reads (read/notifications.py renders the notifications).
 
 The grouped list reads the grouped listing (GSI3): one entry per group head (kept by the counters
 worker: count, newest members, place at the latest) and per ungrouped notification, so a status
@@ -15,30 +14,27 @@ When the request wants a grouping the heads do not have (`grouped_types[]` leavi
 type out, `account_id`, `include_filtered`) or no grouped type at all, groups are formed on the
 page as Mastodon forms them, from the recipient's notifications by id.
 
-The viewer's filters for notifications are compiled once per list request (`_Shown`): the
-statuses of each batch are rendered as the page fills, and a notification whose status a `hide`
-filter removes is dropped there, so the page fills from further entries.
+The viewer's filters for notifications are compiled once per list request (read/notifications
+`Shown`): the statuses of each batch are rendered as the page fills, and a notification whose
+status a `hide` filter removes is dropped there, so the page fills from further entries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from itertools import islice
 from typing import Any
 
-from stratus.api.graph import reports
 from stratus.convert import notifications as convert
 from stratus.core import clock, ids
 from stratus.core.errors import BadRequest, NotFound, Unprocessable
 from stratus.core.paging import EXAMINED_PER_PAGE, Budget, Page, fill_page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
-from stratus.policy import visibility
-from stratus.read import filters, notification_rules, relationships, status_views
+from stratus.read import notification_rules, status_views
+from stratus.read import notifications as notes
 from stratus.repo import notifications as repo
-from stratus.repo import statuses as statuses_repo
 
 # Mastodon 4.3's notification types (`Notification::TYPES`): what `types[]` can name.
 TYPES = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
@@ -93,102 +89,6 @@ def browse(params: dict[str, Any]) -> Browse:
     return Browse(types, excluded, from_id, include_filtered, nothing)
 
 
-# --- reading and rendering a page ---------------------------------------------------------------
-def _status_id(item: dict[str, Any]) -> str | None:
-    return item.get("status_id") if item.get("notification_type") in convert.STATUS_TYPES \
-        else None
-
-
-class _Shown:
-    """The statuses of a list request's notifications, rendered once for the viewer with
-    their filters for notifications (compiled once)."""
-
-    def __init__(self, viewer_id: str) -> None:
-        self.viewer_id = viewer_id
-        self.matcher = filters.compiled(viewer_id, "notifications")
-        self.rendered: dict[str, dict[str, Any]] = {}
-        self.hidden: set[str] = set()
-
-    def keep(self, statuses: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Those a `hide` filter does not remove (rendering the new ones)."""
-        new = [s for s in statuses if s["id"] not in self.rendered and s["id"] not in self.hidden]
-        shown = status_views.render(new, self.viewer_id, matcher=self.matcher) if new else []
-        self.rendered.update((e["id"], e) for e in shown)
-        self.hidden.update(s["id"] for s in new if s["id"] not in self.rendered)
-        return [s for s in statuses if s["id"] in self.rendered]
-
-
-def _visible_statuses(viewer_id: str, items: Iterable[dict[str, Any]],
-                      shown: _Shown | None = None) -> dict[str, dict[str, Any]]:
-    """The statuses of these items the viewer may (still) see, by id: one batched read; with
-    `shown`, not those the viewer's filters hide."""
-    wanted = [s for s in (_status_id(i) for i in items) if s]
-    if not wanted:
-        return {}
-    found = list(statuses_repo.get_many(wanted).values())
-    view = relationships.loader(viewer_id).statuses(found)
-    visible = visibility.filter_visible(found, view)
-    if shown is not None:
-        visible = shown.keep(visible)
-    return {s["id"]: s for s in visible}
-
-
-def _keep_visible(viewer_id: str, items: list[dict[str, Any]], shown: _Shown | None = None
-                  ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
-    """(item, its status) for the items whose status, if they have one, the viewer may see."""
-    statuses = _visible_statuses(viewer_id, items, shown)
-    kept = []
-    for item in items:
-        status_id = _status_id(item)
-        if status_id is None or status_id in statuses:
-            kept.append((item, statuses.get(status_id) if status_id else None))
-    return kept
-
-
-def _render_statuses(viewer_id: str, statuses: Iterable[dict[str, Any] | None],
-                     shown: _Shown | None = None) -> dict[str, dict[str, Any]]:
-    unique = list({s["id"]: s for s in statuses if s}.values())
-    if shown is not None:
-        return {s["id"]: shown.rendered[s["id"]] for s in shown.keep(unique)}
-    return {s["id"]: s for s in status_views.render(unique, viewer_id)} if unique else {}
-
-
-def _reports(items: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The Report entities of `admin.report` notifications (their subject), by id: one
-    batched read, none without such notifications."""
-    wanted = [i["subject_id"] for i in items if i["notification_type"] == convert.REPORT_TYPE]
-    return reports.render_for_notifications(wanted) if wanted else {}
-
-
-def _render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | None]],
-            shown: _Shown | None = None) -> list[dict[str, Any]]:
-    accounts = status_views.load_accounts([i["from_account_id"] for i, _ in pairs])
-    statuses = _render_statuses(viewer_id, (s for _, s in pairs), shown)
-    found_reports = _reports(i for i, _ in pairs)
-    rendered = []
-    for item, status in pairs:
-        account = accounts.get(item["from_account_id"])
-        entity = statuses.get(status["id"]) if status else None
-        if account is None or account.get("suspended") or (status is not None and
-                                                           entity is None):
-            continue  # Mastodon leaves out notifications from suspended accounts
-        report = found_reports.get(item["subject_id"]) \
-            if item["notification_type"] == convert.REPORT_TYPE else None
-        if item["notification_type"] == convert.REPORT_TYPE and report is None:
-            continue  # the report is gone
-        rendered.append(convert.notification(item, account=account, status=entity,
-                                             report=report))
-    return rendered
-
-
-def render_for(viewer_id: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Notification entities for these items of the viewer's (those it may still see), as the
-    list renders them, with the viewer's filters for notifications (a `hide` filter drops
-    the notification); the streaming worker sends them one at a time."""
-    shown = _Shown(viewer_id)
-    return _render(viewer_id, _keep_visible(viewer_id, items, shown), shown)
-
-
 def list_notifications(viewer: Viewer, params: dict[str, Any], page: Page
                        ) -> tuple[list[dict[str, Any]], list[str]]:
     """GET /api/v1/notifications: (Notification entities, the ids the Link header uses)."""
@@ -198,10 +98,11 @@ def list_notifications(viewer: Viewer, params: dict[str, Any], page: Page
     budget = Budget()
     found = repo.entries(viewer.account_id, *page.id_range(), not page.ascending, budget=budget,
                          step=page.step, filter=wanted.listing_filter())
-    shown = _Shown(viewer.account_id)
-    filled = fill_page(found, lambda batch: _keep_visible(viewer.account_id, batch, shown), page,
-                       budget=budget, id_of=lambda i: i["id"], result_id=lambda p: p[0]["id"])
-    return _render(viewer.account_id, filled.items, shown), filled.link_ids
+    shown = notes.Shown(viewer.account_id)
+    filled = fill_page(found, lambda batch: notes.keep_visible(viewer.account_id, batch, shown),
+                       page, budget=budget, id_of=lambda i: i["id"],
+                       result_id=lambda p: p[0]["id"])
+    return notes.render(viewer.account_id, filled.items, shown), filled.link_ids
 
 
 def _own(viewer: Viewer, notification_id: str) -> dict[str, Any]:
@@ -212,8 +113,8 @@ def _own(viewer: Viewer, notification_id: str) -> dict[str, Any]:
 
 
 def show(viewer: Viewer, notification_id: str) -> dict[str, Any]:
-    rendered = _render(viewer.account_id, _keep_visible(viewer.account_id,
-                                                        [_own(viewer, notification_id)]))
+    item = _own(viewer, notification_id)
+    rendered = notes.render(viewer.account_id, notes.keep_visible(viewer.account_id, [item]))
     if not rendered:
         raise NotFound()
     return rendered[0]
@@ -320,11 +221,11 @@ class _Candidate:
 
 
 def _visible_candidates(viewer_id: str, candidates: list[_Candidate],
-                        shown: _Shown | None = None) -> list[_Candidate]:
-    statuses = _visible_statuses(viewer_id, (c.item for c in candidates), shown)
+                        shown: notes.Shown | None = None) -> list[_Candidate]:
+    statuses = notes.visible_statuses(viewer_id, (c.item for c in candidates), shown)
     kept = []
     for candidate in candidates:
-        status_id = _status_id(candidate.item)
+        status_id = notes.status_id_of(candidate.item)
         if status_id is not None:
             if status_id not in statuses:
                 continue
@@ -333,7 +234,7 @@ def _visible_candidates(viewer_id: str, candidates: list[_Candidate],
     return kept
 
 
-def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget, shown: _Shown):
+def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget, shown: notes.Shown):
     entries = repo.head_entries(viewer.account_id, *page.id_range(), not page.ascending,
                                 budget=budget, step=page.step)
 
@@ -359,7 +260,7 @@ def _from_heads(viewer: Viewer, wanted: Browse, page: Page, budget: Budget, show
 
 
 def _from_notifications(viewer: Viewer, wanted: Browse, kinds: frozenset[str], page: Page,
-                        budget: Budget, shown: _Shown):
+                        budget: Budget, shown: notes.Shown):
     """Mastodon's own grouping of a page: walk the notifications by id, the first one met of
     each group stands for it."""
     found = repo.entries(viewer.account_id, *page.id_range(), not page.ascending,
@@ -421,11 +322,11 @@ def _group_entity(candidate: _Candidate, wanted: Browse, page_low: str | None
     return convert.notification_group(
         key=candidate.key, kind=candidate.kind, count=max(count, 1),
         most_recent_id=newest["id"], sample_account_ids=samples,
-        status_id=_status_id(item), page=page)
+        status_id=notes.status_id_of(item), page=page)
 
 
 def _results(viewer: Viewer, candidates: list[_Candidate], wanted: Browse, expand: str,
-             page_low: str | None, shown: _Shown | None = None) -> dict[str, Any]:
+             page_low: str | None, shown: notes.Shown | None = None) -> dict[str, Any]:
     _load_members(viewer, candidates)
     groups = []
     kept = []
@@ -435,8 +336,8 @@ def _results(viewer: Viewer, candidates: list[_Candidate], wanted: Browse, expan
             groups.append(entity)
             kept.append(candidate)
     accounts = status_views.load_accounts([a for g in groups for a in g["sample_account_ids"]])
-    statuses = _render_statuses(viewer.account_id, (c.status for c in kept), shown)
-    found_reports = _reports(c.item for c in kept)
+    statuses = notes.render_statuses(viewer.account_id, (c.status for c in kept), shown)
+    found_reports = notes.reports_of(c.item for c in kept)
     final = []
     for group, candidate in zip(groups, kept):
         group["sample_account_ids"] = [a for a in group["sample_account_ids"]
@@ -479,7 +380,7 @@ def list_grouped(viewer: Viewer, params: dict[str, Any], page: Page
         return convert.grouped_results([], [], [], [] if expand == "partial_avatars" else None), []
     kinds = grouped_types(params)
     budget = Budget()
-    shown = _Shown(viewer.account_id)
+    shown = notes.Shown(viewer.account_id)
     if _heads_serve(wanted, kinds):
         filled = _from_heads(viewer, wanted, page, budget, shown)
     else:
@@ -570,10 +471,10 @@ def update_policy(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
 
 def _render_requests(viewer: Viewer, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     accounts = status_views.load_accounts([r["from_account_id"] for r in requests])
-    last = _visible_statuses(viewer.account_id, ({"notification_type": "mention",
-                                                   "status_id": r.get("last_status_id")}
-                                                  for r in requests))
-    statuses = _render_statuses(viewer.account_id, last.values())
+    last = notes.visible_statuses(viewer.account_id, ({"notification_type": "mention",
+                                                       "status_id": r.get("last_status_id")}
+                                                      for r in requests))
+    statuses = notes.render_statuses(viewer.account_id, last.values())
     return [convert.request(r, account=accounts[r["from_account_id"]],
                             last_status=statuses.get(r.get("last_status_id") or ""))
             for r in requests if r["from_account_id"] in accounts]

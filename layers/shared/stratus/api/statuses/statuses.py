@@ -9,6 +9,7 @@ from typing import Any
 from stratus.actions import posting
 from stratus.api.statuses import scheduled
 from stratus.api.statuses.post import create_idempotent
+from stratus.convert import statuses as convert_statuses
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.jobs import messages as jobs
@@ -78,7 +79,8 @@ def edit(viewer: Viewer, status_id: str, params: dict[str, Any]) -> dict[str, An
     now = clock.now()
     changes: dict[str, Any] = {
         "text": prepared["status"], "content_type": prepared["content_type"],
-        "content": posting.render_text(prepared["status"], prepared["content_type"], mentions),
+        "content": convert_statuses.render_text(prepared["status"], prepared["content_type"],
+                                                mentions),
         "spoiler_text": prepared["spoiler_text"], "sensitive": prepared["sensitive"],
         "language": prepared["language"], "tags": [formatter.normalize_tag(t) for t in parsed.tags],
         "mention_ids": list(dict.fromkeys(list(item.get("mention_ids", [])) +
