@@ -4,7 +4,7 @@ the notification policy, notification requests, and markers."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-from stratus.api.notifications import markers, notifications
+from stratus.api.notifications import grouped, markers, policy, requests, unread, v1
 from stratus.auth.deps import Viewer, require
 from stratus.core.observability import http_handler
 from stratus.core.paging import page_params
@@ -32,101 +32,101 @@ def _linked(request: Request, response: Response, result):
 async def notifications_list(request: Request, response: Response, viewer: Viewer = Depends(read)):
     params = await request_params(request)
     return _linked(request, response,
-                   notifications.list_notifications(viewer, params, _page(request)))
+                   v1.list_notifications(viewer, params, _page(request)))
 
 
 @router.get("/api/v1/notifications/unread_count")
 async def notifications_unread_count(request: Request, viewer: Viewer = Depends(read)):
-    return notifications.unread_count(viewer, await request_params(request))
+    return unread.unread_count(viewer, await request_params(request))
 
 
 @router.post("/api/v1/notifications/clear")
 def notifications_clear(viewer: Viewer = Depends(write)):
-    return notifications.clear(viewer)
+    return v1.clear(viewer)
 
 
 @router.get("/api/v1/notifications/requests")
 def requests_list(request: Request, response: Response, viewer: Viewer = Depends(read)):
-    return _linked(request, response, notifications.list_requests(viewer, _page(request)))
+    return _linked(request, response, requests.list_requests(viewer, _page(request)))
 
 
 @router.get("/api/v1/notifications/requests/merged")
 def requests_merged(viewer: Viewer = Depends(read)):
-    return notifications.requests_merged(viewer)
+    return requests.requests_merged(viewer)
 
 
 @router.post("/api/v1/notifications/requests/accept")
 async def requests_accept_many(request: Request, viewer: Viewer = Depends(write)):
-    return notifications.accept_requests(viewer, await request_params(request))
+    return requests.accept_requests(viewer, await request_params(request))
 
 
 @router.post("/api/v1/notifications/requests/dismiss")
 async def requests_dismiss_many(request: Request, viewer: Viewer = Depends(write)):
-    return notifications.dismiss_requests(viewer, await request_params(request))
+    return requests.dismiss_requests(viewer, await request_params(request))
 
 
 @router.get("/api/v1/notifications/requests/{request_id}")
 def requests_show(request_id: str, viewer: Viewer = Depends(read)):
-    return notifications.show_request(viewer, request_id)
+    return requests.show_request(viewer, request_id)
 
 
 @router.post("/api/v1/notifications/requests/{request_id}/accept")
 def requests_accept(request_id: str, viewer: Viewer = Depends(write)):
-    return notifications.accept_request(viewer, request_id)
+    return requests.accept_request(viewer, request_id)
 
 
 @router.post("/api/v1/notifications/requests/{request_id}/dismiss")
 def requests_dismiss(request_id: str, viewer: Viewer = Depends(write)):
-    return notifications.dismiss_request(viewer, request_id)
+    return requests.dismiss_request(viewer, request_id)
 
 
 @router.get("/api/v1/notifications/{notification_id}")
 def notifications_show(notification_id: str, viewer: Viewer = Depends(read)):
-    return notifications.show(viewer, notification_id)
+    return v1.show(viewer, notification_id)
 
 
 @router.post("/api/v1/notifications/{notification_id}/dismiss")
 def notifications_dismiss(notification_id: str, viewer: Viewer = Depends(write)):
-    return notifications.dismiss(viewer, notification_id)
+    return v1.dismiss(viewer, notification_id)
 
 
 # --- v2 (grouped) ---------------------------------------------------------------------------------
 @router.get("/api/v2/notifications")
 async def grouped_list(request: Request, response: Response, viewer: Viewer = Depends(read)):
     params = await request_params(request)
-    return _linked(request, response, notifications.list_grouped(viewer, params, _page(request)))
+    return _linked(request, response, grouped.list_grouped(viewer, params, _page(request)))
 
 
 @router.get("/api/v2/notifications/unread_count")
 async def grouped_unread_count(request: Request, viewer: Viewer = Depends(read)):
-    return notifications.unread_count(viewer, await request_params(request), grouped=True)
+    return unread.unread_count(viewer, await request_params(request), grouped=True)
 
 
 @router.get("/api/v2/notifications/policy")
 def policy_show(viewer: Viewer = Depends(read)):
-    return notifications.get_policy(viewer)
+    return policy.get_policy(viewer)
 
 
 @router.api_route("/api/v2/notifications/policy", methods=["PATCH", "PUT"])
 async def policy_update(request: Request, viewer: Viewer = Depends(write)):
-    return notifications.update_policy(viewer, await request_params(request))
+    return policy.update_policy(viewer, await request_params(request))
 
 
 @router.get("/api/v2/notifications/{group_key}")
 def grouped_show(group_key: str, viewer: Viewer = Depends(read)):
-    return notifications.show_group(viewer, group_key)
+    return grouped.show_group(viewer, group_key)
 
 
 @router.get("/api/v2/notifications/{group_key}/accounts")
 def grouped_accounts(group_key: str, request: Request, response: Response,
                      viewer: Viewer = Depends(read)):
     return _linked(request, response,
-                   notifications.group_accounts(viewer, group_key, _page(request)))
+                   grouped.group_accounts(viewer, group_key, _page(request)))
 
 
 @router.post("/api/v2/notifications/{group_key}/dismiss")
 def grouped_dismiss(group_key: str, viewer: Viewer = Depends(write)):
-    return notifications.dismiss_group(viewer, group_key)
+    return grouped.dismiss_group(viewer, group_key)
 
 
 # --- markers --------------------------------------------------------------------------------------

@@ -185,7 +185,7 @@ def test_one_group_its_accounts_and_dismissing_it(client, people, drain, entity)
 
 
 def test_a_large_group_is_dismissed_by_the_worker(client, people, drain, monkeypatch):
-    from stratus.api.notifications import notifications as service
+    from stratus.api.notifications import listing as service
 
     ids_, tokens = people
     liked = post(client, tokens["alice"], status="like me")

@@ -5,7 +5,7 @@ notification types that come from existing features (update, admin.sign_up)."""
 from __future__ import annotations
 
 import pytest
-from stratus.api.notifications import notifications as notifications_service
+from stratus.api.notifications import listing as notifications_service
 from stratus.core import clock, ids
 from stratus.repo import effects
 

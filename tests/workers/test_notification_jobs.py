@@ -89,7 +89,7 @@ def test_dismissing_twice(client, people, runtime, drain):
 
 
 def test_a_sweep_twice(client, people, runtime, drain, monkeypatch):
-    from stratus.api.notifications import notifications as service
+    from stratus.api.notifications import listing as service
 
     _, tokens = people
     for name in ("bob", "carol", "dave"):
