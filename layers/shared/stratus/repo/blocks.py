@@ -1,5 +1,5 @@
 """Blocks, written once for the local and the federated path: a block and what it ends, an
-unblock, and whether a user blocks a domain.
+unblock, and whether a user blocks a domain; a user's mutes and domain blocks by their keys.
 
 A block ends, in the transaction that writes it, what it cannot coexist with both ways — the
 follows, the pending follow requests and the endorsements that went with the follows —
@@ -51,3 +51,16 @@ def unblock(blocker_id: str, target_id: str) -> dict[str, Any] | None:
 def blocks_domain(account_id: str, domain: str) -> bool:
     """Whether a user blocks a domain (a user domain block; a consistent read)."""
     return get(keys.user_domain_block(account_id, domain)) is not None
+
+
+def unblock_domain(account_id: str, domain: str) -> None:
+    remove(keys.user_domain_block(account_id, domain))
+
+
+def mute_of(account_id: str, target_id: str) -> dict[str, Any] | None:
+    """An account's mute of another, as stored (expired or not)."""
+    return get(keys.mute(account_id, target_id))
+
+
+def unmute(account_id: str, target_id: str) -> None:
+    remove(keys.mute(account_id, target_id))

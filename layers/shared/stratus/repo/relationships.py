@@ -275,11 +275,11 @@ def follow_requests_made(account_id: str, after: str | None, limit: int
     return page, (page[-1]["id"] if len(page) == limit else None)
 
 
-def listed(kind: str, account_id: str, lo: str, hi: str, descending: bool, *,
+def listed(kind: str, account_id: str, low: int | None, high: int | None, descending: bool, *,
            budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
-    """A user's blocks, mutes, domain blocks or endorsements, by when each was made."""
-    return _entries(keys.edge_list_of(LISTED[kind], account_id), "GSI1", lo, hi, descending,
-                    budget, step)
+    """A user's blocks, mutes, domain blocks or endorsements between two ids, by when made."""
+    return _entries(keys.edge_list_of(LISTED[kind], account_id), "GSI1",
+                    *keys.id_range(low, high), descending, budget, step)
 
 
 def domain_of(entry: dict[str, Any]) -> str:

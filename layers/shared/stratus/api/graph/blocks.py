@@ -24,7 +24,6 @@ from stratus.model.viewer import Viewer
 from stratus.read import accounts as accounts_read
 from stratus.read import relationships
 from stratus.repo import blocks as blocks_repo
-from stratus.repo import keys
 from stratus.repo import relationships as repo
 
 DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
@@ -74,7 +73,7 @@ def mute(viewer: Viewer, target_id: str, params: dict[str, Any]) -> dict[str, An
     ends = ends.replace(microsecond=0) if ends else None
     value = Mute(notifications=flag(params.get("notifications"), True),
                  expires_at=clock.iso(ends) if ends else None)
-    existing = repo.get(keys.mute(me, target.id))
+    existing = blocks_repo.mute_of(me, target.id)
     mute_id = existing["id"] if existing else ids.new_id()  # a changed mute keeps its place
     repo.put(repo.mute_item(mute_id, me, target.id, value))
     target.relations.muting[target.id] = value
@@ -84,7 +83,7 @@ def mute(viewer: Viewer, target_id: str, params: dict[str, Any]) -> dict[str, An
 def unmute(viewer: Viewer, target_id: str) -> dict[str, Any]:
     target = relationships.subject(viewer, target_id)
     if target.id in target.relations.muting:
-        repo.remove(keys.mute(viewer.account_id, target.id))
+        blocks_repo.unmute(viewer.account_id, target.id)
     target.relations.muting.pop(target.id, None)
     return target.entity()
 
@@ -118,13 +117,12 @@ def unblock_domain(viewer: Viewer, raw: Any) -> None:
             domain = _domain(raw)
         except ValidationFailed:
             return
-        repo.remove(keys.user_domain_block(viewer.account_id, domain))
+        blocks_repo.unblock_domain(viewer.account_id, domain)
 
 
 def _listing(kind: str, viewer: Viewer, page: Page):
     budget = Budget()
-    lo, hi = keys.id_range(*page.id_range())
-    return repo.listed(kind, viewer.account_id, lo, hi, not page.ascending, budget=budget,
+    return repo.listed(kind, viewer.account_id, *page.id_range(), not page.ascending, budget=budget,
                        step=page.step), budget
 
 
