@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.convert import admin as convert_admin
 from stratus.core import ids
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.read import status_views
@@ -14,14 +15,6 @@ from stratus.repo import audit
 
 def _param_id(value: Any) -> str | None:
     return str(value) if value is not None and ids.is_id(str(value)) else None
-
-
-def entity(entry: dict[str, Any], accounts: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    return {"id": str(entry["id"]), "action": entry["action"],
-            "target_type": entry["target_type"], "target_id": str(entry["target_id"]),
-            "human_identifier": entry.get("human_identifier"),
-            "account": accounts.get(str(entry["account_id"])),
-            "created_at": entry["created_at"]}
 
 
 def page(params: dict[str, Any], page: Page) -> tuple[list[dict[str, Any]], list[str]]:
@@ -45,7 +38,7 @@ def page(params: dict[str, Any], page: Page) -> tuple[list[dict[str, Any]], list
         if actor:
             chosen = [e for e in chosen if str(e["account_id"]) == actor]
         accounts = status_views.load_accounts([str(e["account_id"]) for e in chosen])
-        return [entity(e, accounts) for e in chosen]
+        return [convert_admin.action_log(e, accounts) for e in chosen]
 
     filled = fill_page(stream, hydrate, page, budget=budget, id_of=lambda e: str(e["id"]),
                        result_id=lambda e: e["id"])

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from stratus.convert import accounts as convert
+from stratus.convert import admin as convert_admin
 from stratus.core import clock, ids
 from stratus.core.errors import Forbidden, NotFound, ValidationFailed
 from stratus.core.params import flag
@@ -40,15 +40,10 @@ DANGEROUS = ("ERR_DANGEROUS", "cannot include permissions that are not safe for 
 MOVED_PER_DELETE = 1000
 
 
-def render(role: roles.Role) -> dict[str, Any]:
-    """Mastodon's Role entity, plus `position` (the roles API needs it to be managed)."""
-    return {**convert.role(role), "position": role.position}
-
-
 def list_roles() -> list[dict[str, Any]]:
     """Every role, highest position first (a handful: not paginated)."""
     ordered = sorted(roles_read.all_roles().values(), key=lambda r: (-r.position, int(r.id)))
-    return [render(r) for r in ordered]
+    return [convert_admin.role(r) for r in ordered]
 
 
 def _find(role_id: str) -> roles.Role:
@@ -64,7 +59,7 @@ def _find(role_id: str) -> roles.Role:
 
 
 def get_role(role_id: str) -> dict[str, Any]:
-    return render(_find(role_id))
+    return convert_admin.role(_find(role_id))
 
 
 def _permissions(raw: Any, details: dict) -> int | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from stratus.api.trends.ranking import link_id
 from stratus.api.trends.trends import link_entities
+from stratus.convert import admin as convert_admin
 from stratus.core import clock, ids
 from stratus.read import trends as trends_read
 from stratus.read.trends import LINKS, PUBLISHERS, STATUSES, TAGS
@@ -90,13 +91,8 @@ def admin_links(offset: int, limit: int) -> list[dict[str, Any]]:
     items = trends_read.ranked(LINKS)[offset:offset + limit]
     records = repo.records(LINKS, [i["id"] for i in items])
     return [{**entity, "id": item["id"],
-             "requires_review": _requires_review(records.get(item["id"]))}
+             "requires_review": convert_admin.requires_review(records.get(item["id"]))}
             for item, entity in link_entities(items)]
-
-
-def _requires_review(record: dict[str, Any] | None) -> bool:
-    return bool((record or {}).get("requested_review_at")) and not (record or {}).get(
-        "reviewed_at")
 
 
 def review_link(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
@@ -113,21 +109,12 @@ def review_link(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     return {**entity, "id": ident, "requires_review": False}
 
 
-def _publisher_entity(record: dict[str, Any]) -> dict[str, Any]:
-    """Admin PreviewCardProvider: id, domain, trendable, reviewed_at, requested_review_at,
-    requires_review."""
-    return {"id": record["ident"], "domain": record["domain"],
-            "trendable": bool(record.get("trendable")),
-            "reviewed_at": record.get("reviewed_at"),
-            "requested_review_at": record.get("requested_review_at"),
-            "requires_review": _requires_review(record)}
-
-
 def admin_publishers(offset: int, limit: int) -> list[dict[str, Any]]:
     """The publishers of ranked links."""
     idents = list(dict.fromkeys(link_id(i["publisher"]) for i in trends_read.ranked(LINKS)))
     records = repo.records(PUBLISHERS, idents[offset:offset + limit])
-    return [_publisher_entity(records[i]) for i in idents[offset:offset + limit] if i in records]
+    return [convert_admin.publisher(records[i]) for i in idents[offset:offset + limit]
+            if i in records]
 
 
 def review_publisher(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
@@ -146,4 +133,4 @@ def review_publisher(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
             repo.set_allowed(LINKS, item["id"], allowed)
     _log(actor, "approve" if allowed else "reject", "PreviewCardProvider", ident,
          record["domain"])
-    return _publisher_entity(repo.record(PUBLISHERS, ident) or record)
+    return convert_admin.publisher(repo.record(PUBLISHERS, ident) or record)

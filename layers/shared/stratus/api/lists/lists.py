@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.convert import lists as convert_lists
 from stratus.core import ids
 from stratus.core.errors import NotFound, Unprocessable, ValidationFailed
 from stratus.core.paging import Page
@@ -20,12 +21,6 @@ MAX_LISTS = 50  # Mastodon's List::LIMIT
 MAX_TITLE = 256
 
 
-def render(item: dict[str, Any]) -> dict[str, Any]:
-    return {"id": item["id"], "title": item["title"],
-            "replies_policy": item.get("replies_policy", "list"),
-            "exclusive": bool(item.get("exclusive", False))}
-
-
 def own(viewer: Viewer, list_id: str) -> dict[str, Any]:
     """The viewer's list, else 404 (someone else's lists do not exist for them)."""
     item = repo.get(viewer.account_id, list_id) if ids.is_id(str(list_id)) else None
@@ -35,11 +30,12 @@ def own(viewer: Viewer, list_id: str) -> dict[str, Any]:
 
 
 def all_of(viewer: Viewer) -> list[dict[str, Any]]:
-    return [render(i) for i in sorted(repo.of_owner(viewer.account_id), key=lambda i: int(i["id"]))]
+    return [convert_lists.user_list(i)
+            for i in sorted(repo.of_owner(viewer.account_id), key=lambda i: int(i["id"]))]
 
 
 def show(viewer: Viewer, list_id: str) -> dict[str, Any]:
-    return render(own(viewer, list_id))
+    return convert_lists.user_list(own(viewer, list_id))
 
 
 def _fields(params: dict[str, Any], current: dict[str, Any] | None) -> dict[str, Any]:
@@ -65,14 +61,14 @@ def create(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
         raise Unprocessable("Validation failed: You have reached the maximum number of lists")
     item = repo.list_item(viewer.account_id, ids.new_id(), fields)
     repo.create(item)
-    return render(item)
+    return convert_lists.user_list(item)
 
 
 def update(viewer: Viewer, list_id: str, params: dict[str, Any]) -> dict[str, Any]:
     current = own(viewer, list_id)
     fields = _fields({**current, **params}, current)
     repo.update(viewer.account_id, list_id, fields)
-    return render({**current, **fields})
+    return convert_lists.user_list({**current, **fields})
 
 
 def delete(viewer: Viewer, list_id: str) -> dict[str, Any]:
@@ -140,7 +136,8 @@ def containing(viewer: Viewer, account_id: str) -> list[dict[str, Any]]:
                  if e["owner_id"] == viewer.account_id]
         if after is None:
             break
-    return [render(i) for i in sorted(repo.get_many(mine), key=lambda i: int(i["id"]))]
+    return [convert_lists.user_list(i)
+            for i in sorted(repo.get_many(mine), key=lambda i: int(i["id"]))]
 
 
 def is_member(list_id: str, account_id: str) -> bool:

@@ -16,6 +16,8 @@ import binascii
 from typing import Any
 from urllib.parse import urlsplit
 
+from stratus.convert import push as convert_push
+from stratus.convert.push import ALERT_TYPES, MORE_ALERT_TYPES
 from stratus.core import clock, ids
 from stratus.core.errors import BadRequest, NotFound, Unprocessable, ValidationFailed
 from stratus.core.params import flag, truthy
@@ -23,12 +25,6 @@ from stratus.model.viewer import Viewer
 from stratus.read import secrets
 from stratus.repo import push as repo
 
-# The alert types of the documented WebPushSubscription entity, always rendered (false unless
-# chosen). Mastodon accepts an alert for every notification type; the two it added in 4.5 are
-# kept and rendered when a client sends them.
-ALERT_TYPES = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
-               "update", "admin.sign_up", "admin.report")
-MORE_ALERT_TYPES = ("quote", "quoted_update")
 POLICIES = ("all", "followed", "follower", "none")
 MAX_ENDPOINT_LENGTH = 2048
 INVALID_KEY = "Validation failed: is not a valid Ed25519 or Curve25519 key"  # Mastodon's words
@@ -116,17 +112,6 @@ def _data(params: dict[str, Any]) -> tuple[dict[str, bool], str]:
     return alerts, policy
 
 
-def entity(subscription: dict[str, Any]) -> dict[str, Any]:
-    """REST::WebPushSubscriptionSerializer: id, endpoint, standard, alerts, server_key, policy."""
-    stored = subscription.get("alerts") or {}
-    alerts = {kind: bool(stored.get(kind, False)) for kind in ALERT_TYPES}
-    alerts.update({kind: bool(stored[kind]) for kind in MORE_ALERT_TYPES if kind in stored})
-    return {"id": str(subscription["id"]), "endpoint": subscription["endpoint"],
-            "standard": bool(subscription.get("standard", False)), "alerts": alerts,
-            "server_key": secrets.vapid_public_key(),
-            "policy": subscription.get("policy") or "all"}
-
-
 def _owner(viewer: Viewer) -> tuple[str, str]:
     return viewer.account_id, viewer.token["token_hash"]
 
@@ -149,14 +134,14 @@ def subscribe(viewer: Viewer, raw_token: str, params: dict[str, Any]) -> dict[st
         "created_at": clock.iso(clock.now()),
     }
     repo.replace(subscription)
-    return entity(subscription)
+    return convert_push.subscription(subscription, secrets.vapid_public_key())
 
 
 def show(viewer: Viewer) -> dict[str, Any]:
     subscription = repo.get(*_owner(viewer))
     if subscription is None:
         raise NotFound()
-    return entity(subscription)
+    return convert_push.subscription(subscription, secrets.vapid_public_key())
 
 
 def update(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +150,7 @@ def update(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     subscription = repo.update_data(*_owner(viewer), alerts, policy)
     if subscription is None:
         raise NotFound()
-    return entity(subscription)
+    return convert_push.subscription(subscription, secrets.vapid_public_key())
 
 
 def unsubscribe(viewer: Viewer) -> dict[str, Any]:
