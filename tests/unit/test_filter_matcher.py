@@ -5,7 +5,8 @@ expiry."""
 
 from __future__ import annotations
 
-from stratus.read.filters import Matcher, Stored, compile_rules, plain_text
+from stratus.model.filters import Stored
+from stratus.read.filters import Matcher, compile_rules, plain_text
 
 
 def stored(filter_id, keywords=(), statuses=(), action="warn", context=("home",),

@@ -1,5 +1,5 @@
-"""Filters as a viewer sees them applied: the Filter, FilterKeyword, FilterStatus and
-V1::Filter entities, and the matcher compiled once per request from one Query of the viewer's
+"""Filters as a viewer sees them applied: the viewer's filters loaded (their entities are
+convert/filters.py's), and the matcher compiled once per request from one Query of the viewer's
 filter records.
 
 `compiled(account_id, context)` is Mastodon's `CustomFilter.cached_filters_for` +
@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
+from stratus.convert.filters import filter_entity
 from stratus.core import clock
+from stratus.model.filters import Stored
 from stratus.repo import filters as repo
 
 CONTEXTS = ("home", "notifications", "public", "thread", "account")
@@ -30,24 +32,6 @@ ACTIONS = ("warn", "hide", "blur")
 
 
 # --- records -------------------------------------------------------------------------------------
-@dataclass
-class Stored:
-    """One filter and its rules as stored."""
-
-    item: dict[str, Any]
-    keywords: list[dict[str, Any]]
-    statuses: list[dict[str, Any]]
-
-    @property
-    def id(self) -> str:
-        return self.item["id"]
-
-    def expired(self, now_iso: str | None = None) -> bool:
-        expires = self.item.get("expires_at")
-        return bool(expires) and clock.parse_iso(expires) <= (
-            clock.parse_iso(now_iso) if now_iso else clock.now())
-
-
 def load(account_id: str, filter_id: str | None = None) -> dict[str, Stored]:
     """The account's filters (or one) with their keywords and statuses, by filter id in id
     order: one Query."""
@@ -67,39 +51,6 @@ def load(account_id: str, filter_id: str | None = None) -> dict[str, Stored]:
         stored.keywords.sort(key=lambda k: int(k["id"]))
         stored.statuses.sort(key=lambda s: int(s["id"]))
     return dict(sorted(found.items(), key=lambda pair: int(pair[0])))
-
-
-# --- entities ------------------------------------------------------------------------------------
-def keyword_entity(item: dict[str, Any]) -> dict[str, Any]:
-    return {"id": item["id"], "keyword": item["keyword"],
-            "whole_word": bool(item.get("whole_word", True))}
-
-
-def status_entity(item: dict[str, Any]) -> dict[str, Any]:
-    return {"id": item["id"], "status_id": item["status_id"]}
-
-
-def filter_entity(stored: Stored, *, rules: bool = True) -> dict[str, Any]:
-    """REST::FilterSerializer: keywords and statuses only where the rules are asked for (the
-    filters API), not inside a FilterResult."""
-    item = stored.item
-    entity: dict[str, Any] = {"id": item["id"], "title": item["title"],
-                              "context": list(item["context"]),
-                              "expires_at": item.get("expires_at"),
-                              "filter_action": item.get("filter_action", "warn")}
-    if rules:
-        entity["keywords"] = [keyword_entity(k) for k in stored.keywords]
-        entity["statuses"] = [status_entity(s) for s in stored.statuses]
-    return entity
-
-
-def v1_entity(stored: Stored, keyword: dict[str, Any]) -> dict[str, Any]:
-    """REST::V1::FilterSerializer: one keyword of a filter, as the filter it used to be."""
-    item = stored.item
-    return {"id": keyword["id"], "phrase": keyword["keyword"], "context": list(item["context"]),
-            "whole_word": bool(keyword.get("whole_word", True)),
-            "expires_at": item.get("expires_at"),
-            "irreversible": item.get("filter_action") == "hide"}
 
 
 # --- the searchable text of a status ----------------------------------------------------------------

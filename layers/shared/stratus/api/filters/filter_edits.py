@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.convert import filters as convert_filters
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable, ValidationFailed
 from stratus.core.params import flag, indexed_values, to_i
+from stratus.model.filters import Stored
 from stratus.model.viewer import Viewer
 from stratus.read import filters
-from stratus.read.filters import Stored
 from stratus.repo import filters as repo
 from stratus.repo import statuses as statuses_repo
 
@@ -57,11 +58,11 @@ def _owning(viewer: Viewer, kind: str, record_id: str) -> tuple[Stored, dict[str
 
 
 def index(viewer: Viewer) -> list[dict[str, Any]]:
-    return [filters.filter_entity(s) for s in filters.load(viewer.account_id).values()]
+    return [convert_filters.filter_entity(s) for s in filters.load(viewer.account_id).values()]
 
 
 def show(viewer: Viewer, filter_id: str) -> dict[str, Any]:
-    return filters.filter_entity(_own(viewer, filter_id))
+    return convert_filters.filter_entity(_own(viewer, filter_id))
 
 
 # --- filter fields -----------------------------------------------------------------------------------
@@ -181,7 +182,7 @@ def create(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     changes = _KeywordChanges(viewer.account_id, filter_id, [],
                               params.get("keywords_attributes"))
     repo.change(viewer.account_id, puts=[item, *changes.puts])
-    return filters.filter_entity(Stored(item, changes.keywords, []))
+    return convert_filters.filter_entity(Stored(item, changes.keywords, []))
 
 
 def update(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -192,7 +193,7 @@ def update(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[str, 
     repo.change(viewer.account_id,
                 updates=[(repo.filter_key(stored.item), fields), *changes.updates],
                 puts=changes.puts, deletes=changes.deletes)
-    return filters.filter_entity(Stored({**stored.item, **fields}, changes.keywords,
+    return convert_filters.filter_entity(Stored({**stored.item, **fields}, changes.keywords,
                                         stored.statuses))
 
 
@@ -211,7 +212,7 @@ def delete(viewer: Viewer, filter_id: str) -> dict[str, Any]:
 
 # --- keywords ----------------------------------------------------------------------------------------
 def keywords(viewer: Viewer, filter_id: str) -> list[dict[str, Any]]:
-    return [filters.keyword_entity(k) for k in _own(viewer, filter_id).keywords]
+    return [convert_filters.keyword_entity(k) for k in _own(viewer, filter_id).keywords]
 
 
 def _keyword_fields(params: dict[str, Any], current: dict[str, Any] | None) -> dict[str, Any]:
@@ -231,11 +232,11 @@ def add_keyword(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[
     item = repo.keyword_item(viewer.account_id, filter_id, ids.new_id(), fields["keyword"],
                              fields["whole_word"])
     repo.change(viewer.account_id, puts=[item])
-    return filters.keyword_entity(item)
+    return convert_filters.keyword_entity(item)
 
 
 def show_keyword(viewer: Viewer, keyword_id: str) -> dict[str, Any]:
-    return filters.keyword_entity(_owning(viewer, "keyword", keyword_id)[1])
+    return convert_filters.keyword_entity(_owning(viewer, "keyword", keyword_id)[1])
 
 
 def update_keyword(viewer: Viewer, keyword_id: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -243,7 +244,7 @@ def update_keyword(viewer: Viewer, keyword_id: str, params: dict[str, Any]) -> d
     fields = _keyword_fields(params, keyword)
     if fields:
         repo.change(viewer.account_id, updates=[(repo.keyword_key(keyword), fields)])
-    return filters.keyword_entity({**keyword, **fields})
+    return convert_filters.keyword_entity({**keyword, **fields})
 
 
 def delete_keyword(viewer: Viewer, keyword_id: str) -> dict[str, Any]:
@@ -254,7 +255,7 @@ def delete_keyword(viewer: Viewer, keyword_id: str) -> dict[str, Any]:
 
 # --- status filters ------------------------------------------------------------------------------------
 def statuses(viewer: Viewer, filter_id: str) -> list[dict[str, Any]]:
-    return [filters.status_entity(s) for s in _own(viewer, filter_id).statuses]
+    return [convert_filters.status_entity(s) for s in _own(viewer, filter_id).statuses]
 
 
 def add_status(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -274,11 +275,11 @@ def add_status(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[s
         raise ValidationFailed({"status": [("ERR_TAKEN", "has already been taken")]})
     item = repo.status_item(viewer.account_id, filter_id, ids.new_id(), status_id)
     repo.change(viewer.account_id, puts=[item])
-    return filters.status_entity(item)
+    return convert_filters.status_entity(item)
 
 
 def show_status(viewer: Viewer, status_filter_id: str) -> dict[str, Any]:
-    return filters.status_entity(_owning(viewer, "status", status_filter_id)[1])
+    return convert_filters.status_entity(_owning(viewer, "status", status_filter_id)[1])
 
 
 def delete_status(viewer: Viewer, status_filter_id: str) -> dict[str, Any]:
@@ -291,12 +292,13 @@ def delete_status(viewer: Viewer, status_filter_id: str) -> dict[str, Any]:
 # --- v1 filters (deprecated): one keyword of a filter each ------------------------------------------------
 def v1_index(viewer: Viewer) -> list[dict[str, Any]]:
     found = [(k, s) for s in filters.load(viewer.account_id).values() for k in s.keywords]
-    return [filters.v1_entity(s, k) for k, s in sorted(found, key=lambda p: int(p[0]["id"]))]
+    return [convert_filters.v1_entity(s, k)
+            for k, s in sorted(found, key=lambda p: int(p[0]["id"]))]
 
 
 def v1_show(viewer: Viewer, keyword_id: str) -> dict[str, Any]:
     stored, keyword = _owning(viewer, "keyword", keyword_id)
-    return filters.v1_entity(stored, keyword)
+    return convert_filters.v1_entity(stored, keyword)
 
 
 def v1_create(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
@@ -310,7 +312,7 @@ def v1_create(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     word = repo.keyword_item(viewer.account_id, filter_id, ids.new_id(), keyword["keyword"],
                              keyword["whole_word"])
     repo.change(viewer.account_id, puts=[item, word])
-    return filters.v1_entity(Stored(item, [word], []), word)
+    return convert_filters.v1_entity(Stored(item, [word], []), word)
 
 
 def v1_update(viewer: Viewer, keyword_id: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -335,7 +337,7 @@ def v1_update(viewer: Viewer, keyword_id: str, params: dict[str, Any]) -> dict[s
         updates.append((repo.filter_key(stored.item), changed))
     if updates:
         repo.change(viewer.account_id, updates=updates)
-    return filters.v1_entity(Stored({**stored.item, **changed}, stored.keywords,
+    return convert_filters.v1_entity(Stored({**stored.item, **changed}, stored.keywords,
                                     stored.statuses), {**keyword, **keyword_fields})
 
 
