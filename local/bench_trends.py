@@ -37,8 +37,8 @@ _zipf.cache = {}
 
 def seed(posts: int, rng: random.Random) -> dict[str, int]:
     from stratus.core import clock, ids
+    from stratus.model import tags as tags_model
     from stratus.repo import base, keys, trends
-    from stratus.repo import tags as tags_repo
 
     now = clock.now()
     today, yesterday = clock.day_key(now), clock.day_key(now - __import__("datetime").timedelta(days=1))
@@ -69,10 +69,10 @@ def seed(posts: int, rng: random.Random) -> dict[str, int]:
             interacted += 1
     fresh = set(rng.sample(sorted(users), min(NEW_TODAY, len(users))))
     for name, who in users.items():
-        stats = {tags_repo.history_attribute(tags_repo.ACCOUNTS, today): len(who),
-                 tags_repo.history_attribute(tags_repo.USES, today): uses[name]}
+        stats = {tags_model.history_attribute(tags_model.ACCOUNTS, today): len(who),
+                 tags_model.history_attribute(tags_model.USES, today): uses[name]}
         if name not in fresh:
-            stats[tags_repo.history_attribute(tags_repo.ACCOUNTS, yesterday)] = max(
+            stats[tags_model.history_attribute(tags_model.ACCOUNTS, yesterday)] = max(
                 1, int(len(who) * rng.uniform(0.6, 1.4)))
             base.put({**keys.trend_candidate("tags", yesterday, name),
                       **trends.candidate_item("tags", yesterday, name, epoch)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from stratus.api.tags import tags
+from stratus.convert import tags
 from stratus.core import clock, ids
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
@@ -113,7 +113,7 @@ def test_history_shows_the_last_seven_days_today_first():
     week_ago = clock.day_key(today - timedelta(days=7))
     shown = tags.history({f"uses_{clock.day_key(today)}": 3, f"accounts_{clock.day_key(today)}": 2,
                           f"uses_{yesterday}": 5, f"accounts_{yesterday}": 1,
-                          f"uses_{week_ago}": 9})
+                          f"uses_{week_ago}": 9}, today)
     assert [(h["uses"], h["accounts"]) for h in shown] == [
         ("3", "2"), ("5", "1"), *[("0", "0")] * 5]
     assert int(shown[0]["day"]) - int(shown[1]["day"]) == 86400

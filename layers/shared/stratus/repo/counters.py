@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from stratus.model import tags as tags_model
 from stratus.repo import base, dedupe, keys
 from stratus.repo import cards as cards_repo
 from stratus.repo import tags as tags_repo
@@ -154,8 +155,8 @@ def _stale_history(adds: dict[str, int]) -> list[str]:
     newest = datetime.strptime(max(days), "%Y%m%d")
     gone = [(newest - timedelta(days=back)).strftime("%Y%m%d")
             for back in range(HISTORY_DAYS + 1, 2 * HISTORY_DAYS + 1)]
-    return [tags_repo.history_attribute(measure, day) for day in gone if day not in days
-            for measure in (tags_repo.USES, tags_repo.ACCOUNTS)]
+    return [tags_model.history_attribute(measure, day) for day in gone if day not in days
+            for measure in (tags_model.USES, tags_model.ACCOUNTS)]
 
 
 def apply(ops: list[base.Op]) -> None:

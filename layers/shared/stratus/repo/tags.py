@@ -16,13 +16,7 @@ from typing import Any
 from stratus.repo import base, keys
 
 FOLLOWED_TAG, TAG_USE = "followed_tag", "tag_use"
-USES, ACCOUNTS = "uses", "accounts"
 USE_TTL = 14 * 86400  # Mastodon keeps a day's tag activity for 14 days
-
-
-def history_attribute(measure: str, day: str) -> str:
-    """The attribute of a tag's STATS item counting `measure` (uses, accounts) on `day`."""
-    return f"{measure}_{day}"
 
 
 # --- followed tags --------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 from stratus.core import clock
 from stratus.core.errors import Busy
 from stratus.jobs.messages import Count
+from stratus.model import tags as tags_model
 from stratus.repo import counters as repo
 from stratus.repo import tags as tags_repo
 from stratus.repo import transaction
@@ -64,7 +65,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         adds.setdefault(target, {})[counter] = adds.get(target, {}).get(counter, 0) + delta
 
     def tag_day(name: str, measure: str, day: str) -> None:
-        add((TAG, name), tags_repo.history_attribute(measure, day), 1)
+        add((TAG, name), tags_model.history_attribute(measure, day), 1)
         sets[(TAG, name)] = {"type": "tag_stats", "name": name}
 
     def trend_candidate(kind: str, day: str, ident: str) -> None:
@@ -73,7 +74,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
             kind, day, ident, int(clock.now().timestamp()))
 
     def link_day(url: str, measure: str, day: str) -> None:
-        add((LINK, url), tags_repo.history_attribute(measure, day), 1)
+        add((LINK, url), tags_model.history_attribute(measure, day), 1)
         sets[(LINK, url)] = {"type": "link_stats", "url": url}
 
     def week() -> Target:
@@ -119,7 +120,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
             # A hashtag's uses that day (Trends::Tags#register: public originals only; a
             # tag's history is history, so removals and edits do not rewrite it).
             for name in item.get("tags", []):
-                tag_day(name, tags_repo.USES, clock.day_of_id(item["id"]))
+                tag_day(name, tags_model.USES, clock.day_of_id(item["id"]))
         if item.get("visibility") in DISTRIBUTABLE and not item.get("reblog_of_id"):
             for name in item.get("tags", []):
                 account_tag(name, sign, item.get("created_at") if inserted else None)
@@ -152,14 +153,14 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         elif item.get("filtered") and item.get("notification_type") == "mention":
             add((REQUEST, (recipient, item["from_account_id"])), "notifications_count")
     elif job.item_type == tags_repo.TAG_USE and inserted:
-        tag_day(item["tag"], tags_repo.ACCOUNTS, item["day"])  # one more distinct account
+        tag_day(item["tag"], tags_model.ACCOUNTS, item["day"])  # one more distinct account
         trend_candidate("tags", item["day"], item["tag"])
     # Link shares (what link trends rank): a shared link index entry is one use that day, a
     # `link_use` item one more distinct account; history, never taken back.
     elif job.item_type == "linked_status" and inserted and item.get("shared"):
-        link_day(item["url"], tags_repo.USES, item["day"])
+        link_day(item["url"], tags_model.USES, item["day"])
     elif job.item_type == "link_use" and inserted:
-        link_day(item["url"], tags_repo.ACCOUNTS, item["day"])
+        link_day(item["url"], tags_model.ACCOUNTS, item["day"])
         trend_candidate("links", item["day"], item["url"])
     _announce_deltas(job, add, sets)
     return adds, sets

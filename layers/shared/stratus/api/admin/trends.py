@@ -4,11 +4,13 @@ record, shown in the ranking at once, and written to the audit log."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from stratus.api.trends.ranking import link_id
 from stratus.api.trends.trends import link_entities
 from stratus.convert import admin as convert_admin
+from stratus.convert import tags as convert_tags
 from stratus.core import clock, ids
 from stratus.read import trends as trends_read
 from stratus.read.trends import LINKS, PUBLISHERS, STATUSES, TAGS
@@ -17,11 +19,11 @@ from stratus.repo import tags as tags_repo
 from stratus.repo import trends as repo
 
 
-def _admin_tag(record: dict[str, Any], stats: dict[str, Any] | None) -> dict[str, Any]:
-    from stratus.api.tags import tags
-
+def _admin_tag(record: dict[str, Any], stats: dict[str, Any] | None, now: datetime
+               ) -> dict[str, Any]:
     name = record["name"]
-    return {**tags.entity(name, name, stats, None), "trendable": trends_read.allowed(record),
+    return {**convert_tags.hashtag(name, name, stats, None, now=now),
+            "trendable": trends_read.allowed(record),
             "usable": True, "listable": True,
             "requires_review": bool(record.get("requested_review_at"))
             and not record.get("reviewed_at")}
@@ -32,7 +34,8 @@ def admin_tags(offset: int, limit: int) -> list[dict[str, Any]]:
     items = trends_read.ranked(TAGS)[offset:offset + limit]
     records = repo.records(TAGS, [i["id"] for i in items])
     stats, _ = tags_repo.load([i["name"] for i in items], None)
-    return [_admin_tag(records.get(i["id"]) or {"name": i["name"]}, stats.get(i["name"]))
+    now = clock.now()
+    return [_admin_tag(records.get(i["id"]) or {"name": i["name"]}, stats.get(i["name"]), now)
             for i in items]
 
 
@@ -60,7 +63,7 @@ def review_tag(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     _decide(TAGS, ident, allowed, {})
     _log(actor, "approve" if allowed else "reject", "Tag", ident, record["name"])
     stats, _ = tags_repo.load([record["name"]], None)
-    return _admin_tag(repo.record(TAGS, ident) or record, stats.get(record["name"]))
+    return _admin_tag(repo.record(TAGS, ident) or record, stats.get(record["name"]), clock.now())
 
 
 def review_status(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.api.tags import tags
+from stratus.convert import tags as convert
 from stratus.core import clock, ids, limits
-from stratus.core.config import settings
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.model.viewer import Viewer
 from stratus.read import accounts as accounts_read
@@ -32,20 +32,10 @@ def _failed(*messages: str) -> Unprocessable:
     return Unprocessable("Validation failed: " + ", ".join(messages))
 
 
-def _entity(item: dict[str, Any], username: str, counters: dict[str, Any] | None
-            ) -> dict[str, Any]:
-    """REST::FeaturedTagSerializer: `statuses_count` as a string, `last_status_at` a date."""
-    last = (counters or {}).get("last_status_at")
-    return {"id": item["id"], "name": item["name"],
-            "url": f"{settings().base_url}/@{username}/tagged/{item['tag']}",
-            "statuses_count": str(max(int((counters or {}).get("statuses_count", 0)), 0)),
-            "last_status_at": clock.parse_iso(last).date().isoformat() if last else None}
-
-
 def _render(account_id: str, username: str, items: list[dict[str, Any]]
             ) -> list[dict[str, Any]]:
     counters = repo.account_tags(account_id, [i["tag"] for i in items]) if items else {}
-    return [_entity(i, username, counters.get(i["tag"])) for i in items]
+    return [convert.featured_tag(i, username, counters.get(i["tag"])) for i in items]
 
 
 def _by_count(rendered: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -122,7 +112,8 @@ def suggestions(viewer: Viewer) -> list[dict[str, Any]]:
     used.sort(key=lambda u: (-int(u["statuses_count"]), u["tag"]))
     chosen = [u["tag"] for u in used[:SUGGESTIONS]]
     stats, edges, _ = tags_repo.load_for_viewer(chosen, me)
-    return [tags.entity(t, t, stats.get(t), t in edges, False) for t in chosen]
+    now = clock.now()
+    return [convert.hashtag(t, t, stats.get(t), t in edges, False, now=now) for t in chosen]
 
 
 def feature_tag(viewer: Viewer, raw: str) -> dict[str, Any]:
@@ -133,7 +124,7 @@ def feature_tag(viewer: Viewer, raw: str) -> dict[str, Any]:
     stats, edges, featured = tags_repo.load_for_viewer([tag], me, consistent=True)
     if tag not in featured:
         _create(me, tag, raw)
-    return tags.entity(tag, raw, stats.get(tag), tag in edges, True)
+    return convert.hashtag(tag, raw, stats.get(tag), tag in edges, True, now=clock.now())
 
 
 def unfeature_tag(viewer: Viewer, raw: str) -> dict[str, Any]:
@@ -141,4 +132,4 @@ def unfeature_tag(viewer: Viewer, raw: str) -> dict[str, Any]:
     tag = tags.normalized(raw)
     repo.remove(viewer.account_id, tag)
     stats, edges, _ = tags_repo.load_for_viewer([tag], viewer.account_id)
-    return tags.entity(tag, raw, stats.get(tag), tag in edges, False)
+    return convert.hashtag(tag, raw, stats.get(tag), tag in edges, False, now=clock.now())

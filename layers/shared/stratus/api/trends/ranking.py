@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from stratus.api.tags.tags import tag_id
+from stratus.convert.tags import tag_id
 from stratus.core import clock, ids
+from stratus.model import tags as tags_model
 from stratus.model.roles import Permission
 from stratus.read import domain_blocks, settings
 from stratus.read.trends import KINDS, LINKS, PUBLISHERS, STATUSES, TAGS, allowed
@@ -110,8 +111,8 @@ def _rising(day_stats: dict[str, Any], options: Options, now_: Any,
     `save_best(score, at)` when beaten), decayed by the half-life since it was reached."""
     at = now_.timestamp()
     today, yesterday = _days(now_)
-    observed = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, today), 0))
-    expected = float(day_stats.get(tags_repo.history_attribute(tags_repo.ACCOUNTS, yesterday),
+    observed = float(day_stats.get(tags_model.history_attribute(tags_model.ACCOUNTS, today), 0))
+    expected = float(day_stats.get(tags_model.history_attribute(tags_model.ACCOUNTS, yesterday),
                                    0))
     max_score = float(day_stats.get("max_score", 0))
     max_at = float(day_stats.get("max_score_at", 0))

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.convert import tags as convert_tags
+from stratus.convert import trends as convert_trends
+from stratus.core import clock
 from stratus.read import trends as trends_read
 from stratus.read.trends import LINKS, STATUSES, TAGS
 from stratus.repo import statuses as statuses_repo
@@ -14,12 +17,12 @@ from stratus.repo import tags as tags_repo
 
 def trending_tags(viewer_id: str | None, offset: int, limit: int) -> list[dict[str, Any]]:
     """GET /api/v1/trends/tags: Tag entities with their history, best first."""
-    from stratus.api.tags import tags
-
     names = [i["name"] for i in trends_read.allowed_ids(TAGS)[offset:offset + limit]]
     stats, edges, featured = tags_repo.load_for_viewer(names, viewer_id)
-    return [tags.entity(n, n, stats.get(n), (n in edges) if viewer_id else None,
-                        (n in featured) if viewer_id else None) for n in names]
+    now = clock.now()
+    return [convert_tags.hashtag(n, n, stats.get(n), (n in edges) if viewer_id else None,
+                                 (n in featured) if viewer_id else None, now=now)
+            for n in names]
 
 
 def trending_statuses(viewer_id: str | None, offset: int, limit: int) -> list[dict[str, Any]]:
@@ -47,21 +50,13 @@ def trending_statuses(viewer_id: str | None, offset: int, limit: int) -> list[di
 
 
 # --- links ---------------------------------------------------------------------------------
-def _link_entity(url: str, card: dict[str, Any], stats: dict[str, Any] | None
-                 ) -> dict[str, Any]:
-    """Trends::Link: the PreviewCard with the link's week of `history`."""
-    from stratus.api.tags import tags
-    from stratus.convert import cards as convert_cards
-
-    return {**convert_cards.preview_card(card), "history": tags.history(stats)}
-
-
 def link_entities(items: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     from stratus.repo import cards as cards_repo
 
     urls = [i["url"] for i in items]
     cards, stats = cards_repo.get_many(urls), cards_repo.stats(urls)
-    return [(i, _link_entity(i["url"], cards[i["url"]], stats.get(i["url"])))
+    now = clock.now()
+    return [(i, convert_trends.link(cards[i["url"]], stats.get(i["url"]), now))
             for i in items if i["url"] in cards]
 
 
