@@ -61,11 +61,6 @@ def loader(viewer_id: str | None) -> Loader:
     return Loader(viewer_id)
 
 
-def entity(target_id: str, relations: Relationships, domain: str | None = None
-           ) -> dict[str, Any]:
-    return convert.relationship(target_id, relations, domain)
-
-
 def relationships(viewer: Viewer, account_ids: list[str], with_suspended: bool
                   ) -> list[dict[str, Any]]:
     """GET /api/v1/accounts/relationships: one Relationship per existing account, in the order
@@ -84,7 +79,7 @@ def relationships(viewer: Viewer, account_ids: list[str], with_suspended: bool
     if any(domains.values()):
         more, _ = repo.load(viewer.account_id, [], domains=[d for d in domains.values() if d])
         relations.merge(more)
-    return [entity(a, relations, domains[a]) for a in shown]
+    return [convert.relationship(a, relations, domains[a]) for a in shown]
 
 
 def of(viewer: Viewer, target_id: str) -> dict[str, Any]:
@@ -108,7 +103,7 @@ class Subject:
         return self.profile.get("domain")
 
     def entity(self) -> dict[str, Any]:
-        return entity(self.id, self.relations, self.domain)
+        return convert.relationship(self.id, self.relations, self.domain)
 
 
 def subject(viewer: Viewer, target_id: str) -> Subject:
