@@ -347,8 +347,7 @@ def endorsements(account_id: str, low: int | None, high: int | None, descending:
                  budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
     """A user's endorsements with ids in [low, high] (None: unbounded), by when each was made
     (index entries: id, target_id)."""
-    return listed(ENDORSEMENT, account_id, *keys.id_range(low, high), descending, budget=budget,
-                  step=step)
+    return listed(ENDORSEMENT, account_id, low, high, descending, budget=budget, step=step)
 
 
 def follower_ids(account_id: str) -> Iterator[str]:
