@@ -47,13 +47,20 @@ def listing_status(profile: dict[str, Any], user: dict[str, Any]) -> str:
     return "active"
 
 
+def admin_entry(profile: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
+    """The account's main staff index entry: only origin and listing status, which the listing
+    queries by (filters on names, e-mail and role read the account, so nothing here goes
+    stale)."""
+    return admin_item(profile["id"], "remote" if profile.get("domain") else "local",
+                      listing_status(profile, user))
+
+
 def index_ops(profile: dict[str, Any], user: dict[str, Any] | None) -> list[base.Op]:
     """Put the account's main staff index entry (origin and status, which the listing queries
     by) and exactly the flag entries its state calls for."""
     account_id = profile["id"]
     origin = "remote" if profile.get("domain") else "local"
-    ops = [base.Op("Put", item=admin_item(account_id, origin,
-                                          listing_status(profile, user or {})))]
+    ops = [base.Op("Put", item=admin_entry(profile, user or {}))]
     for flag, attribute in FLAGS.items():
         if profile.get(attribute):
             ops.append(base.Op("Put", item=admin_flag_item(account_id, origin, flag)))
@@ -81,13 +88,10 @@ def approve_ops(profile: dict[str, Any], user: dict[str, Any], *,
                 on_conflict: Exception) -> list[base.Op]:
     """Approve a pending sign-up, with the staff index entry that follows. Conditional: two
     staff approving at once (or approve racing reject) cannot both win (`on_conflict`)."""
-    account_id = profile["id"]
-    origin = "remote" if profile.get("domain") else "local"
-    return [base.Op("Update", key=keys.account_user(account_id),
+    return [base.Op("Update", key=keys.account_user(profile["id"]),
                     expression="SET approved = :yes", condition="approved = :no",
                     vals={":yes": True, ":no": False}, on_conflict=on_conflict),
-            base.Op("Put", item=admin_item(account_id, origin,
-                                           listing_status(profile, {**user, "approved": True})))]
+            base.Op("Put", item=admin_entry(profile, {**user, "approved": True}))]
 
 
 def reject_ops(profile: dict[str, Any], user: dict[str, Any], confirmation_hash: str | None,

@@ -26,6 +26,7 @@ from stratus.read import settings as settings_service
 from stratus.repo import accounts as repo
 from stratus.repo import media, transaction
 from stratus.repo import oauth as oauth_repo
+from stratus.repo.moderation import admin_entry
 
 USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -48,27 +49,6 @@ NOT_ALLOWED = "This action is not allowed"
 TAKEN = ("ERR_TAKEN", "is already taken")
 FIELD_ORDER = ("username", "email", "password", "agreement", "locale", "reason")
 BLANK = ("ERR_BLANK", "can't be blank")
-
-
-# --- helpers ------------------------------------------------------------------------------
-def _origin_status(user: dict[str, Any], profile: dict[str, Any]) -> str:
-    """The main listing status. Mastodon's filters overlap: a suspended account is listed
-    only as suspended (its `disabled` excludes suspended ones), a silenced or sensitized one
-    is also active — those two have index entries of their own (api/admin/moderation.py)."""
-    if profile.get("suspended_at"):
-        return "suspended"
-    if not user.get("approved", True):
-        return "pending"
-    if user.get("disabled"):
-        return "disabled"
-    return "active"
-
-
-def admin_entry(profile: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
-    """The staff index entry: only origin and status, which the listing queries by (filters
-    on names, e-mail and role read the account itself, so nothing here goes stale)."""
-    return repo.admin_item(profile["id"], "remote" if profile.get("domain") else "local",
-                           _origin_status(user, profile))
 
 
 # --- sign-up ------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ from typing import Any
 
 from stratus.api.accounts.accounts import (
     NewAccount,
-    admin_entry,
     create_ops,
     new_account_items,
     validate_new,
@@ -21,6 +20,7 @@ from stratus.core import clock
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.repo import accounts as repo
 from stratus.repo import transaction
+from stratus.repo.moderation import admin_entry
 
 
 def role_id_for(name: str | None) -> str | None:
