@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from stratus.api.tags import tags as tags_service
-from stratus.core import ids
+from stratus.convert import tags as convert_tags
+from stratus.core import clock, ids
 from stratus.core.config import settings
 from stratus.core.errors import ApiError, BadRequest, Unauthorized
 from stratus.core.paging import Budget
@@ -245,7 +245,8 @@ def hashtags(query: str, me: str | None, *, limit: int, offset: int = 0,
     if not names:
         return []
     stats, edges = tags_repo.load(names, me)
-    return [tags_service.entity(n, n, stats.get(n), (n in edges) if me else None)
+    now = clock.now()
+    return [convert_tags.hashtag(n, n, stats.get(n), (n in edges) if me else None, now=now)
             for n in names]
 
 
