@@ -146,7 +146,7 @@ def _fast_actor_keys():
     actor_keys.new_key_pair = original
 
 
-# --- roles area: per-process caches (stratus.core.warm) start empty in every test ------------------
+# --- per-process caches (stratus.core.warm) start empty in every test ------------------
 @pytest.fixture(autouse=True)
 def _fresh_warm_caches():
     from stratus.core import warm

@@ -106,7 +106,7 @@ def emails_check_confirmation(viewer: Viewer = Depends(require("read:accounts",
 @router.get("/api/v1/accounts/{account_id}/featured_tags")
 def accounts_featured_tags(account_id: str, request: Request, response: Response,
                            viewer: Viewer | None = Depends(optional("read:accounts"))):
-    # profiles (issue 12): public, like Mastodon's Api::V1::Accounts::FeaturedTagsController
+    # profiles: public, like Mastodon's Api::V1::Accounts::FeaturedTagsController
     cache_if_unauthenticated(response, request)
     return featured_tags.of_account(account_id)
 

@@ -1,4 +1,4 @@
-"""Staff actions on accounts (issue 11, actions): moderation actions and their undoing, purge
+"""Staff actions on accounts: moderation actions and their undoing, purge
 requests, and the moderation log. Permissions as Mastodon's policies: accounts need Manage
 Users (each action then checks the staff-on-staff rules), a purge Delete User Data, the log
 View Audit Log."""

@@ -1,4 +1,4 @@
-"""Directory function: the profile directory and follow suggestions (issue 12, profiles)."""
+"""Directory function: the profile directory and follow suggestions."""
 
 from __future__ import annotations
 

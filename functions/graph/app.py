@@ -186,7 +186,7 @@ def accounts_endorsements(account_id: str, request: Request, response: Response,
                     endorsements.of_account(viewer, account_id, _accounts_page(request)))
 
 
-# --- reports (reports area) ----------------------------------------------------------------------
+# --- reports ----------------------------------------------------------------------
 # Mastodon.py posts to `/api/v1/reports/`; Rails routes both.
 @router.post("/api/v1/reports")
 @router.post("/api/v1/reports/", include_in_schema=False)

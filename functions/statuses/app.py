@@ -63,7 +63,7 @@ def statuses_context(status_id: str, request: Request, response: Response,
 @router.get("/api/v1/statuses/{status_id}/card")
 def statuses_card(status_id: str, request: Request, response: Response,
                   viewer: Viewer | None = Depends(read_statuses)):
-    """Removed in Mastodon 3.0 but still called by older clients (cards area)."""
+    """Removed in Mastodon 3.0 but still called by older clients."""
     cache_if_unauthenticated(response, request)
     return card.for_status(_viewer_id(viewer), status_id)
 

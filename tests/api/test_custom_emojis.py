@@ -53,7 +53,7 @@ def test_missing_media_is_404(client):
     assert client.get("/system/nothing/here.png").status_code == 404
 
 
-# --- profiles (issue 12): validators and the per-process cache -------------------------------
+# --- profiles: validators and the per-process cache -------------------------------
 def test_list_has_validators_and_answers_304(client, runtime):
     emojis.import_emoji("blob", PNG, category="Blobs")
     first = client.get("/api/v1/custom_emojis")

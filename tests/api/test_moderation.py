@@ -1,4 +1,4 @@
-"""Account moderation (issue 11, actions): each action and its undo, with the effects checked
+"""Account moderation: each action and its undo, with the effects checked
 from another user's view; permissions and staff-on-staff rules; 422s; the moderation log."""
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ class Elements(HTMLParser):
 
 def test_a_suspended_account_is_gone(client, people):
     ids_, _ = people
-    # Moderation (issue 11) sets suspended_at on the profile; the page honours it already.
+    # Moderation sets suspended_at on the profile; the page honours it already.
     base.update(keys.account_profile(ids_["alice"]), "SET suspended_at = :t",
                 vals={":t": "2026-01-01T00:00:00.000Z"})
     page = client.get("/@alice")

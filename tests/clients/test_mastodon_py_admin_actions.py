@@ -1,4 +1,4 @@
-"""Mastodon.py as staff (issue 11, actions): moderation actions and their undoing, the v2
+"""Mastodon.py as staff: moderation actions and their undoing, the v2
 listing by status, and deleting a suspended account, against the local stack."""
 
 from __future__ import annotations

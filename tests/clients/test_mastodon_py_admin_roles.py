@@ -1,4 +1,4 @@
-"""Mastodon.py as staff over real HTTP (roles area): e-mail domain blocks, canonical e-mail
+"""Mastodon.py as staff over real HTTP: e-mail domain blocks, canonical e-mail
 blocks and IP blocks through its `admin_*` methods; custom roles and role assignment, which
 Mastodon.py has no methods for (Mastodon has no such API), through its raw request method."""
 

@@ -1,4 +1,4 @@
-"""The real Node clients against the local stack on a real port (issue 10): masto 7 (the token
+"""The real Node clients against the local stack on a real port: masto 7 (the token
 as the WebSocket sub-protocol, echoed, and an explicit subscribe frame) and megalodon 10 (the
 token in `?access_token=`, no sub-protocol, ping frames) receive `update`, `notification` and
 `filters_changed` on the user stream; megalodon's `detector()` reads NodeInfo as `mastodon`.

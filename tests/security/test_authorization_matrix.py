@@ -149,7 +149,7 @@ def world(client, runtime):
                         "domain_block_id": "1", "domain_allow_id": "1",
                         # reports and trends review: staff objects, as above
                         "report_id": "1", "tag_id": "1", "link_id": "1", "publisher_id": "1",
-                        # announce area: announcements are everyone's (see PUBLIC_OBJECTS)
+                        # announcements are everyone's (see PUBLIC_OBJECTS)
                         "announcement_id": "1", "name": "👍"},
             "public_status": public["id"]}
 
@@ -160,7 +160,7 @@ PUBLIC_OBJECTS = {"account_id", "username", "hashtag"}
 # domains: instance-wide staff objects, nobody's own; the permission check covers them.
 PUBLIC_OBJECTS |= {"domain_block_id", "domain_allow_id", "report_id", "tag_id", "link_id",
                    "publisher_id"}
-# announce area: an announcement is the instance's, seen by every user (a reaction's name is
+# an announcement is the instance's, seen by every user (a reaction's name is
 # one's own reaction to it)
 PUBLIC_OBJECTS |= {"announcement_id", "name"}
 # remote media: the proxy's path names a remote object's copy by the digest of its URL

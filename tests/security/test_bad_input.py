@@ -1,4 +1,4 @@
-"""Bad input is a 4xx with Mastodon's error body, never a 500 (issue 8, availability).
+"""Bad input is a 4xx with Mastodon's error body, never a 500.
 
 Each case here was a 500 before: ids with Unicode digits, non-numeric media ids, poll options
 that are not a list, lone surrogates in text, deeply nested bodies, and concurrent requests with

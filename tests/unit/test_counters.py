@@ -17,7 +17,7 @@ def test_a_public_reply_counts_for_its_author_and_its_parent():
     assert adds[("status", "9")] == {"replies_count": 1}
     assert adds[("instance", None)] == {"local_posts": 1}
     assert adds[("week", "20261116")] == {"statuses": 1}
-    # announce area: a reply is an interaction on its day (the status id's day)
+    # a reply is an interaction on its day (the status id's day)
     assert adds[("metrics_day", "19700101")] == {"interactions": 1}
     assert {t: v for t, v in sets.items() if t[0] != "metrics_day"} == {
         ("account", "1"): {"last_status_at": "2026-11-18T10:00:00.000Z"}}

@@ -126,7 +126,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
                  "mail": {jobs.ConfirmationMail, jobs.TrendsReviewMail,
-                          jobs.WarningMail},  # actions: warnings
+                          jobs.WarningMail},  # warnings
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
                  "purge_account": {jobs.PurgeAccount}, "domain_block": {jobs.ApplyDomainBlock},
@@ -155,7 +155,6 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
                "token": {"type": "token", "id": "7", "account_id": "1"},
                "trends_review": {"type": "trends_review", "id": "12"},
-               # reports area
                "report": {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
                           "notify_staff": True, "created_at": "2025-01-01T00:00:00Z"},
                "purge_request": {"type": "purge_request", "account_id": "1"},
@@ -164,10 +163,10 @@ def test_every_job_the_registry_produces_has_a_consumer():
                              "choices": [0]},
                "domain_block": {"type": "domain_block", "domain": "example.net",
                                 "severity": "silence", "created_at": "2026-11-23T00:00:00Z"},
-               # actions: a moderation warning that asked for its mail
+               # a moderation warning that asked for its mail
                "account_warning": {"type": "account_warning", "id": "4",
                                    "target_account_id": "1", "email": True},
-               # profiles (issue 12): the directory entry follows the account's items
+               # profiles: the directory entry follows the account's items
                "account": {"type": "account", "id": "1", "discoverable": True,
                            "username": "a"},  # (and search)
                "bmk": {**FAV, "type": "bmk"},  # search
@@ -181,7 +180,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
                                          "account_id": "1", "announcement_id": "4",
                                          "name": "x"},
                "activity": {"type": "activity", "account_id": "1", "day": "20250101"},}
-    samples.update({  # cards area: link shares
+    samples.update({  # link shares
         "linked_status": {"type": "linked_status", "url": "https://a.example/",
                           "status_id": "10", "day": "20250101", "shared": True},
         "link_use": {"type": "link_use", "url": "https://a.example/", "day": "20250101",
@@ -216,13 +215,13 @@ def test_messages_round_trip_and_poison_is_refused():
 
 
 def test_a_new_report_tells_staff_unless_the_account_had_an_open_one():
-    # reports area: whether staff are told was decided when the report was filed
+    # whether staff are told was decided when the report was filed
     filed = {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
              "notify_staff": True}
     staff = [j for q, j in route(record("INSERT", filed)) if q == "effects"]
     assert staff == [jobs.ReportFiled(event_id="e1", report_id="4", account_id="1")]
     assert [q for q, _ in route(record("INSERT", {**filed, "notify_staff": False}))] == [
-        "counters"]  # the dashboard's opened reports still count it (announce area)
+        "counters"]  # the dashboard's opened reports still count it
     resolved = {**filed, "action_taken_at": "2026-11-22T10:00:00.000Z"}
     assert [q for q, _ in route(record("MODIFY", resolved, filed))] == ["counters"]
     assert [q for q, _ in route(record("REMOVE", old=filed))] == ["counters"]

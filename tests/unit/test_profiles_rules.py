@@ -1,4 +1,4 @@
-"""profiles (issue 12): the outbox rules and counting rules behind featured tags and the
+"""profiles: the outbox rules and counting rules behind featured tags and the
 directory, pure."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Purging a suspended account (issue 11, actions): DELETE /api/v1/admin/accounts/:id records
+"""Purging a suspended account: DELETE /api/v1/admin/accounts/:id records
 the request; the moderation function's steps (driven here in a loop, as the purge state
 machine drives them) delete everything of the account, each step idempotent."""
 

@@ -5,7 +5,7 @@ is an indexed hash (clients send `fields_attributes[0][name]`). Values from the 
 the query string; services read what they know and ignore the rest, and read booleans with
 `stratus.core.params.flag` (`true/false/1/0/on/off`).
 
-This is also the edge where bad input stops, as a 4xx with Mastodon's error body (issue 8):
+This is also the edge where bad input stops, as a 4xx with Mastodon's error body:
 - text must be UTF-8, alike in all formats: percent-escapes that are not UTF-8, multipart fields
   that are not UTF-8, and JSON strings holding lone surrogates (`"\\ud800"`, which no UTF-8
   store can keep) are refused with 400, as Rails refuses parameters with an invalid encoding;

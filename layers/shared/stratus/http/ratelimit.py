@@ -25,7 +25,7 @@ CONFIRMATION_RESEND_IP = Limit("email_confirmations_ip", 25, 5 * 60)
 CONFIRMATION_RESEND_USER = Limit("email_confirmations_user", 5, 30 * 60)
 SIGN_IN = Limit("sign_in_ip", 25, 5 * 60)
 FOLLOWS = Limit("follows", 400, 24 * 60 * 60)  # new follows and follow requests, per account
-REPORTS = Limit("reports", 400, 24 * 60 * 60)  # reports filed, per account (reports area)
+REPORTS = Limit("reports", 400, 24 * 60 * 60)  # reports filed, per account
 
 
 def ip_key(address: str) -> str:

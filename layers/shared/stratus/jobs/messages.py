@@ -72,7 +72,7 @@ class TrendsReviewMail(Job):
     review_id: str
 
 
-# actions (issue 11): a moderation warning mailed to the user (Mastodon's UserMailer#warning)
+# a moderation warning mailed to the user (Mastodon's UserMailer#warning)
 @dataclass(frozen=True, kw_only=True)
 class WarningMail(Job):
     name: ClassVar[str] = "warning_mail"
@@ -95,7 +95,7 @@ class Count(Job):
 # --- effects -------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class DirectoryTouch(Job):
-    """profiles (issue 12): an account's profile, user or stats changed; its directory entry
+    """profiles: an account's profile, user or stats changed; its directory entry
     (and popular-suggestion entry) is made again from what they are now."""
 
     name: ClassVar[str] = "directory_touch"
@@ -234,7 +234,7 @@ class DomainMediaRejected(Job):
     domain: str
 
 
-# --- reports (effects; reports area) -------------------------------------------------------------
+# --- reports -------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ReportFiled(Job):
     """A report was filed: staff who may manage reports are notified (`admin.report`)."""
@@ -593,7 +593,7 @@ class PurgeAccount(Job):
     account_id: str
 
 
-# --- announcements (announce area) ---------------------------------------------------------------
+# --- announcements ---------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class PublishAnnouncement(Job):
     """A one-off schedule's job: publish the announcement if it is still due at `scheduled_at`."""

@@ -140,10 +140,10 @@ COUNTED = {
     "notification": ("id", "account_id", "notification_type", "from_account_id", "status_id",
                      "group_key", "filtered", "created_at", "counted"),
     "tag_use": ("tag", "day", "account_id", "counted"),
-    # link shares (cards area): a share by a discoverable account, and its first of the day
+    # link shares: a share by a discoverable account, and its first of the day
     "linked_status": ("url", "status_id", "day", "shared", "counted"),
     "link_use": ("url", "day", "account_id", "counted"),
-    # announce area: reactions per name, and the admin metrics' day counters
+    # reactions per name, and the admin metrics' day counters
     "announcement_reaction": ("id", "account_id", "announcement_id", "name", "custom_emoji",
                               "counted"),
     "activity": ("account_id", "day", "counted"),
@@ -161,7 +161,7 @@ def count(change: Change) -> jobs.Job:
                       item={k: image[k] for k in COUNTED[change.item_type] if k in image})
 
 
-# --- profiles (issue 12) -----------------------------------------------------------------------
+# --- profiles -----------------------------------------------------------------------
 def distributable(change: Change) -> bool:
     return change.image.get("visibility") in ("public", "unlisted")
 
@@ -571,7 +571,7 @@ def close_connections(change: Change) -> jobs.Job:
 
 
 # --- web push: what a new notification's push job carries ------------------------------------
-# --- announcements (announce area) ----------------------------------------------------------------
+# --- announcements ----------------------------------------------------------------
 def announcement_shown(change: Change) -> bool:
     """Published now, or edited while published (Mastodon re-sends `announcement` on update)."""
     new, old = change.new, change.old
@@ -615,7 +615,7 @@ def push_notification(change: Change) -> jobs.Job:
 # Destinations that are Step Functions state machines (statemachines/), not queues: the job is
 # the execution's input, started under a name taken from the change (so once per change).
 STATE_MACHINES = ("purge_account", "domain_block")
-# --- reports (reports area): staff hear of a new report ---------------------------------------
+# --- reports: staff hear of a new report ---------------------------------------
 def staff_to_notify(change: Change) -> bool:
     """A new report that staff are told of (not when another unresolved report against the
     same account already existed: decided when it was filed, api/graph/reports.py)."""
@@ -765,7 +765,7 @@ RULES: tuple[Rule, ...] = (
     Rule("status", link_may_change, "effects", links_changed),
     # preview cards: the first link's card is fetched (or reused) and named on the status
     Rule("status", card_may_change, "cards", fetch_card),
-    # profiles (issue 12): an edit's tags change the account's use counts (FeaturedTag); the
+    # profiles: an edit's tags change the account's use counts (FeaturedTag); the
     # directory entry follows the profile, the user and the stats it is made from
     Rule("status", both(changed("tags"), distributable), "counters", count_retag),
     Rule("account", directory_changed(DIRECTORY_PROFILE), "effects", directory_touch),
@@ -870,13 +870,13 @@ RULES: tuple[Rule, ...] = (
     Rule("domain_block", media_rejected, "effects", domain_media_rejected),
     # reports (api/graph/reports.py): `admin.report` notifications to staff
     Rule("report", staff_to_notify, "effects", report_filed),
-    # announcements (announce area): reactions counted per name; the `announcement*` events
+    # announcements: reactions counted per name; the `announcement*` events
     Rule("announcement_reaction", inserted_or_removed, "counters", count),
     Rule("announcement", announcement_shown, "stream", stream_announcement("announcement")),
     Rule("announcement", announcement_withdrawn, "stream",
          stream_announcement("announcement.delete")),
     Rule("announcement_reactions", reaction_count_changed, "stream", stream_reaction),
-    # admin metrics (announce area): active users per day, opened and resolved reports
+    # admin metrics: active users per day, opened and resolved reports
     Rule("activity", inserted, "counters", count),
     Rule("report", inserted_or_removed, "counters", count),
     Rule("report", changed("action_taken_at"), "counters", count_resolution),

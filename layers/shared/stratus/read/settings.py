@@ -58,13 +58,13 @@ SETTINGS: dict[str, Setting] = {
     "trends": Setting(True, kind="bool", help="show trending hashtags, statuses and links"),
     "trendable_by_default": Setting(False, kind="bool",
                                     help="let hashtags, statuses and links trend without review"),
-    # profiles (issue 12): the directory, and the accounts staff feature as suggestions
+    # profiles: the directory, and the accounts staff feature as suggestions
     # (Mastodon's Setting.profile_directory and bootstrap_timeline_accounts)
     "profile_directory": Setting(True, kind="bool", help="serve /api/v1/directory"),
     "bootstrap_timeline_accounts": Setting(
         "", max_length=2000, help="usernames of local accounts suggested to everyone "
                                   "(comma-separated; the `featured` suggestions)"),
-    # domains (issue 11): Mastodon's LIMITED_FEDERATION_MODE (an environment variable there).
+    # domains: Mastodon's LIMITED_FEDERATION_MODE (an environment variable there).
     "limited_federation_mode": Setting(False, kind="bool",
                                        help="allowlist mode: federate only with the domains "
                                             "staff allow (enforced once federation exists)"),

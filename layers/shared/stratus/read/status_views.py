@@ -122,7 +122,7 @@ def render(items: list[dict[str, Any]], viewer_id: str | None,
     emoji_copies = _once(shared, ("emoji_copies", *(s["id"] for s in everything)),
                          lambda: _emoji_copies(everything)) \
         if any(s.get("remote_emojis") for s in everything) else {}
-    # Preview cards: one batched read for the page's cards, none without (cards area)
+    # Preview cards: one batched read for the page's cards, none without
     card_urls = [s["card_url"] for s in everything if s.get("card_url")]
     cards = _once(shared, ("cards", *card_urls), lambda: _cards(everything)) \
         if card_urls else {}

@@ -21,7 +21,7 @@ from stratus.repo.client import client, dynamodb
 
 SSE_PREFIX = "sse:"
 # Streams kept as one item per connection that GSI1 finds by stream (the rest are account
-# streams on the presence item): the public and hashtag streams, and (announce area) every
+# streams on the presence item): the public and hashtag streams, and every
 # `user` stream's announcements listener.
 INSTANCE_WIDE = ("public", "hashtag", "announcements")
 # The `user` stream with notifications: connections whose token may read them.

@@ -24,9 +24,9 @@ from stratus.repo import tags as tags_repo
 STATUS, ACCOUNT, INSTANCE, WEEK, TAG = "status", "account", "instance", "week", "tag"
 GROUP, REQUEST = "notification_group", "notification_request"
 CANDIDATE = "trend_candidate"  # (kind, day, ident): api/trends/ranking.py
-LINK = "link"  # a link's share counters, by normalised URL (cards area)
-ACCOUNT_TAG = "account_tag"  # profiles (issue 12): an account's use of a tag, (account, tag)
-# announce area: a reaction name's counter on an announcement ((announcement id, name)); the
+LINK = "link"  # a link's share counters, by normalised URL
+ACCOUNT_TAG = "account_tag"  # profiles: an account's use of a tag, (account, tag)
+# a reaction name's counter on an announcement ((announcement id, name)); the
 # admin metrics of a UTC day (yyyymmdd)
 REACTIONS, METRICS = "announcement_reactions", "metrics_day"
 SIGNUP, SEEN = "signup", "account_seen"  # retention: (day, account) and account

@@ -239,7 +239,7 @@ def role(role_id: str) -> dict[str, str]:
     return key(ROLES_PK, "ROLE#" + str(role_id))
 
 
-# --- sign-up and access blocks (roles area): e-mail domains, canonical e-mails, IP ranges ------
+# --- sign-up and access blocks: e-mail domains, canonical e-mails, IP ranges ------
 # Each block is an item in its kind's partition by id (listing, lookup by id) and, for e-mail
 # blocks, a sentinel named by what it blocks (uniqueness, and the sign-up check by key).
 EMAIL_DOMAIN_BLOCKS_PK = "EMAILDOMBLOCKS"
@@ -279,7 +279,7 @@ def audit_index_keys(actor_id: str, target_type: str, target_id: str, log_id: st
                      ) -> dict[str, str]:
     return {"GSI1PK": "AUDITBY#" + pad(actor_id), "GSI1SK": pad(log_id),
             "GSI2PK": audit_on(target_type, target_id), "GSI2SK": pad(log_id),
-            "GSI3PK": AUDIT_ALL, "GSI3SK": pad(log_id)}  # actions: the whole log, newest first
+            "GSI3PK": AUDIT_ALL, "GSI3SK": pad(log_id)}  # the whole log, newest first
 
 
 AUDIT_ALL = "AUDITLOG"
@@ -533,7 +533,7 @@ def linked_range(url: str, lo: str, hi: str) -> tuple[str, tuple[str, str]]:
     return link_partition(url), (TAGGED_PREFIX + lo, TAGGED_PREFIX + hi)
 
 
-# Preview cards and link shares (cards area): one card per normalised URL, in the URL's
+# Preview cards and link shares: one card per normalised URL, in the URL's
 # partition, and the URL's daily share counters with the per-account marks that make
 # `accounts` distinct (as a hashtag's STATS and USE# items).
 def card(url: str) -> dict[str, str]:
@@ -957,7 +957,7 @@ def trend_review(review_id: str) -> dict[str, str]:
     return key("TRENDREVIEW#" + review_id, "REVIEW")
 
 
-# --- reports (issue 11, reports area) --------------------------------------------------------
+# --- reports --------------------------------------------------------
 # A report is one item under its id. Three indexes list reports by state (`open` until
 # resolved), newest first: all of them (GSI1), those filed by an account (GSI2) and those
 # against an account (GSI3). Resolving or reopening moves the item between the partitions.
@@ -988,7 +988,7 @@ def report_index_keys(report_id: str, account_id: str, target_id: str, state: st
             "GSI3PK": reports_on(target_id, state), "GSI3SK": sk}
 
 
-# --- profiles (issue 12): featured tags, per-account tag counters, directory, suggestions ---
+# --- profiles: featured tags, per-account tag counters, directory, suggestions ---
 # A featured tag and an account's use counters of a tag live in the account's partition under
 # the normalised tag (deterministic: at most 10 featured, and their counters, are one Query or
 # one BatchGetItem). The directory entry is one item per discoverable account: GSI1 orders the
@@ -1107,7 +1107,7 @@ def status_searcher(status_id: str, account_id: str) -> dict[str, str]:
     return key(status_searchers(status_id), pad(account_id))
 
 
-# --- domains (issue 11): instance domain blocks and allows ----------------------------------
+# --- domains: instance domain blocks and allows ----------------------------------
 # A block lives at `INSTANCE/DOMBLOCK#<domain>` (`domain_block` above): one item per domain, so
 # "is this domain (or a parent) blocked" is one BatchGetItem of deterministic keys. GSI1 lists
 # blocks and allows by id (the admin listings, lookups by id).
@@ -1126,7 +1126,7 @@ def domain_allow(domain: str) -> dict[str, str]:
 
 def domain_allow_index_keys(allow_id: str) -> dict[str, str]:
     return {"GSI1PK": DOMAIN_ALLOWS_INDEX, "GSI1SK": pad(allow_id)}
-# --- announcements (announce area) -----------------------------------------------------------
+# --- announcements -----------------------------------------------------------
 # Every announcement and its per-name reaction counters live in one partition (there are few
 # announcements): the user listing is one Query. A user's dismissals and reactions live in the
 # user's partition under `ANN#<announcement20>#…`, so whether a viewer read or reacted to any
@@ -1167,7 +1167,7 @@ def announcement_parts(sort_key: str) -> tuple[str, str | None, str | None]:
     return unpad(padded), kind, (name or None)
 
 
-# --- admin metrics (announce area) -------------------------------------------------------------
+# --- admin metrics -------------------------------------------------------------
 # One item per UTC day with the day's counters (new users, active users, interactions, reports,
 # statuses per language and per app), kept by the counters worker from the stream: a measure or
 # dimension over N days is one BatchGetItem of N (and N earlier) items.

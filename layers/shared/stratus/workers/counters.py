@@ -82,7 +82,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         return WEEK, clock.week_key(clock.parse_iso(created) if created else clock.now())
 
     def account_tag(name: str, delta: int, last_status_at: str | None) -> None:
-        # profiles (issue 12): how many public or unlisted statuses of the account use a tag
+        # profiles: how many public or unlisted statuses of the account use a tag
         # and when the latest was posted (FeaturedTag's statuses_count and last_status_at)
         target = (ACCOUNT_TAG, (item["account_id"], name))
         add(target, "statuses_count", delta)
@@ -166,7 +166,7 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
     return adds, sets
 
 
-# --- announce area: announcement reactions and the admin metrics' day counters ----------------
+# --- announcement reactions and the admin metrics' day counters ----------------
 def _day(created_at: str | None) -> str:
     return clock.day_key(clock.parse_iso(created_at) if created_at else clock.now())
 

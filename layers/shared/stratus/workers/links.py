@@ -20,7 +20,7 @@ def _card_link(text: str | None) -> str | None:
 
 def links_changed(job: jobs.LinksChanged) -> int:
     """Move a status's link index entry to the link its text now has; idempotent. A new entry
-    is also a share of the link (cards area: what link trends will rank), counted when the
+    is also a share of the link (what link trends will rank), counted when the
     author may be discovered."""
     old, new = _card_link(job.old_text), _card_link(job.new_text)
     if old == new:

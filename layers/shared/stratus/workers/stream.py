@@ -294,7 +294,7 @@ def close_connections(job: jobs.CloseConnections) -> int:
     return len(doomed)
 
 
-# --- announcements (announce area) -------------------------------------------------------------
+# --- announcements -------------------------------------------------------------
 def _announce(event: str, payload: str) -> int:
     """One event to every `user` stream (Mastodon: each active account's timeline channel)."""
     subscribers = connections.listeners(connections.ANNOUNCEMENTS)

@@ -164,7 +164,7 @@ def sign_up(viewer: Viewer, params: dict[str, Any], ip: str) -> dict[str, Any]:
         raise Forbidden(NOT_ALLOWED)
     approval = mode == "approved"
     require_reason = approval and bool(instance["require_invite_text"])
-    # IP and e-mail blocks (roles area): a blocked address is refused before validation, as
+    # IP and e-mail blocks: a blocked address is refused before validation, as
     # Mastodon's AppSignUpService; blocked e-mails fail validation; some need approval.
     email_refused, held_for_review = access_blocks.screen_sign_up(data.email, ip)
     validate_new(data, require_agreement=True, require_reason=require_reason,

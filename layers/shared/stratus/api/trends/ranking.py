@@ -48,7 +48,7 @@ OPTIONS = {
     TAGS: Options(threshold=5, review_threshold=3, decay_threshold=1, halflife=4 * 3600,
                   cooldown=2 * 86400),
     STATUSES: Options(threshold=5, review_threshold=3, decay_threshold=0.3, halflife=2 * 3600),
-    # Links: 15 distinct accounts on a day (issue 12; Mastodon's default is 5 and configurable).
+    # Links: 15 distinct accounts on a day (Mastodon's default is 5 and configurable).
     LINKS: Options(threshold=15, review_threshold=3, decay_threshold=1, halflife=8 * 3600,
                    cooldown=2 * 86400),
 }
