@@ -116,11 +116,6 @@ def list_roles() -> list[dict[str, Any]]:
     return list(base.query(keys.ROLES_PK))
 
 
-def get_note(account_id: str, target_id: str) -> str:
-    item = base.get(keys.account_note(account_id, target_id))
-    return item["comment"] if item else ""
-
-
 def set_note(account_id: str, target_id: str, comment: str) -> None:
     if comment:
         base.put({**keys.account_note(account_id, target_id), "type": "account_note",

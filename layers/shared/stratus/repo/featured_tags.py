@@ -61,19 +61,7 @@ def remove(account_id: str, tag: str) -> bool:
     return True
 
 
-def featured_edges(account_id: str, tags: Iterable[str]) -> list[dict[str, Any]]:
-    return base.batch_get([keys.featured_tag(account_id, t) for t in tags])
-
-
-def featured_key(account_id: str, tag: str) -> dict[str, str]:
-    return keys.featured_tag(account_id, tag)
-
-
 # --- an account's use of each tag (counters worker) ------------------------------------------
-def account_tag_key(account_id: str, tag: str) -> dict[str, str]:
-    return keys.account_tag(account_id, tag)
-
-
 def account_tags(account_id: str, tags: Iterable[str]) -> dict[str, dict[str, Any]]:
     """{tag: counters} for these tags of an account (one batched read)."""
     return {item["tag"]: item for item in base.batch_get(

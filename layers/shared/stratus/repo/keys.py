@@ -912,11 +912,6 @@ def stream_listeners(stream_key: str) -> str:
     return "STREAM#" + stream_key
 
 
-def connection_in(key_part: str) -> str:
-    """The connection id a connection partition names: `CONN#abc=` → `abc=`."""
-    return key_part.split("#", 1)[1]
-
-
 def mailbox_entry(connection_id: str, sequence: str) -> dict[str, str]:
     return key(connection_pk(connection_id), MAILBOX_PREFIX + sequence)
 
@@ -1002,18 +997,9 @@ def featured_tag(account_id: str, name: str) -> dict[str, str]:
     return key(account_pk(account_id), FEATURED_TAG + name.lower())
 
 
-def featured_tag_name(sort_key: str) -> str:
-    """`FEATTAG#cats` → `cats`."""
-    return sort_key.removeprefix(FEATURED_TAG)
-
-
 def account_tag(account_id: str, name: str) -> dict[str, str]:
     """How many public/unlisted statuses of an account use a tag, and its latest use."""
     return key(account_pk(account_id), ACCOUNT_TAG + name.lower())
-
-
-def account_tag_name(sort_key: str) -> str:
-    return sort_key.removeprefix(ACCOUNT_TAG)
 
 
 def directory_entry(account_id: str) -> dict[str, str]:

@@ -69,10 +69,6 @@ def index_ops(profile: dict[str, Any], user: dict[str, Any] | None) -> list[base
     return ops
 
 
-def flag_keys(account_id: str) -> list[dict[str, str]]:
-    return [keys.account_admin_flag(account_id, flag) for flag in FLAGS]
-
-
 def listing(origin: str | None, status: str | None, *, low: int | None, high: int | None,
             descending: bool, budget: Budget | None = None, step: int = 100
             ) -> Iterator[dict[str, Any]]:

@@ -129,11 +129,6 @@ def edge(key: dict[str, str]) -> dict[str, Any] | None:
     return base.get(key, consistent=True)
 
 
-def remove_edge(key: dict[str, str]) -> dict[str, Any] | None:
-    """Delete an edge; returns it as it was (None if it was already gone)."""
-    return base.delete(key, returning=True)
-
-
 def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool, *,
                  budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
     return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,

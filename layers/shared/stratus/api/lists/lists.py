@@ -138,7 +138,3 @@ def containing(viewer: Viewer, account_id: str) -> list[dict[str, Any]]:
             break
     return [convert_lists.user_list(i)
             for i in sorted(repo.get_many(mine), key=lambda i: int(i["id"]))]
-
-
-def is_member(list_id: str, account_id: str) -> bool:
-    return bool(repo.memberships(list_id, [account_id]))

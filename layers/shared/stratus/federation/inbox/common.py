@@ -122,19 +122,6 @@ def known_status_id(uri: str | None, *, fetch: bool = False) -> str | None:
     return None
 
 
-def known_account_id(uri: str | None) -> str | None:
-    """The account (local or already known remote) an actor URI names."""
-    if not uri:
-        return None
-    found = local_account_id(uri)
-    if found is not None:
-        return found
-    from stratus.repo import uris
-
-    known = uris.find(uri)
-    return known[1] if known is not None and known[0] == "account" else None
-
-
 UNDONE_SECONDS = 6 * 3600  # Mastodon's delete_later!: a Redis key for 6 hours
 
 
