@@ -12,8 +12,11 @@ from stratus.api.trends.trends import link_entities
 from stratus.convert import admin as convert_admin
 from stratus.convert import tags as convert_tags
 from stratus.core import clock, ids
+from stratus.core.errors import NotFound
+from stratus.read import status_views
 from stratus.read import trends as trends_read
 from stratus.read.trends import LINKS, PUBLISHERS, STATUSES, TAGS
+from stratus.repo import audit, transaction
 from stratus.repo import statuses as statuses_repo
 from stratus.repo import tags as tags_repo
 from stratus.repo import trends as repo
@@ -41,8 +44,6 @@ def admin_tags(offset: int, limit: int) -> list[dict[str, Any]]:
 
 def admin_statuses(viewer_id: str, offset: int, limit: int) -> list[dict[str, Any]]:
     """Every ranked status, allowed or not, best first (Status entities)."""
-    from stratus.read import status_views
-
     wanted = [i["id"] for i in trends_read.ranked(STATUSES)[offset:offset + limit]]
     found = statuses_repo.get_many(wanted)
     return status_views.render([found[i] for i in wanted if i in found], viewer_id)
@@ -55,8 +56,6 @@ def _decide(kind: str, ident: str, allowed: bool, extra: dict[str, Any]) -> None
 
 def review_tag(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     """Approve or reject a hashtag for trends (it must have been seen trending)."""
-    from stratus.core.errors import NotFound
-
     record = repo.record(TAGS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("name"):
         raise NotFound()
@@ -68,9 +67,6 @@ def review_tag(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
 
 def review_status(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     """Approve or reject a status for trends (any status that exists)."""
-    from stratus.core.errors import NotFound
-    from stratus.read import status_views
-
     status = statuses_repo.get(ident) if ids.is_id(ident) else None
     if status is None:
         raise NotFound()
@@ -80,8 +76,6 @@ def review_status(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
 
 
 def _log(actor: Any, action: str, target_type: str, target_id: str, human: str) -> None:
-    from stratus.repo import audit, transaction
-
     transaction.write([audit.entry_op({
         "id": ids.new_id(), "account_id": actor.account_id, "action": action,
         "target_type": target_type, "target_id": target_id, "human_identifier": human,
@@ -99,8 +93,6 @@ def admin_links(offset: int, limit: int) -> list[dict[str, Any]]:
 
 
 def review_link(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
-    from stratus.core.errors import NotFound
-
     record = repo.record(LINKS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("url"):
         raise NotFound()
@@ -122,8 +114,6 @@ def admin_publishers(offset: int, limit: int) -> list[dict[str, Any]]:
 
 def review_publisher(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     """Approving a publisher lets its links trend unless a link was itself rejected."""
-    from stratus.core.errors import NotFound
-
     record = repo.record(PUBLISHERS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("domain"):
         raise NotFound()
