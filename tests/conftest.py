@@ -18,7 +18,8 @@ from local.runtime import AWS_DEFAULTS
 # test without an import (tests/rig/__init__.py).
 pytest.register_assert_rewrite("tests.rig")
 pytest_plugins = ["tests.rig.accounts", "tests.rig.timelines", "tests.rig.federation",
-                  "tests.rig.moderation", "tests.rig.sites", "tests.rig.hostile"]
+                  "tests.rig.moderation", "tests.rig.sites", "tests.rig.hostile",
+                  "tests.rig.records"]
 
 # Copies of the public reference files (sources and licences in tests/reference/README.md).
 REFERENCE = Path(__file__).resolve().parent / "reference"

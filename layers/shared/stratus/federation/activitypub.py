@@ -95,11 +95,10 @@ def _relations(author_id: str, reader: Reader) -> relationships.Loader:
     if reader is None:
         return loader
     domain = reader.get("domain") or ""
-    domain_blocks = graph_repo.domain_block_keys(
-        author_id, [d for d in dict.fromkeys((domain, hosts.hostname(domain))) if d])
-    view, blocking_domain = graph_repo.load(reader["id"], [author_id], full=False,
-                                            extra=domain_blocks)
-    if author_id in view.blocked_by or blocking_domain:
+    view, alongside = graph_repo.load(
+        reader["id"], [author_id], full=False, domains_blocked_by=(
+            author_id, [d for d in dict.fromkeys((domain, hosts.hostname(domain))) if d]))
+    if author_id in view.blocked_by or alongside.domain_blocks:
         raise NotFound()
     loader.view.merge(view)
     return loader

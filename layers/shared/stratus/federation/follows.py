@@ -44,10 +44,10 @@ def remote_follow(remote_id: str, local_id: str, activity_id: str) -> str:
     locked: a follow request, accepted or rejected later) or 'rejected' (the local account
     blocks it or its domain, or is unavailable: a Reject is delivered, nothing is stored).
     A Follow of an account it already follows answers Accept again when its id is new."""
-    relations, items = repo.load(local_id, [remote_id], domains=[], consistent=True,
-                                 extra=accounts_repo.bundle_keys(
-                                     [local_id, remote_id], (accounts_repo.PROFILE,)))
-    bundles = accounts_repo.bundles(items)
+    relations, alongside = repo.load(local_id, [remote_id], domains=[], consistent=True,
+                                     accounts=[local_id, remote_id],
+                                     parts=(accounts_repo.PROFILE,))
+    bundles = alongside.accounts
     local = bundles.get(local_id, {}).get(accounts_repo.PROFILE)
     remote = bundles.get(remote_id, {}).get(accounts_repo.PROFILE)
     if local is None or remote is None or local.get("domain") or not remote.get("domain"):

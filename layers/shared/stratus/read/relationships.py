@@ -70,9 +70,9 @@ def relationships(viewer: Viewer, account_ids: list[str], with_suspended: bool
     wanted = [a for a in dict.fromkeys(account_ids) if ids.is_id(a)]
     if len(wanted) > MAX_RELATIONSHIP_IDS:
         raise Unprocessable(f"Too many ids requested (maximum is {MAX_RELATIONSHIP_IDS})")
-    relations, items = repo.load(viewer.account_id, wanted, extra=accounts_repo.bundle_keys(
-        wanted, (accounts_repo.PROFILE, accounts_repo.USER)))
-    bundles = accounts_repo.bundles(items)
+    relations, alongside = repo.load(viewer.account_id, wanted, accounts=wanted,
+                                     parts=(accounts_repo.PROFILE, accounts_repo.USER))
+    bundles = alongside.accounts
     shown = [a for a in wanted if a in bundles and accounts_read.is_visible(bundles[a])
              and (with_suspended or not bundles[a][accounts_repo.PROFILE].get("suspended_at"))]
     domains = {a: bundles[a][accounts_repo.PROFILE].get("domain") for a in shown}
@@ -111,10 +111,10 @@ def subject(viewer: Viewer, target_id: str) -> Subject:
     not exist or is not shown."""
     if not ids.is_id(str(target_id)):
         raise NotFound()
-    relations, items = repo.load(viewer.account_id, [target_id], consistent=True,
-                                 extra=accounts_repo.bundle_keys(
-                                     [target_id], (accounts_repo.PROFILE, accounts_repo.USER)))
-    bundle = accounts_repo.bundles(items).get(str(target_id), {})
+    relations, alongside = repo.load(viewer.account_id, [target_id], consistent=True,
+                                     accounts=[str(target_id)],
+                                     parts=(accounts_repo.PROFILE, accounts_repo.USER))
+    bundle = alongside.accounts.get(str(target_id), {})
     if not accounts_read.is_visible(bundle):
         raise NotFound()
     profile = bundle[accounts_repo.PROFILE]

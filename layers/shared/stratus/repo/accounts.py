@@ -24,7 +24,7 @@ def get_bundle(account_id: str, parts: tuple[str, ...] = (PROFILE, STATS, USER)
                ) -> dict[str, dict[str, Any]]:
     """Several items of one account in one BatchGetItem, by SK."""
     items = base.batch_get([{"PK": keys.account_pk(account_id), "SK": p} for p in parts])
-    return {item["SK"]: item for item in items}
+    return {item["SK"]: base.record(item) for item in items}
 
 
 def get_many(account_ids: list[str], parts: tuple[str, ...] = (PROFILE, STATS)
@@ -33,7 +33,7 @@ def get_many(account_ids: list[str], parts: tuple[str, ...] = (PROFILE, STATS)
     wanted = [{"PK": keys.account_pk(a), "SK": p} for a in account_ids for p in parts]
     found: dict[str, dict[str, dict[str, Any]]] = {}
     for item in base.batch_get(wanted):
-        found.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = item
+        found.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = base.record(item)
     return found
 
 
@@ -46,16 +46,16 @@ def bundles(items: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]
     """Account items read by `bundle_keys`, as {account_id: {SK: item}}."""
     found: dict[str, dict[str, dict[str, Any]]] = {}
     for item in items:
-        found.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = item
+        found.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = base.record(item)
     return found
 
 
 def get_profile(account_id: str) -> dict[str, Any] | None:
-    return base.get(keys.account_profile(account_id))
+    return base.record(base.get(keys.account_profile(account_id)))
 
 
 def get_user(account_id: str) -> dict[str, Any] | None:
-    return base.get(keys.account_user(account_id), consistent=True)
+    return base.record(base.get(keys.account_user(account_id), consistent=True))
 
 
 def id_by_handle(username: str, domain: str | None = None) -> str | None:

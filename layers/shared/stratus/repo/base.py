@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -77,6 +77,20 @@ def table() -> str:
 
 def now_epoch() -> int:
     return int(time.time())
+
+
+def record(item: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An item as a record for the code outside repo/: without its storage keys."""
+    if item is None:
+        return None
+    return {name: value for name, value in item.items()
+            if name not in keys_module.KEY_ATTRIBUTES}
+
+
+def records(items: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """`record` of each item, as they come (a query is read lazily)."""
+    for item in items:
+        yield record(item)  # type: ignore[misc]
 
 
 def live(item: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -12,6 +12,10 @@ import time
 
 ID_WIDTH = 20
 MAX_SK = "~"  # sorts after every digit and letter
+# The attributes that place an item in the table and its indexes: repo/ sets and reads them;
+# a record handed to the rest of the code has none of them (base.record).
+KEY_ATTRIBUTES = frozenset({"PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK",
+                            "GSI3SK"})
 
 
 def pad(snowflake: str | int) -> str:

@@ -15,6 +15,7 @@ pending request counts from the stream (workers/counters.py).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, field
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -22,6 +23,7 @@ from stratus.core import clock, ids
 from stratus.core.errors import NotFound
 from stratus.core.paging import Budget
 from stratus.model.relationships import FollowOptions, Mute, Relationships
+from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys
 
 FOLLOW, FOLLOW_REQUEST, BLOCK, MUTE, DOMAIN_BLOCK, ENDORSEMENT, NOTE = (
@@ -140,34 +142,47 @@ def _follow_options(item: dict[str, Any]) -> FollowOptions:
                          languages=tuple(languages) if languages else None)
 
 
+@dataclass
+class Alongside:
+    """What `load` read in the same batch as the relationships: {account id: {part: record}}
+    of the accounts asked for, and the domain blocks of `domains_blocked_by` that exist."""
+
+    accounts: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    domain_blocks: list[dict[str, Any]] = field(default_factory=list)
+
+
 def load(viewer_id: str, account_ids: Iterable[str], *, domains: Iterable[str] = (),
-         full: bool = True, consistent: bool = False,
-         extra: Iterable[dict[str, str]] = ()) -> tuple[Relationships, list[dict[str, Any]]]:
+         full: bool = True, consistent: bool = False, accounts: Iterable[str] = (),
+         parts: tuple[str, ...] = (), domains_blocked_by: tuple[str, Iterable[str]] | None = None
+         ) -> tuple[Relationships, Alongside]:
     """The viewer's relationships with `account_ids` (and blocks of `domains`) from one batched
     read of deterministic keys, both ways. `full=False` reads only what the visibility policy
-    needs (follows, blocks both ways, mutes). `extra` keys are read in the same batch and
-    returned as they are (e.g. the accounts' profiles)."""
+    needs (follows, blocks both ways, mutes). Read in the same batch: the `parts` of
+    `accounts` (e.g. their profiles) and whether the account of `domains_blocked_by` blocks
+    any of its domains."""
     targets = [a for a in dict.fromkeys(account_ids) if a != viewer_id]
     domains = sorted({d.lower() for d in domains if d})
     wanted = [k for t in targets for k in _view_keys(viewer_id, t, full)]
     wanted += [keys.user_domain_block(viewer_id, d) for d in domains]
-    extra = list(extra)
+    extra = accounts_repo.bundle_keys(list(dict.fromkeys(accounts)), parts)
+    if domains_blocked_by is not None:
+        owner, owner_domains = domains_blocked_by
+        extra += [keys.user_domain_block(owner, d) for d in owner_domains]
     view = Relationships(viewer_id, known=set(targets), known_domains=set(domains))
+    alongside = Alongside()
     if not wanted and not extra:
-        return view, []
+        return view, alongside
     extra_ids = {(k["PK"], k["SK"]) for k in extra}
-    others = []
+    bundled = []
     for item in base.batch_get(wanted + extra, consistent=consistent):
-        if (item["PK"], item["SK"]) in extra_ids:
-            others.append(item)
-            continue
-        _absorb(view, viewer_id, item)
-    return view, others
-
-
-def domain_block_keys(account_id: str, domains: Iterable[str]) -> list[dict[str, str]]:
-    """Keys of `account_id`'s blocks of `domains`, to read in `load`'s batch (`extra`)."""
-    return [keys.user_domain_block(account_id, d) for d in domains]
+        if (item["PK"], item["SK"]) not in extra_ids:
+            _absorb(view, viewer_id, item)
+        elif item.get("type") == DOMAIN_BLOCK:
+            alongside.domain_blocks.append(base.record(item))
+        else:
+            bundled.append(item)
+    alongside.accounts = accounts_repo.bundles(bundled)
+    return view, alongside
 
 
 def _absorb(view: Relationships, viewer_id: str, item: dict[str, Any]) -> None:
@@ -287,7 +302,7 @@ def domain_of(entry: dict[str, Any]) -> str:
     return entry.get("domain") or keys.blocked_domain_in(entry["SK"])
 
 
-def get_many(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:
+def _get_many(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:
     return base.batch_get(item_keys)
 
 
@@ -357,7 +372,7 @@ def follower_ids(account_id: str) -> Iterator[str]:
 
 def follows_of(follower_ids_: Iterable[str], target_id: str) -> list[dict[str, Any]]:
     """The follows of `target_id` by each of `follower_ids_` that exist (one batched read)."""
-    return get_many([keys.follow(f, target_id) for f in follower_ids_])
+    return _get_many([keys.follow(f, target_id) for f in follower_ids_])
 
 
 # --- one edge by its ends -------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from stratus.repo.relationships import (
     follow_requests,
     followers,
     get,
-    get_many,
     remove_op,
 )
 
@@ -33,7 +32,7 @@ def _carrying(entries: Iterable[dict[str, Any]], key_of: Callable[[dict[str, Any
     whose item carries `uri`, read `_BATCH` at a time."""
     limited = iter(itertools.islice(entries, searched))
     while batch := list(itertools.islice(limited, _BATCH)):
-        found = [i for i in get_many([key_of(e) for e in batch]) if i.get("uri") == uri]
+        found = [i for i in base.batch_get([key_of(e) for e in batch]) if i.get("uri") == uri]
         if found:
             return found[0]["account_id"]
     return None
@@ -67,7 +66,7 @@ def move_follow(follower_id: str, origin_id: str, target_id: str, *, uri: str) -
     follow = get(keys.follow(follower_id, origin_id))
     options = follow_options(follow) if follow else FollowOptions()
     ops = [remove_op(keys.follow(follower_id, origin_id))]
-    if not get_many([keys.follow(follower_id, target_id),
+    if not base.batch_get([keys.follow(follower_id, target_id),
                      keys.follow_request(target_id, follower_id),
                      keys.block(target_id, follower_id), keys.block(follower_id, target_id)]):
         ops.append(create_op(follow_request_item(ids.new_id(), follower_id, target_id, options,

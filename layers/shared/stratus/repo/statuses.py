@@ -41,9 +41,9 @@ def get_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
     for item in base.batch_get(wanted):
         sid = keys.id_in(item["PK"])
         if item["SK"] == STATUS:
-            found[sid] = item
+            found[sid] = base.record(item)
         else:
-            stats[sid] = item
+            stats[sid] = base.record(item)
     for sid, item in found.items():
         item["stats"] = stats.get(sid, {})
     return found
@@ -74,25 +74,26 @@ def account_status_entries(account_id: str, lo: str, hi: str, descending: bool, 
                            exclude_reblogs: bool = False, only_media: bool = False
                            ) -> Iterator[dict[str, Any]]:
     """An account's statuses (index entries), the listing's filters applied by DynamoDB."""
-    return base.query(keys.account_statuses(account_id), index="GSI1", sk_between=(lo, hi),
-                      descending=descending, budget=budget, step=step,
-                      filter=_listing_filter(exclude_replies=exclude_replies,
-                                             exclude_reblogs=exclude_reblogs,
-                                             only_media=only_media))
+    return base.records(base.query(
+        keys.account_statuses(account_id), index="GSI1", sk_between=(lo, hi),
+        descending=descending, budget=budget, step=step,
+        filter=_listing_filter(exclude_replies=exclude_replies, exclude_reblogs=exclude_reblogs,
+                               only_media=only_media)))
 
 
 def recent_status_entries(account_id: str, limit: int) -> list[dict[str, Any]]:
     """An account's newest `limit` statuses (index entries)."""
-    return list(base.query(keys.account_statuses(account_id), index="GSI1", descending=True,
-                           limit=limit))
+    return list(base.records(base.query(keys.account_statuses(account_id), index="GSI1",
+                                        descending=True, limit=limit)))
 
 
 def thread_entries(thread_id: str) -> list[dict[str, Any]]:
-    return list(base.query(keys.thread(thread_id), index="GSI2"))
+    return list(base.records(base.query(keys.thread(thread_id), index="GSI2")))
 
 
 def edits(status_id: str) -> list[dict[str, Any]]:
-    return list(base.query(keys.status_pk(status_id), sk_prefix=keys.EDIT_PREFIX))
+    return list(base.records(base.query(keys.status_pk(status_id),
+                                        sk_prefix=keys.EDIT_PREFIX)))
 
 
 def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> ViewerEdges:
@@ -131,12 +132,12 @@ def edge(key: dict[str, str]) -> dict[str, Any] | None:
 
 def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool, *,
                  budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
-    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,
-                      budget=budget, step=step)
+    return base.records(base.query(partition, index=index, sk_between=(lo, hi),
+                                   descending=descending, budget=budget, step=step))
 
 
 def get_poll(poll_id: str) -> dict[str, Any] | None:
-    return base.get(keys.poll(poll_id), consistent=True)
+    return base.record(base.get(keys.poll(poll_id), consistent=True))
 
 
 def get_polls_and_votes(poll_ids: list[str], viewer_id: str | None) -> tuple[dict, dict]:
@@ -146,12 +147,13 @@ def get_polls_and_votes(poll_ids: list[str], viewer_id: str | None) -> tuple[dic
     polls, votes = {}, {}
     for item in base.batch_get(wanted):
         poll_id = keys.id_in(item["PK"])
-        (polls if item["SK"] == "POLL" else votes)[poll_id] = item
+        (polls if item["SK"] == "POLL" else votes)[poll_id] = base.record(item)
     return polls, votes
 
 
 def get_media(media_ids: list[str]) -> dict[str, dict[str, Any]]:
-    return {item["id"]: item for item in base.batch_get([keys.media(m) for m in media_ids])}
+    return {item["id"]: base.record(item)
+            for item in base.batch_get([keys.media(m) for m in media_ids])}
 
 
 def put_media(item: dict[str, Any]) -> None:
@@ -193,10 +195,10 @@ def public_bucket_entries(scope: str, hour: str, low: int, high: int, descending
     lo, hi = keys.pad(low), keys.pad(high)
     found: list[dict[str, Any]] = []
     for shard in range(keys.PUBLIC_SHARDS):
-        found += base.query(keys.public_partition(scope, hour, shard), index="GSI3",
-                            sk_between=(lo, hi), descending=descending, limit=limit,
-                            budget=budget, step=limit,
-                            filter=_flags_filter(only_media=only_media))
+        found += base.records(base.query(
+            keys.public_partition(scope, hour, shard), index="GSI3", sk_between=(lo, hi),
+            descending=descending, limit=limit, budget=budget, step=limit,
+            filter=_flags_filter(only_media=only_media)))
     found.sort(key=lambda e: int(e["id"]), reverse=descending)
     return found[:limit]
 
@@ -241,19 +243,19 @@ def tag_entries(name: str, low: int | None, high: int | None, descending: bool, 
     for item in base.query(partition, sk_between=bounds, descending=descending, budget=budget,
                            step=step, filter=_flags_filter(only_media=only_media, local=local,
                                                            public_only=True)):
-        yield {**item, "id": item["status_id"]}
+        yield {**base.record(item), "id": item["status_id"]}
 
 
 def bodies(status_ids: list[str]) -> dict[str, dict[str, Any]]:
     """{id: status item} without counters (for a caller that read them already)."""
     found = base.batch_get([keys.status(sid) for sid in dict.fromkeys(status_ids)])
-    return {item["id"]: item for item in found}
+    return {item["id"]: base.record(item) for item in found}
 
 
 def stats_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
     """{id: STATS item} for the ids that have counters (one batched read, no status bodies)."""
     found = base.batch_get([keys.status_stats(sid) for sid in dict.fromkeys(status_ids)])
-    return {keys.id_in(item["PK"]): item for item in found}
+    return {keys.id_in(item["PK"]): base.record(item) for item in found}
 
 
 def account_statuses_between(account_id: str, low: int | None, high: int | None,

@@ -174,14 +174,13 @@ def _shown_accounts(candidates: list[str], me: str | None, following: bool, *,
     which Mastodon's exact match finds whatever the blocks — it is how a client finds the
     account to unblock), and followed (or the viewer) with `following` — one batched read for
     the accounts and the viewer's edges to them."""
-    bundle_keys = accounts_repo.bundle_keys(candidates, (accounts_repo.PROFILE,
-                                                         accounts_repo.STATS,
-                                                         accounts_repo.USER))
+    parts = (accounts_repo.PROFILE, accounts_repo.STATS, accounts_repo.USER)
     if me is not None:
-        view, items = relationships_repo.load(me, candidates, full=False, extra=bundle_keys)
+        view, alongside = relationships_repo.load(me, candidates, full=False,
+                                                  accounts=candidates, parts=parts)
+        bundles = alongside.accounts
     else:
-        view, items = None, relationships_repo.get_many(bundle_keys)
-    bundles = accounts_repo.bundles(items)
+        view, bundles = None, accounts_repo.get_many(candidates, parts)
     shown = {}
     for account_id in candidates:
         bundle = bundles.get(account_id)
