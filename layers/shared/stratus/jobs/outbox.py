@@ -12,7 +12,7 @@ takes its edges, boosts, notifications, hashtag entries and edits with it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from stratus.jobs import messages as jobs
@@ -30,10 +30,16 @@ class Change:
     new: dict[str, Any]
     old: dict[str, Any]
     by_ttl: bool = False  # removed by DynamoDB's TTL sweeper, not by our code
+    record: dict[str, Any] = field(default_factory=dict, repr=False)  # as the stream sent it
 
     @property
     def item_type(self) -> str | None:
         return (self.new or self.old).get("type")
+
+    @property
+    def owner_id(self) -> str:
+        """The account (or other owner) whose partition holds the item."""
+        return stream.owner_id(self.record)
 
     @property
     def image(self) -> dict[str, Any]:
@@ -193,7 +199,7 @@ def directory_changed(attributes: tuple[str, ...]) -> Condition:
 def directory_touch(change: Change) -> jobs.Job:
     image = change.image  # a profile has `id`, a user `account_id`, the stats item only its key
     account_id = image.get("account_id") or (image.get("id") if change.item_type == "account"
-                                             else stream.owner_id(image))
+                                             else change.owner_id)
     return jobs.DirectoryTouch(event_id=change.event_id, account_id=str(account_id))
 
 
@@ -888,6 +894,7 @@ def decode(record: dict[str, Any]) -> Change:
     identity = record.get("userIdentity") or {}
     return Change(
         event_id=record["eventID"], event=record["eventName"], new=new, old=old,
+        record=record,
         # DynamoDB marks its own TTL deletes as done by the service.
         by_ttl=identity.get("type") == "Service"
         and identity.get("principalId") == "dynamodb.amazonaws.com")
