@@ -64,3 +64,27 @@ def test_the_rules_see_what_they_look_for():
            'y = query("GSI2", index="GSI1PK")\nz = item["SK"]\n"""not this: SET a = b"""'
     hits = [v for _, v in _strings(ast.parse(code)) if any(p.search(v) for p in STORAGE)]
     assert sorted(hits) == sorted(["ADD n :one", "attribute_exists(PK)", "GSI2", "GSI1PK", "SK"])
+
+
+def test_the_tests_contract_finds_a_test_module_importing_another():
+    """The custom import-linter contract (tests/template/import_contracts.py) on a small
+    graph: a test importing the rig is kept, one test importing another is broken."""
+    import grimp
+
+    from tests.template.import_contracts import NoTestImportsTestContract
+
+    graph = grimp.ImportGraph()
+    for module in ("tests", "tests.rig", "tests.rig.accounts", "tests.api",
+                   "tests.api.test_a", "tests.api.test_b"):
+        graph.add_module(module)
+    graph.add_import(importer="tests.api.test_a", imported="tests.rig.accounts",
+                     line_number=1, line_contents="from tests.rig import accounts")
+    contract = NoTestImportsTestContract(name="tests", session_options={},
+                                         contract_options={"packages": ["tests"]})
+    assert contract.check(graph, verbose=False).kept
+    graph.add_import(importer="tests.api.test_b", imported="tests.api.test_a",
+                     line_number=7, line_contents="from tests.api.test_a import helper")
+    check = contract.check(graph, verbose=False)
+    assert not check.kept
+    assert check.metadata["violations"] == [
+        {"importer": "tests.api.test_b", "imported": "tests.api.test_a", "lines": [7]}]
