@@ -79,15 +79,17 @@ def open_connection(connection_id: str, account_id: str, token_id: str, scopes: 
             "scopes": scopes, "connected_at": base.now_epoch(), "ttl": expiry(connection_id),
             **keys.connection_index_keys(account_id, connection_id)}
     base.put(item, table_name=_table())
-    return item
+    return base.record(item)
 
 
 def get(connection_id: str) -> dict[str, Any] | None:
-    return base.get(keys.connection(connection_id), table_name=_table(), consistent=True)
+    return base.record(base.get(keys.connection(connection_id), table_name=_table(),
+                                consistent=True))
 
 
 def of_account(account_id: str) -> list[dict[str, Any]]:
-    return list(base.query(keys.connections_of(account_id), index="GSI1", table_name=_table()))
+    return list(base.records(base.query(keys.connections_of(account_id), index="GSI1",
+                                        table_name=_table())))
 
 
 # --- subscriptions -------------------------------------------------------------------------------
@@ -143,8 +145,8 @@ def forget(connection_id: str, stream_key: str) -> None:
 
 def listeners(stream_key: str) -> list[dict[str, Any]]:
     """The subscriptions to an instance-wide stream ({connection_id, account_id, stream})."""
-    return list(base.query(keys.stream_listeners(stream_key), index="GSI1",
-                           table_name=_table()))
+    return list(base.records(base.query(keys.stream_listeners(stream_key), index="GSI1",
+                                        table_name=_table())))
 
 
 def account_listeners(account_ids: Iterable[str]) -> dict[str, dict[str, set[str]]]:

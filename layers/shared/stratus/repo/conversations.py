@@ -21,24 +21,22 @@ CONVERSATION = "account_conversation"
 THREAD_MUTE = "conversation_mute"  # a muted thread (POST /api/v1/statuses/:id/mute)
 
 
-def item(account_id: str, conversation_id: str, thread_id: str, participant_ids: list[str],
-         status_ids: list[str], unread: bool) -> dict[str, Any]:
-    """A new conversation item (`status_ids` in id order)."""
-    return {**keys.conversation(account_id, conversation_id), "type": CONVERSATION,
-            "id": conversation_id, "account_id": account_id, "thread_id": thread_id,
-            "participant_ids": participant_ids, "status_ids": status_ids,
-            "last_status_id": status_ids[-1], "unread": unread, "version": 1,
-            **keys.conversation_index_keys(account_id, status_ids[-1])}
-
-
 def get(account_id: str, conversation_id: str, *, consistent: bool = False
         ) -> dict[str, Any] | None:
-    return base.get(keys.conversation(account_id, conversation_id), consistent=consistent)
+    return base.record(base.get(keys.conversation(account_id, conversation_id),
+                                consistent=consistent))
 
 
-def create(new: dict[str, Any]) -> bool:
-    """Write a new conversation; False if one with its id exists (made concurrently)."""
-    return base.put(new, condition="attribute_not_exists(PK)")
+def create(account_id: str, conversation_id: str, thread_id: str, participant_ids: list[str],
+           status_ids: list[str], unread: bool) -> bool:
+    """Write a new conversation (`status_ids` in id order); False if one with its id exists
+    (made concurrently)."""
+    return base.put({**keys.conversation(account_id, conversation_id), "type": CONVERSATION,
+                     "id": conversation_id, "account_id": account_id, "thread_id": thread_id,
+                     "participant_ids": participant_ids, "status_ids": status_ids,
+                     "last_status_id": status_ids[-1], "unread": unread, "version": 1,
+                     **keys.conversation_index_keys(account_id, status_ids[-1])},
+                    condition="attribute_not_exists(PK)")
 
 
 def _conditional(call: Any, **kwargs: Any) -> bool:
@@ -49,12 +47,16 @@ def _conditional(call: Any, **kwargs: Any) -> bool:
     return True
 
 
+def _key(current: dict[str, Any]) -> dict[str, str]:
+    return keys.conversation(current["account_id"], current["id"])
+
+
 def set_statuses(current: dict[str, Any], status_ids: list[str], unread: bool) -> bool:
     """Replace a conversation's statuses (id order) if it is still at the version read; False
     when it changed or went meanwhile (read it again)."""
     last = status_ids[-1]
     return _conditional(
-        dynamodb().update_item, Key=base.serialize(keys.key(current["PK"], current["SK"])),
+        dynamodb().update_item, Key=base.serialize(_key(current)),
         UpdateExpression="SET status_ids = :ids, last_status_id = :last, unread = :unread, "
                          "#v = :next, GSI1SK = :sk",
         ConditionExpression="#v = :read",
@@ -68,7 +70,7 @@ def set_statuses(current: dict[str, Any], status_ids: list[str], unread: bool) -
 def remove(current: dict[str, Any]) -> bool:
     """Delete a conversation if it is still at the version read."""
     return _conditional(
-        dynamodb().delete_item, Key=base.serialize(keys.key(current["PK"], current["SK"])),
+        dynamodb().delete_item, Key=base.serialize(_key(current)),
         ConditionExpression="#v = :read", ExpressionAttributeNames={"#v": "version"},
         ExpressionAttributeValues=base.values({":read": int(current["version"])}))
 
@@ -91,7 +93,7 @@ def set_unread(account_id: str, conversation_id: str, unread: bool) -> dict[str,
                         ExpressionAttributeValues=base.values({":unread": unread}),
                         ReturnValues="ALL_NEW"):
         return None
-    return found[0]
+    return base.record(found[0])
 
 
 def page(account_id: str, low: int | None, high: int | None, descending: bool, limit: int
@@ -104,7 +106,7 @@ def page(account_id: str, low: int | None, high: int | None, descending: bool, l
                               limit=limit))
     found = {i["id"]: i for i in base.batch_get(
         [keys.conversation(account_id, e["id"]) for e in entries])}
-    return [found[e["id"]] for e in entries if e["id"] in found]
+    return [base.record(found[e["id"]]) for e in entries if e["id"] in found]
 
 
 # --- who receives a direct status -----------------------------------------------------------------

@@ -83,10 +83,10 @@ def _request_op(recipient_id: str, from_id: str, status_id: str, now: str, new_i
 def edges_after(kind: str, status_id: str, after: str | None, limit: int, *,
                 until: str | None = None) -> list[dict[str, Any]]:
     """Up to `limit` accounts' `kind` edges pointing at a status, after an edge id and up to
-    another (index entries, oldest first)."""
+    another (index entries: account and edge id, oldest first)."""
     lo, hi = keys.id_range(int(after) + 1 if after else None, int(until) if until else None)
-    return list(base.query(keys.edges_by_status(kind, status_id), index="GSI1",
-                           sk_between=(lo, hi), limit=limit))
+    return list(base.records(base.query(keys.edges_by_status(kind, status_id), index="GSI1",
+                                        sk_between=(lo, hi), limit=limit)))
 
 
 def unnotify(recipient_id: str, kind: str, from_id: str, subject_id: str) -> bool:
@@ -101,7 +101,8 @@ def unnotify(recipient_id: str, kind: str, from_id: str, subject_id: str) -> boo
 
 def notifications_about(status_id: str, limit: int) -> list[dict[str, Any]]:
     """Up to `limit` notifications about a status (index entries: recipient and id)."""
-    return list(base.query(keys.notifications_about(status_id), index="GSI1", limit=limit))
+    return list(base.records(base.query(keys.notifications_about(status_id), index="GSI1",
+                                        limit=limit)))
 
 
 def remove_notifications(entries: list[dict[str, Any]]) -> None:
@@ -121,14 +122,14 @@ def notifications_from(recipient_id: str, actor_id: str, before_id: str | None,
     """A recipient's notifications from one actor, newest first, below `before_id`; reading
     stops when `budget` is spent (its `last_id` says where)."""
     lo, hi = keys.id_range(None, int(before_id) - 1 if before_id else None)
-    return list(base.query(keys.notifications_of(recipient_id), sk_between=(lo, hi),
-                           descending=True, budget=budget, step=100,
-                           filter=("#from = :actor", {"#from": "from_account_id"},
-                                   {":actor": actor_id})))
+    return list(base.records(base.query(
+        keys.notifications_of(recipient_id), sk_between=(lo, hi), descending=True,
+        budget=budget, step=100,
+        filter=("#from = :actor", {"#from": "from_account_id"}, {":actor": actor_id}))))
 
 
 def notifications(account_id: str) -> list[dict[str, Any]]:
-    return list(base.query(keys.notifications_of(account_id), descending=True))
+    return list(base.records(base.query(keys.notifications_of(account_id), descending=True)))
 
 
 # --- what is left of a deleted status ----------------------------------------------------------
@@ -136,18 +137,25 @@ EDGE_KINDS = ("FAV", "BMK", "REBLOG", "PIN")  # others' likes, bookmarks, boosts
 
 
 def edges_at(kind: str, status_id: str, limit: int) -> list[dict[str, Any]]:
-    """Up to `limit` accounts' `kind` edges pointing at a status (index entries)."""
-    return list(base.query(keys.edges_by_status(kind, status_id), index="GSI1", limit=limit))
+    """Up to `limit` accounts' `kind` edges pointing at a status (index entries: account and
+    edge id)."""
+    return list(base.records(base.query(keys.edges_by_status(kind, status_id), index="GSI1",
+                                        limit=limit)))
 
 
-def edge_key(kind: str, account_id: str, status_id: str) -> dict[str, str]:
+def _edge_key(kind: str, account_id: str, status_id: str) -> dict[str, str]:
     return {"FAV": keys.favourite, "BMK": keys.bookmark, "REBLOG": keys.reblog_edge,
             "PIN": keys.pin}[kind](account_id, status_id)
 
 
+def remove_edge(kind: str, account_id: str, status_id: str) -> None:
+    """Delete one account's `kind` edge to a status (a deleted boost's own edge)."""
+    base.delete_many([_edge_key(kind, account_id, status_id)])
+
+
 def remove_edges(kind: str, status_id: str, entries: list[dict[str, Any]]) -> None:
     """Delete edges pointing at a status; a boost edge takes its boost status with it."""
-    edge_keys = [edge_key(kind, e["account_id"], status_id) for e in entries]
+    edge_keys = [_edge_key(kind, e["account_id"], status_id) for e in entries]
     doomed = list(edge_keys)
     if kind == "REBLOG":
         for edge in base.batch_get(edge_keys):
@@ -156,16 +164,18 @@ def remove_edges(kind: str, status_id: str, entries: list[dict[str, Any]]) -> No
     base.delete_many(doomed)
 
 
-def leftovers(status_id: str, poll_id: str | None, limit: int) -> list[dict[str, str]]:
-    """Keys of the items a status's and its poll's partitions still hold (edits, votes)."""
+def leftovers(status_id: str, poll_id: str | None, limit: int) -> list[base.Op]:
+    """The deletes of up to `limit` items a status's and its poll's partitions still hold
+    (edits, votes), for `remove`."""
     found: Iterator[dict[str, Any]] = base.query(keys.status_pk(status_id), limit=limit,
                                                  projection="PK, SK")
     items = [keys.key(i["PK"], i["SK"]) for i in found]
     if poll_id and len(items) < limit:
         items += [keys.key(i["PK"], i["SK"]) for i in base.query(
             keys.poll_pk(poll_id), limit=limit - len(items), projection="PK, SK")]
-    return items
+    return [base.Op("Delete", key=k) for k in items]
 
 
-def remove(item_keys: list[dict[str, str]]) -> None:
-    base.delete_many(item_keys)
+def remove(deletes: list[base.Op]) -> None:
+    """Run the deletes `leftovers` gave, in batches (not atomic: each stands alone)."""
+    base.delete_many([op.key for op in deletes if op.key is not None])

@@ -62,17 +62,18 @@ def listing_filter(*, types: Sequence[str] | None = None, exclude: Sequence[str]
 def entries(account_id: str, low: int | None, high: int | None, descending: bool, *,
             budget: Budget | None = None, step: int = 100, filter: base.Filter | None = None
             ) -> Iterator[dict[str, Any]]:
-    """A recipient's notifications (whole items) with ids in [low, high] (None: unbounded)."""
-    return base.query(keys.notifications_of(account_id), sk_between=keys.id_range(low, high),
-                      descending=descending, budget=budget, step=step, filter=filter)
+    """A recipient's notifications (whole records) with ids in [low, high] (None: unbounded)."""
+    return base.records(base.query(keys.notifications_of(account_id),
+                                   sk_between=keys.id_range(low, high), descending=descending,
+                                   budget=budget, step=step, filter=filter))
 
 
 def get(account_id: str, notification_id: str) -> dict[str, Any] | None:
-    return base.get(keys.notification(account_id, notification_id))
+    return base.record(base.get(keys.notification(account_id, notification_id)))
 
 
 def remove(items: Sequence[dict[str, Any]]) -> None:
-    """Delete notifications (whole items) and their once-sentinels: the action that made one
+    """Delete notifications (whole records) and their once-sentinels: the action that made one
     may make a new one later. Group heads and request counts follow from the stream."""
     doomed = []
     for item in items:
@@ -110,36 +111,57 @@ def end_sweep(account_id: str, sweep_id: str) -> None:
 
 
 # --- the grouped listing -------------------------------------------------------------------------
+GROUP = "notification_group"  # a group's head (its other items are notifications)
+
+
 def head_entries(account_id: str, low: int | None, high: int | None, descending: bool, *,
                  budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
     """The grouped listing's entries placed at ids in [low, high] (None: unbounded; index
-    entries: group heads at their latest member, ungrouped notifications at their own id)."""
-    return base.query(keys.notification_heads(account_id), index="GSI3",
-                      sk_between=keys.id_range(low, high), descending=descending,
-                      budget=budget, step=step)
+    entries: group heads at their latest member, ungrouped notifications at their own id).
+    Each record has its place (`head_position`) and, a group's head, its `group_key`."""
+    groups = keys.notification_groups_of(account_id)
+    for entry in base.query(keys.notification_heads(account_id), index="GSI3",
+                            sk_between=keys.id_range(low, high), descending=descending,
+                            budget=budget, step=step):
+        found = {**base.record(entry), "position": keys.id_from_sk(entry["GSI3SK"])}
+        if entry["PK"] == groups:
+            found["group_key"] = entry["SK"]
+        yield found
 
 
 def head_position(entry: dict[str, Any]) -> str:
-    return keys.id_from_sk(entry["GSI3SK"])
+    """Where an entry of `head_entries` stands in the grouped listing (an id)."""
+    return entry["position"]
+
+
+def _item_key(entry: dict[str, Any]) -> dict[str, str]:
+    if entry.get("type") == GROUP:
+        return keys.notification_group(entry["account_id"], entry["group_key"])
+    return keys.notification(entry["account_id"], entry["id"])
 
 
 def items_of(entries_: Sequence[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """The items behind index entries, in one batched read: {(PK, SK): item}."""
-    found = base.batch_get([keys.key(e["PK"], e["SK"]) for e in entries_])
-    return {(i["PK"], i["SK"]): i for i in found}
+    """The records behind index entries (of `head_entries`, `members_of_groups`), in one
+    batched read: {`entry_key`: record}."""
+    wanted = {entry_key(e): _item_key(e) for e in entries_}
+    found = {(i["PK"], i["SK"]): i for i in base.batch_get(list(wanted.values()))}
+    return {ref: base.record(found[(k["PK"], k["SK"])]) for ref, k in wanted.items()
+            if (k["PK"], k["SK"]) in found}
 
 
 def entry_key(entry: dict[str, Any]) -> tuple[str, str]:
-    return entry["PK"], entry["SK"]
+    """What an index entry and the record behind it have in common: (recipient, group key of a
+    group's head or id of a notification)."""
+    return entry["account_id"], entry["group_key"] if entry.get("type") == GROUP else entry["id"]
 
 
 def get_group(account_id: str, group_key: str) -> dict[str, Any] | None:
-    return base.get(keys.notification_group(account_id, group_key))
+    return base.record(base.get(keys.notification_group(account_id, group_key)))
 
 
 def get_groups(account_id: str, group_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
     found = base.batch_get([keys.notification_group(account_id, k) for k in group_keys])
-    return {i["SK"]: i for i in found}
+    return {i["SK"]: base.record(i) for i in found}
 
 
 def latest_group_key(account_id: str, prefix: str) -> str | None:
@@ -152,11 +174,13 @@ def latest_group_key(account_id: str, prefix: str) -> str | None:
 
 
 def group_for_update(account_id: str, group_key: str) -> dict[str, Any] | None:
-    return base.get(keys.notification_group(account_id, group_key), consistent=True)
+    return base.record(base.get(keys.notification_group(account_id, group_key),
+                                consistent=True))
 
 
 def existing(account_id: str, notification_ids: Sequence[str]) -> list[dict[str, Any]]:
-    return base.batch_get([keys.notification(account_id, n) for n in notification_ids])
+    return list(base.records(
+        base.batch_get([keys.notification(account_id, n) for n in notification_ids])))
 
 
 def write_group(account_id: str, group_key: str, samples: list[dict[str, Any]],
@@ -195,11 +219,12 @@ def prune_group(account_id: str, group_key: str) -> bool:
 
 def members(account_id: str, group_key: str, *, up_to: str | None = None,
             limit: int | None = None, after: str | None = None) -> list[dict[str, Any]]:
-    """A group's notifications (whole items), newest first, at or below `up_to` and above
+    """A group's notifications (whole records), newest first, at or below `up_to` and above
     `after`."""
     lo, hi = keys.id_range(int(after) + 1 if after else None, int(up_to) if up_to else None)
-    entries_ = list(base.query(keys.notification_group_members(account_id, group_key),
-                               index="GSI2", sk_between=(lo, hi), descending=True, limit=limit))
+    entries_ = list(base.records(base.query(
+        keys.notification_group_members(account_id, group_key), index="GSI2",
+        sk_between=(lo, hi), descending=True, limit=limit)))
     found = items_of(entries_)
     return [found[entry_key(e)] for e in entries_ if entry_key(e) in found]
 
@@ -207,23 +232,24 @@ def members(account_id: str, group_key: str, *, up_to: str | None = None,
 def members_of_groups(account_id: str, wanted: Sequence[tuple[str, str]], limit: int
                       ) -> dict[str, list[dict[str, Any]]]:
     """The `limit` newest index entries of several groups at or below a position each,
-    {group key: entries}, queried in parallel."""
+    {group key: entries} (for `items_of`), queried in parallel."""
     def one(group_key: str, up_to: str) -> list[dict[str, Any]]:
         lo, hi = keys.id_range(None, int(up_to))
-        return list(base.query(keys.notification_group_members(account_id, group_key),
-                               index="GSI2", sk_between=(lo, hi), descending=True, limit=limit))
+        return list(base.records(base.query(
+            keys.notification_group_members(account_id, group_key), index="GSI2",
+            sk_between=(lo, hi), descending=True, limit=limit)))
 
     results = _parallel([lambda k=k, u=u: one(k, u) for k, u in wanted])
     return {k: found for (k, _), found in zip(wanted, results)}
 
 
 def count_heads_since(account_id: str, after_id: str | None, limit: int, budget: Budget
-                      ) -> list[dict[str, Any]]:
-    """Grouped listing entries newer than an id, oldest first, up to `limit`."""
+                      ) -> int:
+    """How many grouped listing entries are newer than an id, counting up to `limit`."""
     lo, hi = keys.id_range(int(after_id) + 1 if after_id else None, None)
-    return list(base.query(keys.notification_heads(account_id), index="GSI3",
-                           sk_between=(lo, hi), limit=limit, budget=budget,
-                           step=min(limit, 100), projection="PK, SK, GSI3SK"))
+    return sum(1 for _ in base.query(keys.notification_heads(account_id), index="GSI3",
+                                     sk_between=(lo, hi), limit=limit, budget=budget,
+                                     step=min(limit, 100), projection="PK, SK, GSI3SK"))
 
 
 # --- the notification policy, permissions and requests ------------------------------------------
@@ -242,7 +268,7 @@ def policy_inputs(recipient_id: str, sender_id: str, status_id: str | None
     if status_id:
         wanted["status"] = keys.status(status_id)
     found = {(i["PK"], i["SK"]): i for i in base.batch_get(list(wanted.values()))}
-    return {name: found.get((k["PK"], k["SK"])) for name, k in wanted.items()}
+    return {name: base.record(found.get((k["PK"], k["SK"]))) for name, k in wanted.items()}
 
 
 def conversation_muted(account_id: str, thread_id: str) -> bool:
@@ -250,40 +276,39 @@ def conversation_muted(account_id: str, thread_id: str) -> bool:
 
 
 def status(status_id: str) -> dict[str, Any] | None:
-    return base.get(keys.status(status_id))
+    return base.record(base.get(keys.status(status_id)))
 
 
 def get_policy(account_id: str) -> dict[str, Any] | None:
-    return base.get(keys.notification_policy(account_id), consistent=True)
+    return base.record(base.get(keys.notification_policy(account_id), consistent=True))
 
 
 def set_policy(account_id: str, values: dict[str, str], now: str) -> dict[str, Any]:
     changes = {**values, "type": "notification_policy", "account_id": account_id,
                "updated_at": now}
-    return base.update(keys.notification_policy(account_id),
-                       "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(changes))),
-                       names={f"#a{i}": name for i, name in enumerate(changes)},
-                       vals={f":v{i}": value for i, value in enumerate(changes.values())})
+    return base.record(base.update(
+        keys.notification_policy(account_id),
+        "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(changes))),
+        names={f"#a{i}": name for i, name in enumerate(changes)},
+        vals={f":v{i}": value for i, value in enumerate(changes.values())}))
 
 
-def request_entries(account_id: str, low: int | None, high: int | None, descending: bool,
-                    limit: int | None = None) -> Iterator[dict[str, Any]]:
-    """A recipient's notification requests by id, ids in [low, high] (None: unbounded)."""
-    return base.query(keys.notification_requests_of(account_id), index="GSI1",
-                      sk_between=keys.id_range(low, high), descending=descending, limit=limit)
-
-
-def requests_of(entries_: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The requests behind index entries, in their order."""
-    found = items_of(entries_)
-    return [found[entry_key(e)] for e in entries_ if entry_key(e) in found]
+def requests(account_id: str, low: int | None, high: int | None, descending: bool,
+             limit: int | None = None) -> list[dict[str, Any]]:
+    """A recipient's notification requests by id, ids in [low, high] (None: unbounded): one
+    Query of the index, one batched read of the requests, in the index's order."""
+    wanted = [(e["PK"], e["SK"]) for e in base.query(
+        keys.notification_requests_of(account_id), index="GSI1",
+        sk_between=keys.id_range(low, high), descending=descending, limit=limit)]
+    found = {(i["PK"], i["SK"]): i for i in base.batch_get([keys.key(*k) for k in wanted])}
+    return [base.record(found[k]) for k in wanted if k in found]
 
 
 def request_by_id(account_id: str, request_id: str) -> dict[str, Any] | None:
     padded = keys.pad(request_id)
     for entry in base.query(keys.notification_requests_of(account_id), index="GSI1",
                             sk_between=(padded, padded), limit=1):
-        return base.get(keys.key(entry["PK"], entry["SK"]), consistent=True)
+        return base.record(base.get(keys.key(entry["PK"], entry["SK"]), consistent=True))
     return None
 
 
@@ -318,7 +343,8 @@ def dismiss_request(account_id: str, from_id: str) -> bool:
 
 
 def permission(account_id: str, from_id: str) -> dict[str, Any] | None:
-    return base.get(keys.notification_permission(account_id, from_id), consistent=True)
+    return base.record(base.get(keys.notification_permission(account_id, from_id),
+                                consistent=True))
 
 
 def merged(account_id: str, from_id: str) -> bool:
@@ -337,12 +363,10 @@ def merged(account_id: str, from_id: str) -> bool:
 
 
 def filtered_from(account_id: str, from_id: str, limit: int) -> list[dict[str, Any]]:
-    """Up to `limit` of the notifications the policy filtered from one sender (index entries)."""
-    return list(base.query(keys.filtered_notifications_from(account_id, from_id), index="GSI2",
-                           limit=limit))
-
-
-def filtered_items(entries_: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Up to `limit` of the notifications the policy filtered from one sender (whole records):
+    one Query of the index, one batched read."""
+    entries_ = list(base.records(base.query(
+        keys.filtered_notifications_from(account_id, from_id), index="GSI2", limit=limit)))
     found = items_of(entries_)
     return [found[entry_key(e)] for e in entries_ if entry_key(e) in found]
 
@@ -363,7 +387,7 @@ def unfilter(items: Sequence[dict[str, Any]]) -> None:
 # --- markers ---------------------------------------------------------------------------------------
 def get_markers(account_id: str, timelines: Sequence[str]) -> dict[str, dict[str, Any]]:
     found = base.batch_get([keys.marker(account_id, t) for t in timelines])
-    return {i["timeline"]: i for i in found}
+    return {i["timeline"]: base.record(i) for i in found}
 
 
 def save_markers(account_id: str, changes: Sequence[tuple[str, str, int | None]], now: str
@@ -384,4 +408,4 @@ def save_markers(account_id: str, changes: Sequence[tuple[str, str, int | None]]
         base.transact(ops)
     except base.ConditionFailed:
         return None
-    return items
+    return list(base.records(items))

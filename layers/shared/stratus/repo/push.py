@@ -10,29 +10,30 @@ from stratus.repo import base, dedupe, keys
 from stratus.repo.client import dynamodb
 
 
-def item(subscription: dict[str, Any]) -> dict[str, Any]:
+def _item(subscription: dict[str, Any]) -> dict[str, Any]:
     return {**keys.push_subscription(subscription["account_id"], subscription["token_hash"]),
             "type": "push_subscription", **subscription}
 
 
 def replace(subscription: dict[str, Any]) -> None:
     """The token's subscription, replacing the one it had (Mastodon: POST deletes the old)."""
-    base.put(item(subscription))
+    base.put(_item(subscription))
 
 
 def get(account_id: str, token_hash: str) -> dict[str, Any] | None:
-    return base.get(keys.push_subscription(account_id, token_hash), consistent=True)
+    return base.record(base.get(keys.push_subscription(account_id, token_hash),
+                                consistent=True))
 
 
 def update_data(account_id: str, token_hash: str, alerts: dict[str, bool], policy: str
                 ) -> dict[str, Any] | None:
     """Replace the alerts and the policy of the token's subscription; None if it has none."""
     try:
-        return base.update(keys.push_subscription(account_id, token_hash),
-                           "SET alerts = :alerts, #policy = :policy",
-                           names={"#policy": "policy"},
-                           vals={":alerts": alerts, ":policy": policy},
-                           condition="attribute_exists(PK)")
+        return base.record(base.update(keys.push_subscription(account_id, token_hash),
+                                       "SET alerts = :alerts, #policy = :policy",
+                                       names={"#policy": "policy"},
+                                       vals={":alerts": alerts, ":policy": policy},
+                                       condition="attribute_exists(PK)"))
     except dynamodb().exceptions.ConditionalCheckFailedException:
         return None
 
@@ -63,7 +64,7 @@ def remove_gone(subscription: dict[str, Any]) -> bool:
 def of_account(account_id: str) -> list[dict[str, Any]]:
     """Every subscription of a user: one Query of their partition."""
     partition, prefix = keys.push_subscriptions_of(account_id)
-    return list(base.query(partition, sk_prefix=prefix))
+    return list(base.records(base.query(partition, sk_prefix=prefix)))
 
 
 def _sent_id(notification_id: str, subscription_id: str) -> str:

@@ -54,7 +54,7 @@ def add_status(recipient_id: str, status_id: str, author_id: str, thread_id: str
     for _ in range(ATTEMPTS):
         current = repo.get(recipient_id, cid, consistent=True)
         if current is None:
-            if repo.create(repo.item(recipient_id, cid, thread_id, others, [status_id], unread)):
+            if repo.create(recipient_id, cid, thread_id, others, [status_id], unread):
                 return True
             continue
         held = [str(s) for s in current.get("status_ids", [])]

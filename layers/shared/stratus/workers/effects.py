@@ -115,7 +115,7 @@ def status_removed(job: jobs.StatusRemoved) -> int:
     tags.featured_status_removed(job.account_id, job.status_id, job.tags)
     if job.reblog_of_id and job.reblog_of_account_id:
         repo.unnotify(job.reblog_of_account_id, "reblog", job.account_id, job.reblog_of_id)
-        repo.remove([repo.edge_key("REBLOG", job.account_id, job.reblog_of_id)])
+        repo.remove_edge("REBLOG", job.account_id, job.reblog_of_id)
     sources = [*((partial(repo.edges_at, kind, job.status_id),
                   partial(repo.remove_edges, kind, job.status_id)) for kind in repo.EDGE_KINDS),
                (partial(repo.notifications_about, job.status_id), repo.remove_notifications),
@@ -250,8 +250,7 @@ def notification_request_closed(job: jobs.NotificationRequestClosed) -> int:
     accepted = notifications_repo.permission(job.account_id, job.from_account_id) is not None
 
     def fetch(limit: int) -> list:
-        return notifications_repo.filtered_items(
-            notifications_repo.filtered_from(job.account_id, job.from_account_id, limit))
+        return notifications_repo.filtered_from(job.account_id, job.from_account_id, limit)
 
     apply = notifications_repo.unfilter if accepted else notifications_repo.remove
     done, continued = _in_pages(fetch, apply, job)

@@ -16,9 +16,7 @@ REQUEST_SUMMARY_LIMIT = 100  # Mastodon's NotificationPolicy::MAX_MEANINGFUL_COU
 
 
 def _requests_summary(viewer: Viewer) -> tuple[int, int]:
-    entries = list(repo.request_entries(viewer.account_id, None, None, True,
-                                        limit=REQUEST_SUMMARY_LIMIT))
-    requests = repo.requests_of(entries)
+    requests = repo.requests(viewer.account_id, None, None, True, limit=REQUEST_SUMMARY_LIMIT)
     return len(requests), sum(max(int(r.get("notifications_count", 0)), 0) for r in requests)
 
 

@@ -29,11 +29,11 @@ def _render_requests(viewer: Viewer, requests: list[dict[str, Any]]) -> list[dic
 
 
 def list_requests(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
-    entries = list(repo.request_entries(viewer.account_id, *page.id_range(), not page.ascending,
-                                        limit=page.limit))
+    found = repo.requests(viewer.account_id, *page.id_range(), not page.ascending,
+                          limit=page.limit)
     if page.ascending:
-        entries.reverse()
-    rendered = _render_requests(viewer, repo.requests_of(entries))
+        found.reverse()
+    rendered = _render_requests(viewer, found)
     return rendered, [r["id"] for r in rendered]
 
 

@@ -40,7 +40,7 @@ def unread_count(viewer: Viewer, params: dict[str, Any], *, grouped: bool = Fals
     if grouped and wanted.types is None and not wanted.exclude and \
             grouping.heads_serve(wanted, grouping.grouped_types(params)):
         # Every entry of the grouped listing is a group (types would need reading each one).
-        return {"count": len(repo.count_heads_since(viewer.account_id, after, limit, budget))}
+        return {"count": repo.count_heads_since(viewer.account_id, after, limit, budget)}
     found = repo.entries(viewer.account_id, int(after) + 1 if after else None, None, False,
                          budget=budget,
                          step=min(limit, 100), filter=wanted.listing_filter())
