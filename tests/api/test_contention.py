@@ -186,7 +186,8 @@ def test_a_batch_of_likes_is_one_counter_write(runtime):
     from stratus.jobs.messages import Count
     from stratus.workers import counters
 
-    base.put(statuses_repo.stats_item("7"))
+    base.put({**keys.status_stats("7"), "type": "status_stats", "replies_count": 0,
+              "reblogs_count": 0, "favourites_count": 0})
     for i in range(100):
         base.put({**keys.favourite(str(1000 + i), "7"), "type": "fav"})
     batch = [(f"m{i}", Count(event_id=f"e{i}", event="INSERT", item_type="fav",

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 from stratus.core import clock, ids
-from stratus.repo import base, keys
-from stratus.repo import statuses as statuses_repo
+from stratus.repo import base, keys, status_writes, transaction
 
 from tests.rig import follow, post
 
@@ -23,8 +22,7 @@ def legacy_public_boost(account_id: str, original: dict) -> str:
             "uri": f"http://localhost:8000/users/x/statuses/{boost_id}/activity", "url": None,
             "thread_id": boost_id, "local": True, "created_at": clock.iso(clock.now()),
             "mention_ids": [], "tags": [], "media_ids": []}
-    base.put(statuses_repo.status_item(item))
-    base.put(statuses_repo.stats_item(boost_id))
+    transaction.write(status_writes.create_ops(item))
     base.put({**keys.reblog_edge(account_id, original["id"]), "type": "reblog",
               "id": ids.new_id(), "account_id": account_id, "status_id": original["id"],
               "status_account_id": original["account"]["id"], "reblog_id": boost_id,

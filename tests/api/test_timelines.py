@@ -4,7 +4,7 @@ users, public timelines over hour buckets, hashtag timelines."""
 from __future__ import annotations
 
 from stratus.core import ids
-from stratus.repo import base, keys
+from stratus.repo import base, keys, status_writes, transaction
 from stratus.repo import statuses as statuses_repo
 
 from tests.rig import follow, home, post
@@ -322,8 +322,7 @@ def test_public_timeline_walks_hours_newest_first(client, people, drain, entity)
                 "uri": f"http://localhost:8000/users/bob/statuses/{status_id}",
                 "created_at": "2026-11-20T10:00:00.000Z", "mention_ids": [], "tags": [],
                 "media_ids": []}
-        base.put(statuses_repo.status_item(item))
-        base.put(statuses_repo.stats_item(status_id))
+        transaction.write(status_writes.create_ops(item))
         old_ids.append(status_id)
     new = post(client, tokens["alice"], status="now")
     private = post(client, tokens["alice"], status="not public", visibility="private")

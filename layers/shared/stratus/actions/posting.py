@@ -204,10 +204,10 @@ def build(viewer: Viewer, prepared: dict[str, Any], *, application: dict[str, An
         poll_id = ids.new_id()
         item["poll_id"] = poll_id
         expires_at = now + timedelta(seconds=poll["expires_in"])
-        ops.append(polls_repo.create_op(polls_repo.poll_item(
+        ops.append(polls_repo.create_op(
             poll_id, status_id, account["id"], options=poll["options"],
             multiple=poll["multiple"], hide_totals=poll["hide_totals"],
-            expires_at=clock.iso(expires_at))))
+            expires_at=clock.iso(expires_at)))
         item["_poll_expires_at"] = expires_at
     # The author's statuses_count and the parent's replies_count follow from the stream
     # (workers/counters.py): a reply to a busy thread touches no item other replies touch.

@@ -77,12 +77,12 @@ def find(uri: str) -> str | None:
 
 # --- storing ---------------------------------------------------------------------------------------
 def _poll_op(poll: dict[str, Any], poll_id: str, status_id: str, account_id: str):
-    """The new poll of a Question, laid out as a local poll is (repo/polls.poll_item)."""
-    return polls_repo.create_op(polls_repo.poll_item(
+    """The new poll of a Question, laid out as a local poll is (repo/polls.create_op)."""
+    return polls_repo.create_op(
         poll_id, status_id, account_id, options=poll["options"], multiple=poll["multiple"],
         expires_at=poll["expires_at"], votes=poll["votes"],
         voters_count=poll["voters_count"] if poll["voters_count"] is not None else 0,
-        closed=poll["closed"], remote=True))
+        closed=poll["closed"], remote=True)
 
 
 def _parent(obj: dict[str, Any], depth: int) -> tuple[dict[str, Any] | None, str | None]:

@@ -20,28 +20,29 @@ USE_TTL = 14 * 86400  # as a hashtag's per-day marks
 
 
 def get(url: str) -> dict[str, Any] | None:
-    return base.get(keys.card(url))
+    return base.record(base.get(keys.card(url)))
 
 
 def get_many(urls: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """{url: card item} for the URLs that have a card, in one batched read (per 100)."""
+    """{url: card} for the URLs that have a card, in one batched read (per 100)."""
     wanted = list(dict.fromkeys(u for u in urls if u))
     if not wanted:
         return {}
-    return {item["url"]: item for item in base.batch_get([keys.card(u) for u in wanted])}
+    return {item["url"]: base.record(item)
+            for item in base.batch_get([keys.card(u) for u in wanted])}
 
 
 def put(url: str, fields: dict[str, Any]) -> dict[str, Any]:
-    """Write (or refresh) the card of `url`; returns the item."""
+    """Write (or refresh) the card of `url`; returns the card."""
     item = {**keys.card(url), "type": CARD, "url": url, **fields}
     base.put(item)
-    return item
+    return base.record(item)
 
 
 def status_item(status_id: str) -> dict[str, Any] | None:
     """The status as it is now (a consistent read: the job follows an edit closely, and a
     stale copy would name the old text's card)."""
-    return base.get(keys.status(status_id), consistent=True)
+    return base.record(base.get(keys.status(status_id), consistent=True))
 
 
 def attach(status_id: str, url: str, text: str) -> bool:
@@ -90,10 +91,10 @@ def stats_key(url: str) -> dict[str, str]:
 
 
 def stats(urls: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """{url: STATS item} of links, in one batched read."""
+    """{url: STATS record} of links, in one batched read."""
     wanted = list(dict.fromkeys(urls))
-    return {item["url"]: item for item in base.batch_get([keys.link_stats(u) for u in wanted])
-            if item.get("url")}
+    return {item["url"]: base.record(item)
+            for item in base.batch_get([keys.link_stats(u) for u in wanted]) if item.get("url")}
 
 
 def save_max_score(url: str, max_score: float, max_score_at: float) -> None:

@@ -102,12 +102,13 @@ def crutches(receivers: list[str], accounts: set[str], *, follows_of: set[str],
 
 # --- feeds ------------------------------------------------------------------------------------------
 def metas(feeds: list[str]) -> dict[str, dict[str, Any]]:
-    return {item["PK"]: item for item in
+    """{feed: its meta (`state`, `active_until`)} of the feeds that have one."""
+    return {item["PK"]: base.record(item) for item in
             base.batch_get([keys.feed_meta(f) for f in feeds], table_name=_table())}
 
 
 def meta(feed: str) -> dict[str, Any] | None:
-    return base.get(keys.feed_meta(feed), consistent=True, table_name=_table())
+    return base.record(base.get(keys.feed_meta(feed), consistent=True, table_name=_table()))
 
 
 def set_meta(feed: str, **attributes: Any) -> None:
@@ -161,15 +162,15 @@ def entries(feed: str, low: int | None, high: int | None, descending: bool, *, b
             step: int) -> Iterator[dict[str, Any]]:
     """A feed's entries with status ids in [low, high] (None: unbounded)."""
     partition, bounds = keys.feed_entries(feed, *keys.id_range(low, high))
-    return base.query(partition, sk_between=bounds, descending=descending, budget=budget,
-                      step=step, table_name=_table())
+    return base.records(base.query(partition, sk_between=bounds, descending=descending,
+                                   budget=budget, step=step, table_name=_table()))
 
 
 def entries_by(feed: str, author_ids: set[str] | None, limit: int) -> list[dict[str, Any]]:
     """A feed's newest `limit` entries, only those by `author_ids` if given."""
     partition, bounds = keys.feed_entries(feed, keys.pad(0), keys.MAX_SK)
-    return [e for e in base.query(partition, sk_between=bounds, descending=True, limit=limit,
-                                  table_name=_table())
+    return [base.record(e) for e in base.query(partition, sk_between=bounds, descending=True,
+                                               limit=limit, table_name=_table())
             if author_ids is None or e.get("author_id") in author_ids]
 
 

@@ -15,41 +15,38 @@ from stratus.repo import base, keys
 MAX_CHANGES = 99
 
 
-def filter_item(account_id: str, filter_id: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {**keys.filter_item(account_id, filter_id), "type": "filter", "id": filter_id,
-            "account_id": account_id, **fields}
+def filter_record(account_id: str, filter_id: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """A new filter, to write with `change` (its key comes from its ids there)."""
+    return {"type": "filter", "id": filter_id, "account_id": account_id, **fields}
 
 
-def keyword_item(account_id: str, filter_id: str, keyword_id: str, keyword: str,
-                 whole_word: bool) -> dict[str, Any]:
-    return {**keys.filter_keyword(account_id, filter_id, keyword_id), "type": "filter_keyword",
-            "id": keyword_id, "filter_id": filter_id, "account_id": account_id,
-            "keyword": keyword, "whole_word": whole_word}
+def keyword_record(account_id: str, filter_id: str, keyword_id: str, keyword: str,
+                   whole_word: bool) -> dict[str, Any]:
+    """A new keyword of a filter, to write with `change`."""
+    return {"type": "filter_keyword", "id": keyword_id, "filter_id": filter_id,
+            "account_id": account_id, "keyword": keyword, "whole_word": whole_word}
 
 
-def status_item(account_id: str, filter_id: str, status_filter_id: str, status_id: str
-                ) -> dict[str, Any]:
-    return {**keys.filter_status(account_id, filter_id, status_filter_id),
-            "type": "filter_status", "id": status_filter_id, "filter_id": filter_id,
+def status_record(account_id: str, filter_id: str, status_filter_id: str, status_id: str
+                  ) -> dict[str, Any]:
+    """A new status filter of a filter, to write with `change`."""
+    return {"type": "filter_status", "id": status_filter_id, "filter_id": filter_id,
             "account_id": account_id, "status_id": status_id}
 
 
 def records(account_id: str, filter_id: str | None = None) -> list[dict[str, Any]]:
     """Every filter record of the account (or of one filter), filters before their rules."""
-    return list(base.query(keys.account_pk(account_id),
-                           sk_prefix=keys.filters_prefix(filter_id)))
+    return list(base.records(base.query(keys.account_pk(account_id),
+                                        sk_prefix=keys.filters_prefix(filter_id))))
 
 
-def keyword_key(item: dict[str, Any]) -> dict[str, str]:
-    return keys.filter_keyword(item["account_id"], item["filter_id"], item["id"])
-
-
-def status_key(item: dict[str, Any]) -> dict[str, str]:
-    return keys.filter_status(item["account_id"], item["filter_id"], item["id"])
-
-
-def filter_key(item: dict[str, Any]) -> dict[str, str]:
-    return keys.filter_item(item["account_id"], item["id"])
+def _key(record: dict[str, Any]) -> dict[str, str]:
+    """The key of a filter, keyword or status filter record, from its type and ids."""
+    if record["type"] == "filter":
+        return keys.filter_item(record["account_id"], record["id"])
+    if record["type"] == "filter_keyword":
+        return keys.filter_keyword(record["account_id"], record["filter_id"], record["id"])
+    return keys.filter_status(record["account_id"], record["filter_id"], record["id"])
 
 
 def _rev(account_id: str) -> base.Op:
@@ -61,22 +58,23 @@ def _rev(account_id: str) -> base.Op:
 
 
 def change(account_id: str, *, puts: Sequence[dict[str, Any]] = (),
-           updates: Sequence[tuple[dict[str, str], dict[str, Any]]] = (),
-           deletes: Sequence[dict[str, str]] = ()) -> None:
-    """One transaction: new items, updates of existing ones (a record gone meanwhile is 404),
-    deletions, and the account's filters revision bumped once."""
-    ops = [base.put_new(item) for item in puts]
-    for key, fields in updates:
-        op = base.set_op(key, fields)
+           updates: Sequence[tuple[dict[str, Any], dict[str, Any]]] = (),
+           deletes: Sequence[dict[str, Any]] = ()) -> None:
+    """One transaction: new records (`*_record`), updates (record, changed fields) of existing
+    ones (a record gone meanwhile is 404), deletions of records, and the account's filters
+    revision bumped once."""
+    ops = [base.put_new({**_key(record), **record}) for record in puts]
+    for record, fields in updates:
+        op = base.set_op(_key(record), fields)
         op.on_conflict = NotFound()
         ops.append(op)
-    ops += [base.Op("Delete", key=key) for key in deletes]
+    ops += [base.Op("Delete", key=_key(record)) for record in deletes]
     base.transact([*ops, _rev(account_id)])
 
 
-def delete_rest(item_keys: Sequence[dict[str, str]]) -> None:
+def delete_rest(rules: Sequence[dict[str, Any]]) -> None:
     """Records of a deleted filter beyond one transaction (nothing reads them without it)."""
-    base.delete_many(item_keys)
+    base.delete_many([_key(record) for record in rules])
 
 
 def rev(account_id: str) -> int:

@@ -9,7 +9,7 @@ from stratus.repo import base, keys
 
 # --- settings --------------------------------------------------------------------------
 def get_settings() -> dict[str, Any]:
-    return base.get(keys.instance_settings()) or {}
+    return base.record(base.get(keys.instance_settings())) or {}
 
 
 def set_setting(name: str, value: Any, updated_at: str) -> None:
@@ -21,7 +21,7 @@ def set_setting(name: str, value: Any, updated_at: str) -> None:
 
 # --- rules -----------------------------------------------------------------------------
 def list_rules() -> list[dict[str, Any]]:
-    return list(base.query(keys.INSTANCE_PK, sk_prefix=keys.RULE_PREFIX))
+    return list(base.records(base.query(keys.INSTANCE_PK, sk_prefix=keys.RULE_PREFIX)))
 
 
 def replace_rules(rules: list[dict[str, Any]]) -> None:
@@ -37,11 +37,11 @@ def replace_rules(rules: list[dict[str, Any]]) -> None:
 
 # --- custom emoji ----------------------------------------------------------------------
 def list_emojis() -> list[dict[str, Any]]:
-    return list(base.query(keys.INSTANCE_PK, sk_prefix=keys.EMOJI_PREFIX))
+    return list(base.records(base.query(keys.INSTANCE_PK, sk_prefix=keys.EMOJI_PREFIX)))
 
 
 def get_emoji(shortcode: str) -> dict[str, Any] | None:
-    return base.get(keys.emoji(shortcode))
+    return base.record(base.get(keys.emoji(shortcode)))
 
 
 def put_emoji(emoji: dict[str, Any]) -> None:
@@ -50,7 +50,7 @@ def put_emoji(emoji: dict[str, Any]) -> None:
 
 # --- stats -----------------------------------------------------------------------------
 def get_stats() -> dict[str, Any]:
-    return base.get(keys.instance_stats()) or {}
+    return base.record(base.get(keys.instance_stats())) or {}
 
 
 def set_activity_stats(active_month: int, active_halfyear: int, computed_at: str) -> None:
@@ -66,10 +66,10 @@ def set_week_logins(week: str, logins: int) -> None:
 
 
 def weeks(first_monday: str, last_monday: str) -> dict[str, dict[str, Any]]:
-    """Weekly activity items between two Mondays, keyed by their Monday (yyyymmdd)."""
+    """Weekly activity records between two Mondays, keyed by their Monday (yyyymmdd)."""
     items = base.query(keys.ACTIVITY_PK, sk_between=(keys.WEEK_PREFIX + first_monday,
                                                      keys.WEEK_PREFIX + last_monday))
-    return {item["SK"][len(keys.WEEK_PREFIX):]: item for item in items}
+    return {item["SK"][len(keys.WEEK_PREFIX):]: base.record(item) for item in items}
 
 
 # --- sign-in activity ------------------------------------------------------------------
@@ -90,4 +90,4 @@ def list_peers() -> list[str]:
 
 
 def list_domain_blocks() -> list[dict[str, Any]]:
-    return list(base.query(keys.INSTANCE_PK, sk_prefix=keys.DOMAIN_BLOCK_PREFIX))
+    return list(base.records(base.query(keys.INSTANCE_PK, sk_prefix=keys.DOMAIN_BLOCK_PREFIX)))

@@ -34,4 +34,4 @@ def entries(url: str, low: int | None, high: int | None, descending: bool, *, bu
     partition, bounds = keys.linked_range(url, *keys.id_range(low, high))
     for item in base.query(partition, sk_between=bounds, descending=descending, budget=budget,
                            step=step):
-        yield {**item, "id": item["status_id"]}
+        yield {**base.record(item), "id": item["status_id"]}

@@ -9,10 +9,10 @@ from stratus.repo import base, keys
 
 
 def days(day_keys: list[str]) -> dict[str, dict[str, Any]]:
-    """The day items that exist among `day_keys` (yyyymmdd → item), in one BatchGetItem per
-    hundred days."""
+    """The day records that exist among `day_keys` (yyyymmdd → record), in one BatchGetItem
+    per hundred days."""
     found = base.batch_get([keys.metrics_day(d) for d in day_keys])
-    return {str(item["day"]): item for item in found if item.get("day")}
+    return {str(item["day"]): base.record(item) for item in found if item.get("day")}
 
 
 def active_accounts(day: str) -> set[str]:

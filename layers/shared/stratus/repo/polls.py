@@ -18,23 +18,18 @@ def voter_ids(poll_id: str) -> list[str]:
 
 
 # --- writes: one per fact, for local polls and the polls of remote Questions ------------------------
-def poll_item(poll_id: str, status_id: str, account_id: str, *, options: list[str],
+def create_op(poll_id: str, status_id: str, account_id: str, *, options: list[str],
               multiple: bool, expires_at: str | None, hide_totals: bool = False,
               votes: list[int] | None = None, voters_count: int = 0, closed: bool = False,
-              remote: bool = False) -> dict[str, Any]:
-    """A poll of a status: a local one starts with no votes; a remote Question's carries the
-    counts its server reports (`remote`)."""
+              remote: bool = False) -> base.Op:
+    """Write a new poll of a status in its status's transaction: a local one starts with no
+    votes; a remote Question's carries the counts its server reports (`remote`)."""
     item = {**keys.poll(poll_id), "type": "poll", "id": poll_id, "status_id": status_id,
             "account_id": account_id, "options": options,
             "votes": votes if votes is not None else [0] * len(options),
             "voters_count": voters_count, "multiple": multiple, "hide_totals": hide_totals,
             "expires_at": expires_at, "closed": closed}
-    return {**item, "remote": True} if remote else item
-
-
-def create_op(item: dict[str, Any]) -> base.Op:
-    """Write a new poll (`poll_item`) in its status's transaction."""
-    return base.put_new(item)
+    return base.put_new({**item, "remote": True} if remote else item)
 
 
 def remove_op(poll_id: str) -> base.Op:
@@ -75,4 +70,4 @@ def close(poll_id: str) -> bool:
 
 
 def own_vote(poll_id: str, account_id: str) -> dict[str, Any] | None:
-    return base.get(keys.poll_vote(poll_id, account_id), consistent=True)
+    return base.record(base.get(keys.poll_vote(poll_id, account_id), consistent=True))

@@ -26,15 +26,15 @@ def cache_folder(kind: str, ref: str) -> str:
 
 
 def get(kind: str, ref: str) -> dict[str, Any] | None:
-    return base.get(keys.remote_media(kind, ref), consistent=True)
+    return base.record(base.get(keys.remote_media(kind, ref), consistent=True))
 
 
 def get_many(kind: str, refs: list[str]) -> dict[str, dict[str, Any]]:
-    """{ref: item} for the refs that have one (one batched read)."""
+    """{ref: copy} for the refs that have one (one batched read)."""
     if not refs:
         return {}
     found = base.batch_get([keys.remote_media(kind, r) for r in dict.fromkeys(refs)])
-    return {item["ref"]: item for item in found if item.get("ref") is not None}
+    return {item["ref"]: base.record(item) for item in found if item.get("ref") is not None}
 
 
 def claim(kind: str, ref: str, *, source: str, now: int, seconds: int) -> bool:
@@ -116,7 +116,7 @@ def stored_before(fetched_before: str) -> Iterator[dict[str, Any]]:
                             sk_between=("0", fetched_before)):
         item = base.get({"PK": entry["PK"], "SK": entry["SK"]}, consistent=True)
         if item is not None and item.get("fetched_at"):
-            yield item
+            yield base.record(item)
 
 
 def stored_for_domain(domain: str, limit: int) -> list[dict[str, Any]]:
@@ -124,7 +124,7 @@ def stored_for_domain(domain: str, limit: int) -> list[dict[str, Any]]:
     the index, one batched read of the items."""
     entries = list(base.query(keys.remote_media_of_domain(domain), index="GSI2", limit=limit))
     found = base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries], consistent=True)
-    return [item for item in found if item.get("fetched_at")]
+    return [base.record(item) for item in found if item.get("fetched_at")]
 
 
 def delete(kind: str, ref: str, fetched_at: str) -> bool:

@@ -10,7 +10,7 @@ from stratus.repo import base, keys
 
 
 def get(scheduled_id: str) -> dict[str, Any] | None:
-    return base.get(keys.scheduled_status(scheduled_id), consistent=True)
+    return base.record(base.get(keys.scheduled_status(scheduled_id), consistent=True))
 
 
 def page(account_id: str, low_id: str | None, high_id: str | None, *, descending: bool,
@@ -23,8 +23,8 @@ def page(account_id: str, low_id: str | None, high_id: str | None, *, descending
         entries.append(entry)
         if len(entries) >= limit:
             break
-    found = {i["id"]: i for i in base.batch_get([{"PK": e["PK"], "SK": e["SK"]}
-                                                 for e in entries])}
+    found = {i["id"]: base.record(i) for i in base.batch_get([{"PK": e["PK"], "SK": e["SK"]}
+                                                              for e in entries])}
     return [found[e["id"]] for e in entries if e["id"] in found]
 
 

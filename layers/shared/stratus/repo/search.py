@@ -30,7 +30,7 @@ def set_account_words(account_id: str, words: list[str], stale: Iterable[str]) -
 def account_entries(prefix: str, *, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
     """Account word entries whose word starts with `prefix`, shortest words first."""
     partition, sk_prefix = keys.account_word_prefix(prefix)
-    return base.query(partition, sk_prefix=sk_prefix, budget=budget, step=step)
+    return base.records(base.query(partition, sk_prefix=sk_prefix, budget=budget, step=step))
 
 
 # --- hashtags ----------------------------------------------------------------------------------
@@ -87,9 +87,9 @@ def status_entries(account_id: str, word: str, low: int | None, high: int | None
                    descending: bool, *, budget: Budget, step: int) -> Iterator[dict[str, Any]]:
     """An account's entries for `word` with status ids in [low, high] (None: unbounded;
     `status_id`, `author_id`)."""
-    return base.query(keys.status_word_partition(account_id, word),
-                      sk_between=keys.id_range(low, high), descending=descending,
-                      budget=budget, step=step)
+    return base.records(base.query(keys.status_word_partition(account_id, word),
+                                   sk_between=keys.id_range(low, high),
+                                   descending=descending, budget=budget, step=step))
 
 
 def statuses_with_word(account_id: str, word: str, status_ids: list[str]) -> set[str]:

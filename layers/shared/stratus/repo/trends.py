@@ -23,11 +23,11 @@ def candidates(kind: str, day: str) -> list[str]:
 def records(kind: str, idents: list[str], *, consistent: bool = False
             ) -> dict[str, dict[str, Any]]:
     found = base.batch_get([keys.trend_record(kind, i) for i in idents], consistent=consistent)
-    return {item["ident"]: item for item in found}
+    return {item["ident"]: base.record(item) for item in found}
 
 
 def record(kind: str, ident: str) -> dict[str, Any] | None:
-    return base.get(keys.trend_record(kind, ident), consistent=True)
+    return base.record(base.get(keys.trend_record(kind, ident), consistent=True))
 
 
 def name_record(kind: str, ident: str, extra: dict[str, Any]) -> None:
@@ -93,11 +93,11 @@ def request_reviews(wanted: list[tuple[str, str, dict[str, Any]]], review_id: st
 
 
 def review_record(review_id: str) -> dict[str, Any] | None:
-    return base.get(keys.trend_review(review_id))
+    return base.record(base.get(keys.trend_review(review_id)))
 
 
 def ranking(kind: str) -> dict[str, Any]:
-    return base.get(keys.trend_ranking(kind)) or {"items": []}
+    return base.record(base.get(keys.trend_ranking(kind))) or {"items": []}
 
 
 def save_ranking(kind: str, items: list[dict[str, Any]], refreshed_at: str) -> None:

@@ -134,8 +134,8 @@ class _KeywordChanges:
                  raw: Any) -> None:
         by_id = {k["id"]: k for k in current}
         self.puts: list[dict[str, Any]] = []
-        self.updates: list[tuple[dict[str, str], dict[str, Any]]] = []
-        self.deletes: list[dict[str, str]] = []
+        self.updates: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.deletes: list[dict[str, Any]] = []
         result = dict(by_id)
         blank = False
         entries = _entries(raw)
@@ -150,7 +150,7 @@ class _KeywordChanges:
                     raise NotFound()
                 if destroy:
                     result.pop(existing["id"], None)
-                    self.deletes.append(repo.keyword_key(existing))
+                    self.deletes.append(existing)
                     continue
                 fields = {}
                 if "keyword" in entry:
@@ -160,12 +160,12 @@ class _KeywordChanges:
                 blank = blank or _blank(fields.get("keyword", existing["keyword"]))
                 if fields:
                     result[existing["id"]] = {**existing, **fields}
-                    self.updates.append((repo.keyword_key(existing), fields))
+                    self.updates.append((existing, fields))
             elif not destroy:
                 keyword = _text(entry.get("keyword"))
                 blank = blank or _blank(keyword)
-                item = repo.keyword_item(account_id, filter_id, ids.new_id(), keyword,
-                                         flag(entry.get("whole_word"), True))
+                item = repo.keyword_record(account_id, filter_id, ids.new_id(), keyword,
+                                           flag(entry.get("whole_word"), True))
                 result[item["id"]] = item
                 self.puts.append(item)
         if blank:
@@ -177,8 +177,8 @@ class _KeywordChanges:
 def create(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     fields = _filter_fields(params, None)
     filter_id = ids.new_id()
-    item = repo.filter_item(viewer.account_id, filter_id,
-                            {**fields, "created_at": clock.iso(clock.now())})
+    item = repo.filter_record(viewer.account_id, filter_id,
+                              {**fields, "created_at": clock.iso(clock.now())})
     changes = _KeywordChanges(viewer.account_id, filter_id, [],
                               params.get("keywords_attributes"))
     repo.change(viewer.account_id, puts=[item, *changes.puts])
@@ -191,7 +191,7 @@ def update(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[str, 
     changes = _KeywordChanges(viewer.account_id, filter_id, stored.keywords,
                               params.get("keywords_attributes"))
     repo.change(viewer.account_id,
-                updates=[(repo.filter_key(stored.item), fields), *changes.updates],
+                updates=[(stored.item, fields), *changes.updates],
                 puts=changes.puts, deletes=changes.deletes)
     return convert_filters.filter_entity(Stored({**stored.item, **fields}, changes.keywords,
                                         stored.statuses))
@@ -201,10 +201,9 @@ def delete(viewer: Viewer, filter_id: str) -> dict[str, Any]:
     """The filter with its keywords and status filters: the filter and as many of them as one
     transaction holds, then any rest (nothing reads rules without their filter)."""
     stored = _own(viewer, filter_id)
-    rules = [repo.keyword_key(k) for k in stored.keywords] + \
-        [repo.status_key(s) for s in stored.statuses]
+    rules = [*stored.keywords, *stored.statuses]
     first = repo.MAX_CHANGES - 1
-    repo.change(viewer.account_id, deletes=[repo.filter_key(stored.item), *rules[:first]])
+    repo.change(viewer.account_id, deletes=[stored.item, *rules[:first]])
     if rules[first:]:
         repo.delete_rest(rules[first:])
     return {}
@@ -229,8 +228,8 @@ def _keyword_fields(params: dict[str, Any], current: dict[str, Any] | None) -> d
 def add_keyword(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[str, Any]:
     _own(viewer, filter_id)
     fields = _keyword_fields(params, None)
-    item = repo.keyword_item(viewer.account_id, filter_id, ids.new_id(), fields["keyword"],
-                             fields["whole_word"])
+    item = repo.keyword_record(viewer.account_id, filter_id, ids.new_id(), fields["keyword"],
+                               fields["whole_word"])
     repo.change(viewer.account_id, puts=[item])
     return convert_filters.keyword_entity(item)
 
@@ -243,13 +242,13 @@ def update_keyword(viewer: Viewer, keyword_id: str, params: dict[str, Any]) -> d
     _, keyword = _owning(viewer, "keyword", keyword_id)
     fields = _keyword_fields(params, keyword)
     if fields:
-        repo.change(viewer.account_id, updates=[(repo.keyword_key(keyword), fields)])
+        repo.change(viewer.account_id, updates=[(keyword, fields)])
     return convert_filters.keyword_entity({**keyword, **fields})
 
 
 def delete_keyword(viewer: Viewer, keyword_id: str) -> dict[str, Any]:
     _, keyword = _owning(viewer, "keyword", keyword_id)
-    repo.change(viewer.account_id, deletes=[repo.keyword_key(keyword)])
+    repo.change(viewer.account_id, deletes=[keyword])
     return {}
 
 
@@ -273,7 +272,7 @@ def add_status(viewer: Viewer, filter_id: str, params: dict[str, Any]) -> dict[s
                                            else ("ERR_BLANK", "must exist")]}) from None
     if any(s["status_id"] == status_id for s in stored.statuses):
         raise ValidationFailed({"status": [("ERR_TAKEN", "has already been taken")]})
-    item = repo.status_item(viewer.account_id, filter_id, ids.new_id(), status_id)
+    item = repo.status_record(viewer.account_id, filter_id, ids.new_id(), status_id)
     repo.change(viewer.account_id, puts=[item])
     return convert_filters.status_entity(item)
 
@@ -285,7 +284,7 @@ def show_status(viewer: Viewer, status_filter_id: str) -> dict[str, Any]:
 def delete_status(viewer: Viewer, status_filter_id: str) -> dict[str, Any]:
     """`{}`, as Mastodon's code answers (its docs say a FilterStatus)."""
     _, record = _owning(viewer, "status", status_filter_id)
-    repo.change(viewer.account_id, deletes=[repo.status_key(record)])
+    repo.change(viewer.account_id, deletes=[record])
     return {}
 
 
@@ -307,10 +306,10 @@ def v1_create(viewer: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     keyword = _keyword_fields({"keyword": params.get("phrase"),
                                "whole_word": params.get("whole_word")}, None)
     filter_id = ids.new_id()
-    item = repo.filter_item(viewer.account_id, filter_id,
-                            {**fields, "created_at": clock.iso(clock.now())})
-    word = repo.keyword_item(viewer.account_id, filter_id, ids.new_id(), keyword["keyword"],
-                             keyword["whole_word"])
+    item = repo.filter_record(viewer.account_id, filter_id,
+                              {**fields, "created_at": clock.iso(clock.now())})
+    word = repo.keyword_record(viewer.account_id, filter_id, ids.new_id(), keyword["keyword"],
+                               keyword["whole_word"])
     repo.change(viewer.account_id, puts=[item, word])
     return convert_filters.v1_entity(Stored(item, [word], []), word)
 
@@ -332,9 +331,9 @@ def v1_update(viewer: Viewer, keyword_id: str, params: dict[str, Any]) -> dict[s
         raise Unprocessable(MULTIPLE_KEYWORDS)
     updates = []
     if keyword_fields:
-        updates.append((repo.keyword_key(keyword), keyword_fields))
+        updates.append((keyword, keyword_fields))
     if changed:
-        updates.append((repo.filter_key(stored.item), changed))
+        updates.append((stored.item, changed))
     if updates:
         repo.change(viewer.account_id, updates=updates)
     return convert_filters.v1_entity(Stored({**stored.item, **changed}, stored.keywords,

@@ -108,10 +108,10 @@ def edit(viewer: Viewer, status_id: str, params: dict[str, Any]) -> dict[str, An
         expires_at = now + timedelta(seconds=poll["expires_in"])
         if item.get("poll_id"):
             ops.append(polls_repo.remove_op(item["poll_id"]))
-        ops.append(polls_repo.create_op(polls_repo.poll_item(
+        ops.append(polls_repo.create_op(
             poll_id, status_id, viewer.account_id, options=poll["options"],
             multiple=poll["multiple"], hide_totals=poll["hide_totals"],
-            expires_at=clock.iso(expires_at))))
+            expires_at=clock.iso(expires_at)))
         changes["poll_id"] = poll_id
     new_options = prepared["poll"]["options"] if prepared["poll"] else old_poll_options
     ops += status_writes.edit_ops(item, changes, poll_options_before=old_poll_options,
