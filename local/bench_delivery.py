@@ -60,7 +60,7 @@ def _seed(inboxes: Inboxes, author: str, followers: int, hosts: int) -> None:
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import base, relationships
 
-    items = []
+    items, follows = [], []
     for i in range(followers):
         domain, username, account_id = f"host{i % hosts}.example", f"user{i}", ids.new_id()
         items.append(accounts_repo.profile_item({
@@ -70,9 +70,10 @@ def _seed(inboxes: Inboxes, author: str, followers: int, hosts: int) -> None:
             "url": f"https://{domain}/@{username}",
             "inbox": inboxes.url(f"/{domain}/users/{username}/inbox"),
             "shared_inbox": inboxes.url(f"/{domain}/inbox")}))
-        items.append(relationships.follow_item(ids.new_id(), account_id, author, FollowOptions(),
-                                               authorized=True))
+        follows.append(relationships.follow_item(ids.new_id(), account_id, author,
+                                                 FollowOptions(), authorized=True))
     base.write_many(puts=items)
+    relationships.put_many(follows)
 
 
 def run(runtime: Any, followers: int = 1000, hosts: int = 100) -> dict[str, Any]:

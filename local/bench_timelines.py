@@ -152,7 +152,7 @@ def fan_out(runtime: Any, followers: int) -> dict[str, Any]:
                                                       FollowOptions(), authorized=True))
         metas.append({**keys.feed_meta(keys.home_feed(follower)), "state": "ready",
                       "active_until": feeds.active_until(now)})
-    base.write_many(puts=follow_items)
+    relationships.put_many(follow_items)
     base.write_many(puts=metas, table_name=feeds._table())
     # The fixture's follows are data, not events: their own side effects (a follow
     # notification and a home merge each, ten thousand of them) are skipped, not measured.

@@ -187,7 +187,6 @@ def test_suspension_rejects_and_removes_follows(
     its pending follow request is rejected too; the work goes in batches (here of one) and a
     batch run twice sends and removes nothing more."""
     from stratus.federation import follows
-    from stratus.repo import keys
     from stratus.repo import relationships as relationships_repo
 
     monkeypatch.setattr(follows, "REJECTED_PER_STEP", 1, raising=False)
@@ -217,7 +216,7 @@ def test_suspension_rejects_and_removes_follows(
                hostile.url("/users/mallory") for _, b in rejects)
     assert relationships_repo.follows_among([(mallory, alice_id), (mallory, bob_id)]) == set()
     assert followers_count(client, alice_headers, alice_id) == 0
-    assert relationships_repo.get(keys.follow_request(carol_id, mallory)) is None
+    assert relationships_repo.get_follow_request(carol_id, mallory) is None
     assert received(hostile, "Create") == []
 
     # Idempotent: the whole walk again (a redelivered job) sends and removes nothing more.
@@ -406,9 +405,9 @@ def test_suspension_reads_only_the_requests_the_account_made(
     [(path, reject)] = received(hostile, "Reject")
     assert path == "/users/mallory/inbox" and reject["object"]["id"] == \
         follow_id(hostile, "mallory", 1)
-    assert relationships_repo.get(keys.follow_request(carol, mallory)) is None
-    assert relationships_repo.get(keys.follow_request(carol, eve)) is not None
-    assert relationships_repo.get(keys.follow_request(dave, eve)) is not None
+    assert relationships_repo.get_follow_request(carol, mallory) is None
+    assert relationships_repo.get_follow_request(carol, eve) is not None
+    assert relationships_repo.get_follow_request(dave, eve) is not None
 
 
 def test_suspension_pages_the_requests_made_and_a_step_run_twice_does_nothing_more(

@@ -72,8 +72,8 @@ def follow_edge(follower_id: str, followed_id: str, created_at: str | None = Non
     from stratus.model.relationships import FollowOptions
     from stratus.repo import relationships
 
-    base.put(relationships.follow_item(ids.new_id(), follower_id, followed_id, FollowOptions(),
-                                       created_at=created_at))
+    relationships.put(relationships.follow_item(ids.new_id(), follower_id, followed_id,
+                                                FollowOptions(), created_at=created_at))
 
 
 def mastodon_py_users(base_url: str, *names: str, app: str = "test client") -> list:

@@ -17,7 +17,7 @@ from stratus.core.errors import NotFound
 from stratus.jobs import messages as jobs
 from stratus.model.relationships import FollowOptions
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import queues
+from stratus.repo import queues, remote_follows
 from stratus.repo import relationships as repo
 
 FEDERATION = "federation"  # the queue a Reject(Follow) job goes to (federation/delivery.py)
@@ -79,21 +79,21 @@ def remote_accepted(local_id: str, remote_id: str) -> bool:
     """The remote account accepted our request: it becomes a follow (no notification: the
     followed account is not ours; its statuses come into the home timeline). False when
     there was no request (already accepted, or never asked)."""
-    return repo.accept_remote_request(local_id, remote_id)
+    return remote_follows.accept_remote_request(local_id, remote_id)
 
 
 def remote_rejected(local_id: str, remote_id: str) -> bool:
     """The remote account rejected our request, or removed us from its followers (Reject of
     an accepted Follow): the request or the follow goes, and nothing is sent back."""
-    ended = repo.end_follow_request_quietly(remote_id, local_id)
-    return repo.end_follow_quietly(local_id, remote_id) or ended
+    ended = remote_follows.end_follow_request_quietly(remote_id, local_id)
+    return remote_follows.end_follow_quietly(local_id, remote_id) or ended
 
 
 def remote_unfollowed(remote_id: str, local_id: str) -> bool:
     """Undo(Follow) from the remote account: its follow of (or request to) the local account
     goes, and nothing is sent back."""
-    ended = repo.end_follow_request_quietly(local_id, remote_id)
-    return repo.end_follow_quietly(remote_id, local_id) or ended
+    ended = remote_follows.end_follow_request_quietly(local_id, remote_id)
+    return remote_follows.end_follow_quietly(remote_id, local_id) or ended
 
 
 # --- a suspended remote account's follows ---------------------------------------------------------
@@ -121,7 +121,7 @@ def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> st
         return None
     phase, _, after = (cursor or FOLLOWS + ":").partition(":")
     if phase == FOLLOWS:
-        page = repo.followings_after(remote_id, after or None, REJECTED_PER_STEP)
+        page = remote_follows.followings_after(remote_id, after or None, REJECTED_PER_STEP)
         for entry in page:
             repo.end_follow(remote_id, entry["target_id"])
         return f"{FOLLOWS}:{page[-1]['id']}" if len(page) == REJECTED_PER_STEP \

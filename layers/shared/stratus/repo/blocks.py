@@ -1,5 +1,5 @@
 """Blocks, written once for the local and the federated path: a block and what it ends, an
-unblock, and whether a user blocks a domain; a user's mutes and domain blocks by their keys.
+unblock, and whether a user blocks a domain; a user's mutes and domain blocks by their ends.
 
 A block ends, in the transaction that writes it, what it cannot coexist with both ways — the
 follows, the pending follow requests and the endorsements that went with the follows —
@@ -14,8 +14,19 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.core import ids
+from stratus.model.relationships import Mute
 from stratus.repo import base, keys
-from stratus.repo.relationships import block_item, create_op, get, remove, remove_op
+from stratus.repo.relationships import (
+    block_item,
+    create_op,
+    domain_block_item,
+    get,
+    mute_item,
+    put,
+    put_new,
+    remove,
+    remove_op,
+)
 
 
 def block_ops(blocker_id: str, target_id: str, *, uri: str | None = None) -> list[base.Op]:
@@ -44,7 +55,7 @@ def block(blocker_id: str, target_id: str, *, uri: str | None = None) -> bool:
 
 
 def unblock(blocker_id: str, target_id: str) -> dict[str, Any] | None:
-    """Remove a block; returns it as it was (None if there was none)."""
+    """Remove a block; returns its record as it was (None if there was none)."""
     return remove(keys.block(blocker_id, target_id))
 
 
@@ -53,13 +64,24 @@ def blocks_domain(account_id: str, domain: str) -> bool:
     return get(keys.user_domain_block(account_id, domain)) is not None
 
 
+def block_domain(account_id: str, domain: str) -> bool:
+    """A user blocks a domain; False if it did already."""
+    return put_new(domain_block_item(ids.new_id(), account_id, domain))
+
+
 def unblock_domain(account_id: str, domain: str) -> None:
     remove(keys.user_domain_block(account_id, domain))
 
 
 def mute_of(account_id: str, target_id: str) -> dict[str, Any] | None:
-    """An account's mute of another, as stored (expired or not)."""
+    """An account's mute of another, as a record (expired or not)."""
     return get(keys.mute(account_id, target_id))
+
+
+def mute(mute_id: str, account_id: str, target_id: str, value: Mute) -> None:
+    """Mute an account, or change the mute of it (`mute_id`: the existing mute's id, so that
+    it keeps its place in the list of mutes)."""
+    put(mute_item(mute_id, account_id, target_id, value))
 
 
 def unmute(account_id: str, target_id: str) -> None:

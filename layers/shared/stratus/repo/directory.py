@@ -22,20 +22,22 @@ INDEX = {"new": "GSI1", "active": "GSI2"}
 
 def entry_item(account_id: str, *, local: bool, last_status_at: str | None,
                followers: int | None) -> dict[str, Any]:
-    """`followers`: set only for accounts that may be suggested as popular (local ones)."""
-    item = {**keys.directory_entry(account_id), "type": ENTRY, "account_id": account_id,
-            "local": local, "last_status_at": last_status_at, "followers_count": followers}
-    index = keys.directory_index_keys(account_id, "LOCAL" if local else "REMOTE",
-                                      last_status_at, followers)
-    return {k: v for k, v in {**item, **index}.items() if v is not None}
+    """An account's directory entry as a record (what `account_state` reads back; `put_entry`
+    writes it). `followers`: set only for accounts that may be suggested as popular (local
+    ones)."""
+    record = {"type": ENTRY, "account_id": account_id, "local": local,
+              "last_status_at": last_status_at, "followers_count": followers}
+    return {k: v for k, v in record.items() if v is not None}
 
 
-def entry_key(account_id: str) -> dict[str, str]:
-    return keys.directory_entry(account_id)
-
-
-def put_entry(item: dict[str, Any]) -> None:
-    base.put(item)
+def put_entry(record: dict[str, Any]) -> None:
+    """Write an entry (from `entry_item`) with the index keys its fields order it by."""
+    account_id = record["account_id"]
+    index = keys.directory_index_keys(account_id, "LOCAL" if record["local"] else "REMOTE",
+                                      record.get("last_status_at"),
+                                      record.get("followers_count"))
+    base.put({**keys.directory_entry(account_id), **record,
+              **{k: v for k, v in index.items() if v is not None}})
 
 
 def delete_entry(account_id: str) -> None:
@@ -67,15 +69,17 @@ def dismiss(account_id: str, target_id: str, created_at: str) -> None:
 
 
 def suggestion_keys(viewer_id: str, target_id: str) -> list[dict[str, str]]:
-    """Keys read beside the viewer's edges for each candidate: the dismissal and a pending
-    follow request of the viewer's (in the target's partition)."""
+    """Keys relationships.load reads beside the viewer's edges for each candidate suggestion:
+    the dismissal and a pending follow request of the viewer's (in the target's partition)."""
     return [keys.dismissed_suggestion(viewer_id, target_id),
             keys.follow_request(target_id, viewer_id)]
 
 
 def account_state(account_id: str) -> dict[str, dict[str, Any]]:
     """What an account's directory entry is made from — its profile, stats, user and the entry
-    itself — read consistently in one batch: {SK: item}."""
+    itself — read consistently in one batch: {part: record}, the parts named as
+    accounts.get_bundle names them and the entry `DIRECTORY`."""
     wanted = [keys.account_profile(account_id), keys.account_stats(account_id),
               keys.account_user(account_id), keys.directory_entry(account_id)]
-    return {item["SK"]: item for item in base.batch_get(wanted, consistent=True)}
+    return {item["SK"]: base.record(item)  # type: ignore[misc]
+            for item in base.batch_get(wanted, consistent=True)}

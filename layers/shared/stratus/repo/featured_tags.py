@@ -23,22 +23,26 @@ SUGGESTION_SCAN = 1000  # an account's tag counters read for suggestions, at mos
 
 def featured_item(featured_id: str, account_id: str, tag: str, name: str, created_at: str
                   ) -> dict[str, Any]:
-    """`tag`: the normalised name; `name`: as the request wrote it (Mastodon's display name)."""
-    return {**keys.featured_tag(account_id, tag), "type": FEATURED_TAG, "id": featured_id,
-            "account_id": account_id, "tag": tag, "name": name, "created_at": created_at}
+    """A new featured tag's record (`create` writes it). `tag`: the normalised name; `name`:
+    as the request wrote it (Mastodon's display name)."""
+    return {"type": FEATURED_TAG, "id": featured_id, "account_id": account_id, "tag": tag,
+            "name": name, "created_at": created_at}
 
 
 def featured_of(account_id: str) -> list[dict[str, Any]]:
-    """An account's featured tags (one Query; at most 10)."""
-    return list(base.query(keys.account_pk(account_id), sk_prefix=keys.FEATURED_TAG))
+    """An account's featured tags, as records (one Query; at most 10)."""
+    return list(base.records(base.query(keys.account_pk(account_id),
+                                        sk_prefix=keys.FEATURED_TAG)))
 
 
-def create(item: dict[str, Any], limit: int, *, taken: ApiError, full: ApiError) -> None:
-    """Feature a tag: the item and the account's count, with the limit checked in the same
-    transaction (`taken` when the tag is featured already, `full` at the limit)."""
-    account_id = item["account_id"]
+def create(record: dict[str, Any], limit: int, *, taken: ApiError, full: ApiError) -> None:
+    """Feature a tag: the item (`record`, from `featured_item`) and the account's count, with
+    the limit checked in the same transaction (`taken` when the tag is featured already,
+    `full` at the limit)."""
+    account_id = record["account_id"]
     base.transact([
-        base.put_new(item, on_conflict=taken),
+        base.put_new({**keys.featured_tag(account_id, record["tag"]), **record},
+                     on_conflict=taken),
         base.Op("Update", key=keys.account_stats(account_id),
                 expression="ADD featured_tags_count :one",
                 condition="attribute_exists(PK) AND (attribute_not_exists(featured_tags_count)"
@@ -63,15 +67,15 @@ def remove(account_id: str, tag: str) -> bool:
 
 # --- an account's use of each tag (counters worker) ------------------------------------------
 def account_tags(account_id: str, tags: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """{tag: counters} for these tags of an account (one batched read)."""
-    return {item["tag"]: item for item in base.batch_get(
-        [keys.account_tag(account_id, t) for t in dict.fromkeys(tags)])}
+    """{tag: counters record} for these tags of an account (one batched read)."""
+    return {item["tag"]: item for item in base.records(base.batch_get(
+        [keys.account_tag(account_id, t) for t in dict.fromkeys(tags)]))}
 
 
 def most_used(account_id: str) -> list[dict[str, Any]]:
-    """The account's tag counters (at most SUGGESTION_SCAN), for suggestions."""
-    return list(base.query(keys.account_pk(account_id), sk_prefix=keys.ACCOUNT_TAG,
-                           limit=SUGGESTION_SCAN))
+    """The account's tag counters as records (at most SUGGESTION_SCAN), for suggestions."""
+    return list(base.records(base.query(keys.account_pk(account_id),
+                                        sk_prefix=keys.ACCOUNT_TAG, limit=SUGGESTION_SCAN)))
 
 
 def replace_last_status_at(account_id: str, tag: str, was: str, now: str | None) -> bool:

@@ -22,13 +22,13 @@ from stratus.repo.relationships import (
 )
 
 
-def create_unless_blocked(item: dict[str, Any], *, blocked: Exception) -> bool:
-    """Write a new follow or follow request (`item`, from relationships.follow_item or
+def create_unless_blocked(record: dict[str, Any], *, blocked: Exception) -> bool:
+    """Write a new follow or follow request (`record`, from relationships.follow_item or
     follow_request_item) only while neither of its two accounts blocks the other (`blocked`
     is raised if one does); False when the edge exists already (made concurrently)."""
-    follower, target = item["account_id"], item["target_id"]
+    follower, target = record["account_id"], record["target_id"]
     try:
-        write([create_op(item), absent_op(keys.block(target, follower), blocked),
+        write([create_op(record), absent_op(keys.block(target, follower), blocked),
                absent_op(keys.block(follower, target), blocked)])
     except base.ConditionFailed:
         return False
@@ -38,8 +38,8 @@ def create_unless_blocked(item: dict[str, Any], *, blocked: Exception) -> bool:
 def authorize_request(target_id: str, requester_id: str, follow: dict[str, Any] | None, *,
                       gone: Exception) -> bool:
     """In one transaction the pending request of `requester_id` to follow `target_id` goes
-    (`gone` is raised when there is none) and `follow` (a follow item, None when the requester
-    follows already) is made. False when the follow existed already (authorized concurrently:
+    (`gone` is raised when there is none) and `follow` (a follow record from
+    relationships.follow_item, None when the requester follows already) is made. False when the follow existed already (authorized concurrently:
     nothing is written)."""
     ops = [remove_op(keys.follow_request(target_id, requester_id), gone)]
     if follow is not None:
@@ -55,7 +55,7 @@ def followers_between(account_id: str, low: int | None, high: int | None, descen
                       budget: Budget | None = None, step: int = 100
                       ) -> Iterator[dict[str, Any]]:
     """Follows of an account with follow ids in [low, high] (None: unbounded), by follow id
-    (index entries: id, account_id = the follower)."""
+    (records: id, account_id = the follower)."""
     return followers(account_id, *keys.id_range(low, high), descending, budget=budget,
                      step=step)
 
@@ -64,7 +64,7 @@ def followings_between(account_id: str, low: int | None, high: int | None, desce
                        *, budget: Budget | None = None, step: int = 100
                        ) -> Iterator[dict[str, Any]]:
     """Follows an account made with follow ids in [low, high] (None: unbounded), by follow id
-    (index entries: id, target_id = the followed)."""
+    (records: id, target_id = the followed)."""
     return followings(account_id, *keys.id_range(low, high), descending, budget=budget,
                       step=step)
 
@@ -73,6 +73,6 @@ def requests_between(account_id: str, low: int | None, high: int | None, descend
                      budget: Budget | None = None, step: int = 100
                      ) -> Iterator[dict[str, Any]]:
     """Pending requests to follow an account with request ids in [low, high] (None:
-    unbounded), by request id (index entries: id, account_id = the requester)."""
+    unbounded), by request id (records: id, account_id = the requester)."""
     return follow_requests(account_id, *keys.id_range(low, high), descending, budget=budget,
                            step=step)

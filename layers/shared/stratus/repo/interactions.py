@@ -34,13 +34,14 @@ def _edge_item(kind: str, account_id: str, status: dict[str, Any], **extra: Any
 
 
 def edge(kind: str, account_id: str, status_id: str) -> dict[str, Any] | None:
-    """The account's edge of this kind to the status (a consistent read), or None."""
-    return base.get(_KEY_OF[kind](account_id, status_id), consistent=True)
+    """The account's edge of this kind to the status (a consistent read) as a record, or
+    None."""
+    return base.record(base.get(_KEY_OF[kind](account_id, status_id), consistent=True))
 
 
 def remove(kind: str, account_id: str, status_id: str) -> dict[str, Any] | None:
-    """Delete a favourite or bookmark; the edge as it was (None if it was already gone)."""
-    return base.delete(_KEY_OF[kind](account_id, status_id), returning=True)
+    """Delete a favourite or bookmark; its record as it was (None if it was already gone)."""
+    return base.record(base.delete(_KEY_OF[kind](account_id, status_id), returning=True))
 
 
 def _add(item: dict[str, Any]) -> bool:
@@ -105,8 +106,8 @@ def unboost_ops(account_id: str, original_id: str, reblog: dict[str, Any] | None
 
 
 def unboost(account_id: str, original_id: str) -> dict[str, Any] | None:
-    """Undo the account's boost of a status; the boost edge as it was, None if there was
-    none. Undone concurrently (a condition that fails) is no error: nothing is written."""
+    """Undo the account's boost of a status; the boost edge's record as it was, None if there
+    was none. Undone concurrently (a condition that fails) is no error: nothing is written."""
     found = edge(BOOST, account_id, original_id)
     if found is None:
         return None
@@ -163,16 +164,18 @@ def unmute_thread(account_id: str, thread_id: str) -> None:
 def by_status(kind: str, status_id: str, low: int | None, high: int | None, descending: bool
               ) -> Iterator[dict[str, Any]]:
     """The edges of this kind to a status (who favourited, boosted it), by edge id between
-    `low` and `high`."""
+    `low` and `high` (records)."""
     lo, hi = keys.id_range(low, high)
-    return base.query(keys.edges_by_status(kind, status_id), index="GSI1",
-                      sk_between=(lo, hi), descending=descending)
+    return base.records(base.query(keys.edges_by_status(kind, status_id), index="GSI1",
+                                   sk_between=(lo, hi), descending=descending))
 
 
 def of_account(kind: str, account_id: str, low: int | None, high: int | None,
                descending: bool, *, budget: Budget | None = None, step: int = 100
                ) -> Iterator[dict[str, Any]]:
-    """An account's edges of this kind (its favourites, bookmarks, pins), by edge id."""
+    """An account's edges of this kind (its favourites, bookmarks, pins), by edge id
+    (records)."""
     lo, hi = keys.id_range(low, high)
-    return base.query(keys.edges_of(kind, account_id), index="GSI2",
-                      sk_between=(lo, hi), descending=descending, budget=budget, step=step)
+    return base.records(base.query(keys.edges_of(kind, account_id), index="GSI2",
+                                   sk_between=(lo, hi), descending=descending, budget=budget,
+                                   step=step))

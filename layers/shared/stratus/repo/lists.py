@@ -9,20 +9,23 @@ from stratus.repo import base, keys
 
 
 def list_item(owner_id: str, list_id: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {**keys.list_item(owner_id, list_id), "type": "list", "id": list_id,
-            "owner_id": owner_id, **fields}
+    """A new list's record (`create` writes it)."""
+    return {"type": "list", "id": list_id, "owner_id": owner_id, **fields}
 
 
 def get(owner_id: str, list_id: str) -> dict[str, Any] | None:
-    return base.get(keys.list_item(owner_id, list_id), consistent=True)
+    return base.record(base.get(keys.list_item(owner_id, list_id), consistent=True))
 
 
 def of_owner(owner_id: str) -> list[dict[str, Any]]:
-    return list(base.query(keys.account_pk(owner_id), sk_prefix=keys.LIST_PREFIX))
+    return list(base.records(base.query(keys.account_pk(owner_id),
+                                        sk_prefix=keys.LIST_PREFIX)))
 
 
-def create(item: dict[str, Any]) -> None:
-    base.put(item, condition="attribute_not_exists(PK)")
+def create(record: dict[str, Any]) -> None:
+    """Write a new list (a record from `list_item`)."""
+    base.put({**keys.list_item(record["owner_id"], record["id"]), **record},
+             condition="attribute_not_exists(PK)")
 
 
 def update(owner_id: str, list_id: str, fields: dict[str, Any]) -> None:
@@ -35,14 +38,15 @@ def delete(owner_id: str, list_id: str) -> None:
 
 def member_item(list_id: str, owner_id: str, account_id: str, member_id: str
                 ) -> dict[str, Any]:
-    return {**keys.list_member(list_id, account_id), "type": "list_member", "id": member_id,
-            "list_id": list_id, "owner_id": owner_id, "account_id": account_id,
-            **keys.list_member_index_keys(list_id, account_id)}
+    """A new member's record (`add_members` writes it)."""
+    return {"type": "list_member", "id": member_id, "list_id": list_id, "owner_id": owner_id,
+            "account_id": account_id}
 
 
 def members(list_id: str) -> list[dict[str, Any]]:
-    """A list's members, in account id order."""
-    return list(base.query(keys.list_members_pk(list_id), sk_prefix=keys.MEMBER_PREFIX))
+    """A list's members, in account id order (records)."""
+    return list(base.records(base.query(keys.list_members_pk(list_id),
+                                        sk_prefix=keys.MEMBER_PREFIX)))
 
 
 def memberships(list_id: str, account_ids: list[str]) -> set[str]:
@@ -51,8 +55,11 @@ def memberships(list_id: str, account_ids: list[str]) -> set[str]:
     return {item["account_id"] for item in found}
 
 
-def add_members(items: list[dict[str, Any]]) -> None:
-    base.write_many(puts=items)
+def add_members(records: list[dict[str, Any]]) -> None:
+    """Write members (records from `member_item`) with their keys and index keys."""
+    base.write_many(puts=[{**keys.list_member(r["list_id"], r["account_id"]), **r,
+                           **keys.list_member_index_keys(r["list_id"], r["account_id"])}
+                          for r in records])
 
 
 def remove_members(list_id: str, account_ids: list[str]) -> None:
@@ -70,5 +77,6 @@ def lists_containing(account_id: str, after: str | None, limit: int
 
 
 def get_many(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Lists by (owner id, list id)."""
-    return base.batch_get([keys.list_item(owner, list_id) for owner, list_id in pairs])
+    """Lists by (owner id, list id), as records."""
+    return list(base.records(base.batch_get([keys.list_item(owner, list_id)
+                                             for owner, list_id in pairs])))

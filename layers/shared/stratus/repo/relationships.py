@@ -14,17 +14,16 @@ pending request counts from the stream (workers/counters.py).
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from stratus.core import clock, ids
-from stratus.core.errors import NotFound
+from stratus.core import clock
 from stratus.core.paging import Budget
 from stratus.model.relationships import FollowOptions, Mute, Relationships
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys
+from stratus.repo import directory as directory_repo
 
 FOLLOW, FOLLOW_REQUEST, BLOCK, MUTE, DOMAIN_BLOCK, ENDORSEMENT, NOTE = (
     "follow", "follow_request", "block", "mute", "user_domain_block", "endorsement",
@@ -49,34 +48,29 @@ def _federated(uri: str | None, remote_target: bool) -> dict[str, Any]:
 def follow_item(follow_id: str, follower_id: str, target_id: str, options: FollowOptions, *,
                 authorized: bool = False, created_at: str | None = None, uri: str | None = None,
                 remote_target: bool = False) -> dict[str, Any]:
-    """`authorized`: made by accepting a follow request (Mastodon notifies nobody then)."""
-    return {**keys.follow(follower_id, target_id), "type": FOLLOW, "id": follow_id,
-            "account_id": follower_id, "target_id": target_id, **_options(options),
-            "created_at": created_at or clock.iso(clock.now()),
-            **({"authorized": True} if authorized else {}), **_federated(uri, remote_target),
-            **keys.follow_index_keys(follower_id, target_id, follow_id)}
+    """A new follow's record, to write with `create`, `put` or `create_op` (they add its keys).
+    `authorized`: made by accepting a follow request (Mastodon notifies nobody then)."""
+    return {"type": FOLLOW, "id": follow_id, "account_id": follower_id, "target_id": target_id,
+            **_options(options), "created_at": created_at or clock.iso(clock.now()),
+            **({"authorized": True} if authorized else {}), **_federated(uri, remote_target)}
 
 
 def follow_request_item(request_id: str, requester_id: str, target_id: str,
                         options: FollowOptions, *, uri: str | None = None,
                         remote_target: bool = False) -> dict[str, Any]:
-    return {**keys.follow_request(target_id, requester_id), "type": FOLLOW_REQUEST,
-            "id": request_id, "account_id": requester_id, "target_id": target_id,
-            **_options(options), "created_at": clock.iso(clock.now()),
-            **_federated(uri, remote_target),
-            **keys.follow_request_index_keys(target_id, requester_id, request_id)}
+    """A new follow request's record (written as `follow_item`'s)."""
+    return {"type": FOLLOW_REQUEST, "id": request_id, "account_id": requester_id,
+            "target_id": target_id, **_options(options), "created_at": clock.iso(clock.now()),
+            **_federated(uri, remote_target)}
 
 
-def _listed(kind: str, key: dict[str, str], edge_id: str, owner_id: str,
-            **attributes: Any) -> dict[str, Any]:
-    return {**key, "type": kind, "id": edge_id, "account_id": owner_id,
-            "created_at": clock.iso(clock.now()), **attributes,
-            **keys.edge_list_index_keys(LISTED[kind], owner_id, edge_id)}
+def _listed(kind: str, edge_id: str, owner_id: str, **attributes: Any) -> dict[str, Any]:
+    return {"type": kind, "id": edge_id, "account_id": owner_id,
+            "created_at": clock.iso(clock.now()), **attributes}
 
 
 def block_item(block_id: str, blocker_id: str, target_id: str) -> dict[str, Any]:
-    return _listed(BLOCK, keys.block(blocker_id, target_id), block_id, blocker_id,
-                   target_id=target_id)
+    return _listed(BLOCK, block_id, blocker_id, target_id=target_id)
 
 
 def mute_item(mute_id: str, muter_id: str, target_id: str, mute: Mute) -> dict[str, Any]:
@@ -85,42 +79,61 @@ def mute_item(mute_id: str, muter_id: str, target_id: str, mute: Mute) -> dict[s
     expiry = ({"expires_at": mute.expires_at,
                "ttl": int(clock.parse_iso(mute.expires_at).timestamp())}
               if mute.expires_at else {})
-    return _listed(MUTE, keys.mute(muter_id, target_id), mute_id, muter_id, target_id=target_id,
+    return _listed(MUTE, mute_id, muter_id, target_id=target_id,
                    hide_notifications=mute.notifications, **expiry)
 
 
 def domain_block_item(block_id: str, account_id: str, domain: str) -> dict[str, Any]:
-    return _listed(DOMAIN_BLOCK, keys.user_domain_block(account_id, domain), block_id,
-                   account_id, domain=domain.lower())
+    return _listed(DOMAIN_BLOCK, block_id, account_id, domain=domain.lower())
 
 
 def endorsement_item(endorsement_id: str, account_id: str, target_id: str) -> dict[str, Any]:
-    return _listed(ENDORSEMENT, keys.endorsement(account_id, target_id), endorsement_id,
-                   account_id, target_id=target_id)
+    return _listed(ENDORSEMENT, endorsement_id, account_id, target_id=target_id)
 
 
-def options_update(key: dict[str, str], changes: dict[str, Any]) -> base.Op:
-    """Change a follow's or request's options in place (never a Put: that would drop the
-    counters' `counted` guard)."""
-    return base.set_op(key, changes)
+_LISTED_KEY = {BLOCK: keys.block, MUTE: keys.mute, ENDORSEMENT: keys.endorsement}
+
+
+def _stored(record: dict[str, Any]) -> dict[str, Any]:
+    """An edge record (from the builders above) as its item: with the key and index keys its
+    kind, ends and id give it."""
+    kind, owner, edge_id = record["type"], record["account_id"], record["id"]
+    target = record.get("target_id", "")
+    if kind == FOLLOW:
+        return {**keys.follow(owner, target), **record,
+                **keys.follow_index_keys(owner, target, edge_id)}
+    if kind == FOLLOW_REQUEST:
+        return {**keys.follow_request(target, owner), **record,
+                **keys.follow_request_index_keys(target, owner, edge_id)}
+    key = (keys.user_domain_block(owner, record["domain"]) if kind == DOMAIN_BLOCK
+           else _LISTED_KEY[kind](owner, target))
+    return {**key, **record, **keys.edge_list_index_keys(LISTED[kind], owner, edge_id)}
 
 
 def get(key: dict[str, str]) -> dict[str, Any] | None:
-    return base.get(key, consistent=True)
+    """An edge by its key (a consistent read), as a record."""
+    return base.record(base.get(key, consistent=True))
 
 
-def put_new(item: dict[str, Any]) -> bool:
-    """Write an edge once; False if it exists already."""
-    return base.put(item, condition="attribute_not_exists(PK)")
+def put_new(record: dict[str, Any]) -> bool:
+    """Write a new edge once; False if it exists already."""
+    return base.put(_stored(record), condition="attribute_not_exists(PK)")
 
 
-def put(item: dict[str, Any]) -> None:
-    base.put(item)
+def put(record: dict[str, Any]) -> None:
+    """Write an edge, replacing the one with its key (a changed mute)."""
+    base.put(_stored(record))
+
+
+def put_many(records: list[dict[str, Any]]) -> None:
+    """Write edges straight, in batches (not atomic, no block checked): fixtures and tooling
+    that seed a graph."""
+    base.write_many(puts=[_stored(r) for r in records])
 
 
 def remove(key: dict[str, str]) -> dict[str, Any] | None:
-    """Delete an edge; returns it as it was (None if there was none)."""
-    return base.delete(key, returning=True)
+    """Delete an edge; returns its record as it was (None if there was none)."""
+    return base.record(base.delete(key, returning=True))
 
 
 # --- the relationship view ------------------------------------------------------------------------
@@ -135,7 +148,8 @@ def _view_keys(viewer_id: str, target_id: str, full: bool) -> list[dict[str, str
     return wanted
 
 
-def _follow_options(item: dict[str, Any]) -> FollowOptions:
+def follow_options(item: dict[str, Any]) -> FollowOptions:
+    """The options a follow or request record carries."""
     languages = item.get("languages")
     return FollowOptions(reblogs=bool(item.get("show_reblogs", True)),
                          notify=bool(item.get("notify", False)),
@@ -145,21 +159,25 @@ def _follow_options(item: dict[str, Any]) -> FollowOptions:
 @dataclass
 class Alongside:
     """What `load` read in the same batch as the relationships: {account id: {part: record}}
-    of the accounts asked for, and the domain blocks of `domains_blocked_by` that exist."""
+    of the accounts asked for, the domain blocks of `domains_blocked_by` that exist and, with
+    `suggestions`, the accounts the viewer dismissed as suggestions or asked to follow."""
 
     accounts: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     domain_blocks: list[dict[str, Any]] = field(default_factory=list)
+    dismissed: set[str] = field(default_factory=set)
+    requested: set[str] = field(default_factory=set)
 
 
 def load(viewer_id: str, account_ids: Iterable[str], *, domains: Iterable[str] = (),
          full: bool = True, consistent: bool = False, accounts: Iterable[str] = (),
-         parts: tuple[str, ...] = (), domains_blocked_by: tuple[str, Iterable[str]] | None = None
-         ) -> tuple[Relationships, Alongside]:
+         parts: tuple[str, ...] = (), domains_blocked_by: tuple[str, Iterable[str]] | None = None,
+         suggestions: bool = False) -> tuple[Relationships, Alongside]:
     """The viewer's relationships with `account_ids` (and blocks of `domains`) from one batched
     read of deterministic keys, both ways. `full=False` reads only what the visibility policy
     needs (follows, blocks both ways, mutes). Read in the same batch: the `parts` of
-    `accounts` (e.g. their profiles) and whether the account of `domains_blocked_by` blocks
-    any of its domains."""
+    `accounts` (e.g. their profiles), whether the account of `domains_blocked_by` blocks
+    any of its domains and, with `suggestions`, which of `account_ids` the viewer dismissed as
+    follow suggestions or asked to follow (a pending request of its)."""
     targets = [a for a in dict.fromkeys(account_ids) if a != viewer_id]
     domains = sorted({d.lower() for d in domains if d})
     wanted = [k for t in targets for k in _view_keys(viewer_id, t, full)]
@@ -168,6 +186,8 @@ def load(viewer_id: str, account_ids: Iterable[str], *, domains: Iterable[str] =
     if domains_blocked_by is not None:
         owner, owner_domains = domains_blocked_by
         extra += [keys.user_domain_block(owner, d) for d in owner_domains]
+    if suggestions:
+        extra += [k for t in targets for k in directory_repo.suggestion_keys(viewer_id, t)]
     view = Relationships(viewer_id, known=set(targets), known_domains=set(domains))
     alongside = Alongside()
     if not wanted and not extra:
@@ -179,6 +199,10 @@ def load(viewer_id: str, account_ids: Iterable[str], *, domains: Iterable[str] =
             _absorb(view, viewer_id, item)
         elif item.get("type") == DOMAIN_BLOCK:
             alongside.domain_blocks.append(base.record(item))
+        elif item.get("type") == directory_repo.DISMISSED:
+            alongside.dismissed.add(item["target_id"])
+        elif item.get("type") == FOLLOW_REQUEST:
+            alongside.requested.add(item["target_id"])
         else:
             bundled.append(item)
     alongside.accounts = accounts_repo.bundles(bundled)
@@ -191,12 +215,12 @@ def _absorb(view: Relationships, viewer_id: str, item: dict[str, Any]) -> None:
     other = item.get("target_id") if mine else item.get("account_id")
     if kind == FOLLOW:
         if mine:
-            view.following[other] = _follow_options(item)
+            view.following[other] = follow_options(item)
         else:
             view.followed_by.add(other)
     elif kind == FOLLOW_REQUEST:
         if mine:
-            view.requested[other] = _follow_options(item)
+            view.requested[other] = follow_options(item)
         else:
             view.requested_by.add(other)
     elif kind == BLOCK:
@@ -239,14 +263,16 @@ def _entries(partition: str, index: str, lo: str, hi: str, descending: bool,
 
 def followers(account_id: str, lo: str, hi: str, descending: bool, *,
               budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
-    """Follows of an account, by follow id (index entries: id, account_id = the follower)."""
-    return _entries(keys.followers_of(account_id), "GSI1", lo, hi, descending, budget, step)
+    """Follows of an account, by follow id (records: id, account_id = the follower)."""
+    return base.records(_entries(keys.followers_of(account_id), "GSI1", lo, hi, descending,
+                                 budget, step))
 
 
 def followings(account_id: str, lo: str, hi: str, descending: bool, *,
                budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
-    """Follows an account made, by follow id (index entries: id, target_id = the followed)."""
-    return _entries(keys.followings_of(account_id), "GSI2", lo, hi, descending, budget, step)
+    """Follows an account made, by follow id (records: id, target_id = the followed)."""
+    return base.records(_entries(keys.followings_of(account_id), "GSI2", lo, hi, descending,
+                                 budget, step))
 
 
 def following_ids(account_id: str) -> list[str]:
@@ -273,43 +299,47 @@ def following_among(account_id: str, target_ids: list[str]) -> set[str]:
 
 def follow_requests(account_id: str, lo: str, hi: str, descending: bool, *,
                     budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
-    """Pending requests to follow an account (index entries: id, account_id = the requester)."""
-    return _entries(keys.follow_requests_of(account_id), "GSI1", lo, hi, descending, budget,
-                    step)
+    """Pending requests to follow an account (records: id, account_id = the requester)."""
+    return base.records(_entries(keys.follow_requests_of(account_id), "GSI1", lo, hi,
+                                 descending, budget, step))
 
 
 def follow_requests_made(account_id: str, after: str | None, limit: int
                          ) -> tuple[list[dict[str, Any]], str | None]:
     """Up to `limit` pending requests an account made, oldest first after the request id
-    `after` (None: from the first), and the cursor of the next page (None at the end). Index
-    entries: id, account_id (the requester), target_id. One Query of at most `limit` entries:
-    the work is the account's own requests, however many accounts the server has."""
+    `after` (None: from the first), and the cursor of the next page (None at the end). Records:
+    id, account_id (the requester), target_id. One Query of at most `limit` entries: the work
+    is the account's own requests, however many accounts the server has."""
     lo, hi = keys.id_range(int(after) + 1 if after else None, None)
-    page = list(base.query(keys.follow_requests_by(account_id), index="GSI2",
-                           sk_between=(lo, hi), limit=limit))
+    page = list(base.records(base.query(keys.follow_requests_by(account_id), index="GSI2",
+                                        sk_between=(lo, hi), limit=limit)))
     return page, (page[-1]["id"] if len(page) == limit else None)
 
 
 def listed(kind: str, account_id: str, low: int | None, high: int | None, descending: bool, *,
            budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
-    """A user's blocks, mutes, domain blocks or endorsements between two ids, by when made."""
-    return _entries(keys.edge_list_of(LISTED[kind], account_id), "GSI1",
-                    *keys.id_range(low, high), descending, budget, step)
+    """A user's blocks, mutes, domain blocks or endorsements between two ids, by when made
+    (records; a domain block's always with its `domain`)."""
+    return map(_listed_record, _entries(keys.edge_list_of(LISTED[kind], account_id), "GSI1",
+                                        *keys.id_range(low, high), descending, budget, step))
+
+
+def _listed_record(item: dict[str, Any]) -> dict[str, Any]:
+    record: dict[str, Any] = base.record(item)  # type: ignore[assignment]
+    if item.get("type") == DOMAIN_BLOCK and not record.get("domain"):
+        record["domain"] = keys.blocked_domain_in(item["SK"])  # also in its sort key
+    return record
 
 
 def domain_of(entry: dict[str, Any]) -> str:
-    """The domain a domain-block index entry is about (its base-table sort key)."""
-    return entry.get("domain") or keys.blocked_domain_in(entry["SK"])
-
-
-def _get_many(item_keys: list[dict[str, str]]) -> list[dict[str, Any]]:
-    return base.batch_get(item_keys)
+    """The domain a domain block of `listed` is about."""
+    return entry["domain"]
 
 
 # --- writes ---------------------------------------------------------------------------------------
-def create_op(item: dict[str, Any], on_conflict: Exception | None = None) -> base.Op:
-    """Write a new edge (fails if it exists)."""
-    return base.put_new(item, on_conflict=on_conflict)
+def create_op(record: dict[str, Any], on_conflict: Exception | None = None) -> base.Op:
+    """Write a new edge (a record from the builders above; fails if it exists)."""
+    return base.put_new(_stored(record), on_conflict=on_conflict)
 
 
 def absent_op(key: dict[str, str], error: Exception) -> base.Op:
@@ -336,11 +366,6 @@ def write(ops: list[base.Op]) -> None:
     base.transact(ops)
 
 
-def follow_options(item: dict[str, Any]) -> FollowOptions:
-    """The options a follow or request item carries."""
-    return _follow_options(item)
-
-
 # --- endorsements and familiar followers ----------------------------------------------------------
 def endorse(endorsement_id: str, account_id: str, target_id: str, *,
             not_following: Exception) -> bool:
@@ -361,7 +386,7 @@ def unendorse(account_id: str, target_id: str) -> None:
 def endorsements(account_id: str, low: int | None, high: int | None, descending: bool, *,
                  budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
     """A user's endorsements with ids in [low, high] (None: unbounded), by when each was made
-    (index entries: id, target_id)."""
+    (records: id, target_id)."""
     return listed(ENDORSEMENT, account_id, low, high, descending, budget=budget, step=step)
 
 
@@ -372,35 +397,39 @@ def follower_ids(account_id: str) -> Iterator[str]:
 
 def follows_of(follower_ids_: Iterable[str], target_id: str) -> list[dict[str, Any]]:
     """The follows of `target_id` by each of `follower_ids_` that exist (one batched read)."""
-    return _get_many([keys.follow(f, target_id) for f in follower_ids_])
+    return list(base.records(base.batch_get([keys.follow(f, target_id)
+                                             for f in follower_ids_])))
 
 
 # --- one edge by its ends -------------------------------------------------------------------------
 def get_follow(follower_id: str, target_id: str) -> dict[str, Any] | None:
-    """The follow of `target_id` by `follower_id` (a consistent read)."""
+    """The follow of `target_id` by `follower_id` (a consistent read), as a record."""
     return get(keys.follow(follower_id, target_id))
 
 
 def get_follow_request(target_id: str, requester_id: str) -> dict[str, Any] | None:
-    """The pending request of `requester_id` to follow `target_id` (a consistent read)."""
+    """The pending request of `requester_id` to follow `target_id` (a consistent read), as a
+    record."""
     return get(keys.follow_request(target_id, requester_id))
 
 
 def update_follow(follower_id: str, target_id: str, changes: dict[str, Any]) -> None:
-    """Change a follow's options (or its `uri`) in place; ConditionFailed when it is gone."""
-    write([options_update(keys.follow(follower_id, target_id), changes)])
+    """Change a follow's options (or its `uri`) in place (never a Put: that would drop the
+    counters' `counted` guard); ConditionFailed when it is gone."""
+    write([base.set_op(keys.follow(follower_id, target_id), changes)])
 
 
 def update_follow_request(target_id: str, requester_id: str, changes: dict[str, Any]) -> None:
     """Change a pending request's options (or its `uri`) in place; ConditionFailed when it is
     gone."""
-    write([options_update(keys.follow_request(target_id, requester_id), changes)])
+    write([base.set_op(keys.follow_request(target_id, requester_id), changes)])
 
 
-def create(item: dict[str, Any]) -> bool:
-    """Write a new edge in a transaction of its own; False when it exists already."""
+def create(record: dict[str, Any]) -> bool:
+    """Write a new edge (a record from the builders above) in a transaction of its own; False
+    when it exists already."""
     try:
-        write([create_op(item)])
+        write([create_op(record)])
     except base.ConditionFailed:
         return False
     return True
@@ -414,51 +443,5 @@ def end_follow(follower_id: str, followed_id: str) -> None:
 
 
 def remove_follow_request(target_id: str, requester_id: str) -> dict[str, Any] | None:
-    """Delete a pending request; returns it as it was (None if there was none)."""
+    """Delete a pending request; returns its record as it was (None if there was none)."""
     return remove(keys.follow_request(target_id, requester_id))
-
-
-def _end_quietly(key: dict[str, str]) -> bool:
-    """Remove an edge the remote side ended: it is marked `quiet` first, so that the outbox
-    announces nothing (no Undo or Reject back to the server that ended it). False: no edge."""
-    try:
-        write([base.set_op(key, {"quiet": True})])
-    except base.ConditionFailed:
-        return False
-    remove(key)
-    return True
-
-
-def end_follow_quietly(follower_id: str, target_id: str) -> bool:
-    """End a follow the other server ended (nothing is announced back); False: none."""
-    return _end_quietly(keys.follow(follower_id, target_id))
-
-
-def end_follow_request_quietly(target_id: str, requester_id: str) -> bool:
-    """End a pending request the other server ended (nothing is announced back); False: none."""
-    return _end_quietly(keys.follow_request(target_id, requester_id))
-
-
-def accept_remote_request(local_id: str, remote_id: str) -> bool:
-    """A remote account accepted the local account's request: in one transaction the request
-    goes and a follow with its options and Follow id is made. False when there was no request
-    to a remote account (already accepted, or never asked), or it was accepted concurrently."""
-    request = get_follow_request(remote_id, local_id)
-    if request is None or not request.get("remote_target"):
-        return False
-    options = follow_options(request)
-    try:
-        write([remove_op(keys.follow_request(remote_id, local_id), NotFound()),
-               create_op(follow_item(ids.new_id(), local_id, remote_id, options,
-                                     authorized=True, uri=request.get("uri"),
-                                     remote_target=True))])
-    except (base.ConditionFailed, NotFound):
-        return False
-    return True
-
-
-def followings_after(account_id: str, after: str | None, limit: int) -> list[dict[str, Any]]:
-    """Up to `limit` follows an account made, oldest first after the follow id `after` (None:
-    from the first): index entries (id, target_id = the followed)."""
-    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
-    return list(itertools.islice(followings(account_id, lo, hi, False, step=limit), limit))

@@ -1,7 +1,9 @@
-"""Follow edges across servers as the inbox finds and moves them: the local follower that a
-Follow activity's id names (an Accept or Reject naming our Follow by its id only), the followers
-of an account a page at a time, and a follow moved from one account to another (Mastodon's
-Move: the follower asks the new account instead). The edges' layout is repo/relationships.py.
+"""Follow edges across servers as the inbox finds, ends and moves them: the local follower
+that a Follow activity's id names (an Accept or Reject naming our Follow by its id only), the
+followers and followings of an account a page at a time, a request the remote side accepted,
+edges the remote side ended (nothing announced back), and a follow moved from one account to
+another (Mastodon's Move: the follower asks the new account instead). The edges' layout is
+repo/relationships.py.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from stratus.core import ids
+from stratus.core.errors import NotFound
 from stratus.model.relationships import FollowOptions
 from stratus.repo import base, keys
 from stratus.repo.relationships import (
@@ -18,9 +21,14 @@ from stratus.repo.relationships import (
     follow_options,
     follow_request_item,
     follow_requests,
+    follow_item,
     followers,
+    followings,
     get,
+    get_follow_request,
+    remove,
     remove_op,
+    write,
 )
 
 _BATCH = 100  # keys per batched read
@@ -53,7 +61,7 @@ def follower_by_uri(remote_id: str, uri: str, *, searched: int) -> str | None:
 
 def followers_after(account_id: str, after: str | None, limit: int) -> list[dict[str, Any]]:
     """Up to `limit` follows of an account, oldest first after the follow id `after` (None:
-    from the first): index entries (id, account_id = the follower)."""
+    from the first): records (id, account_id = the follower)."""
     lo, hi = keys.id_range(int(after) + 1 if after else None, None)
     return list(itertools.islice(followers(account_id, lo, hi, False, step=limit), limit))
 
@@ -75,3 +83,49 @@ def move_follow(follower_id: str, origin_id: str, target_id: str, *, uri: str) -
         base.transact(ops)
     except base.ConditionFailed:
         pass
+
+
+def _end_quietly(key: dict[str, str]) -> bool:
+    """Remove an edge the remote side ended: it is marked `quiet` first, so that the outbox
+    announces nothing (no Undo or Reject back to the server that ended it). False: no edge."""
+    try:
+        write([base.set_op(key, {"quiet": True})])
+    except base.ConditionFailed:
+        return False
+    remove(key)
+    return True
+
+
+def end_follow_quietly(follower_id: str, target_id: str) -> bool:
+    """End a follow the other server ended (nothing is announced back); False: none."""
+    return _end_quietly(keys.follow(follower_id, target_id))
+
+
+def end_follow_request_quietly(target_id: str, requester_id: str) -> bool:
+    """End a pending request the other server ended (nothing is announced back); False: none."""
+    return _end_quietly(keys.follow_request(target_id, requester_id))
+
+
+def accept_remote_request(local_id: str, remote_id: str) -> bool:
+    """A remote account accepted the local account's request: in one transaction the request
+    goes and a follow with its options and Follow id is made. False when there was no request
+    to a remote account (already accepted, or never asked), or it was accepted concurrently."""
+    request = get_follow_request(remote_id, local_id)
+    if request is None or not request.get("remote_target"):
+        return False
+    options = follow_options(request)
+    try:
+        write([remove_op(keys.follow_request(remote_id, local_id), NotFound()),
+               create_op(follow_item(ids.new_id(), local_id, remote_id, options,
+                                     authorized=True, uri=request.get("uri"),
+                                     remote_target=True))])
+    except (base.ConditionFailed, NotFound):
+        return False
+    return True
+
+
+def followings_after(account_id: str, after: str | None, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` follows an account made, oldest first after the follow id `after` (None:
+    from the first): records (id, target_id = the followed)."""
+    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
+    return list(itertools.islice(followings(account_id, lo, hi, False, step=limit), limit))

@@ -22,26 +22,29 @@ USE_TTL = 14 * 86400  # Mastodon keeps a day's tag activity for 14 days
 # --- followed tags --------------------------------------------------------------------------------
 def followed_item(follow_id: str, account_id: str, tag: str, created_at: str
                   ) -> dict[str, Any]:
-    """A followed-tag edge (`tag`: the normalised name)."""
-    return {**keys.followed_tag(account_id, tag), "type": FOLLOWED_TAG, "id": follow_id,
-            "account_id": account_id, "tag": tag, "created_at": created_at,
-            **keys.followed_tag_index_keys(account_id, tag, follow_id)}
+    """A new followed-tag edge's record (`tag`: the normalised name; `follow` writes it)."""
+    return {"type": FOLLOWED_TAG, "id": follow_id, "account_id": account_id, "tag": tag,
+            "created_at": created_at}
 
 
-def follow(item: dict[str, Any]) -> bool:
-    """Write a followed-tag edge once; False if the account follows the tag already."""
-    return base.put(item, condition="attribute_not_exists(PK)")
+def follow(record: dict[str, Any]) -> bool:
+    """Write a followed-tag edge (a record from `followed_item`, with its keys and index keys)
+    once; False if the account follows the tag already."""
+    account_id, tag = record["account_id"], record["tag"]
+    return base.put({**keys.followed_tag(account_id, tag), **record,
+                     **keys.followed_tag_index_keys(account_id, tag, record["id"])},
+                    condition="attribute_not_exists(PK)")
 
 
 def unfollow(account_id: str, tag: str) -> dict[str, Any] | None:
-    """Remove the edge; returns it as it was (None if there was none)."""
-    return base.delete(keys.followed_tag(account_id, tag), returning=True)
+    """Remove the edge; returns its record as it was (None if there was none)."""
+    return base.record(base.delete(keys.followed_tag(account_id, tag), returning=True))
 
 
 def load(tags: Iterable[str], viewer_id: str | None, *, consistent: bool = False
          ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """The tags' STATS items and, with a viewer, the viewer's edges to them — one batched read
-    (per 100 keys): ({tag: stats}, {tag: followed-tag edge})."""
+    """The tags' STATS records and, with a viewer, the viewer's edges to them — one batched
+    read (per 100 keys): ({tag: stats}, {tag: followed-tag edge}), all records."""
     stats, edges, _ = load_for_viewer(tags, viewer_id, consistent=consistent)
     return stats, edges
 
@@ -59,7 +62,7 @@ def load_for_viewer(tags: Iterable[str], viewer_id: str | None, *, consistent: b
     stats: dict[str, dict[str, Any]] = {}
     edges: dict[str, dict[str, Any]] = {}
     featured: dict[str, dict[str, Any]] = {}
-    for item in base.batch_get(item_keys, consistent=consistent):
+    for item in base.records(base.batch_get(item_keys, consistent=consistent)):
         if item.get("type") == FOLLOWED_TAG:
             edges[item["tag"]] = item
         elif item.get("type") == "featured_tag":
@@ -71,9 +74,9 @@ def load_for_viewer(tags: Iterable[str], viewer_id: str | None, *, consistent: b
 
 def followed_entries(account_id: str, low: int | None, high: int | None, descending: bool,
                      limit: int) -> list[dict[str, Any]]:
-    """A user's followed tags by follow id, ids in [low, high] (None: unbounded; index entries
-    with `id` and `tag`)."""
-    return [{**entry, "tag": keys.followed_tag_name(entry["SK"])}
+    """A user's followed tags by follow id, ids in [low, high] (None: unbounded; records with
+    `id` and `tag`)."""
+    return [{**base.record(entry), "tag": keys.followed_tag_name(entry["SK"])}
             for entry in base.query(keys.followed_tags_of(account_id), index="GSI2",
                                     sk_between=keys.id_range(low, high), descending=descending,
                                     limit=limit)]

@@ -53,15 +53,9 @@ def _excluded(me: str, candidates: list[str]) -> set[str]:
     """The candidates this viewer is not offered: itself, followed, requested, blocked either
     way, muted, dismissed — read in one batch with the viewer's edges."""
     others = [c for c in candidates if c != me]
-    extra = [k for c in others for k in repo.suggestion_keys(me, c)]
-    view, items = relationships_repo.load(me, others, full=False, extra=extra)
+    view, alongside = relationships_repo.load(me, others, full=False, suggestions=True)
     gone = {me} | {c for c in others if c in view.following or view.excludes(c)}
-    for item in items:
-        if item.get("type") == repo.DISMISSED:
-            gone.add(item["target_id"])
-        elif item.get("account_id") == me:  # the viewer's pending follow request
-            gone.add(item.get("target_id"))
-    return gone
+    return gone | alongside.dismissed | alongside.requested
 
 
 def get(viewer: Viewer, limit: int) -> list[tuple[dict[str, Any], list[str]]]:

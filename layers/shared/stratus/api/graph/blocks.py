@@ -75,7 +75,7 @@ def mute(viewer: Viewer, target_id: str, params: dict[str, Any]) -> dict[str, An
                  expires_at=clock.iso(ends) if ends else None)
     existing = blocks_repo.mute_of(me, target.id)
     mute_id = existing["id"] if existing else ids.new_id()  # a changed mute keeps its place
-    repo.put(repo.mute_item(mute_id, me, target.id, value))
+    blocks_repo.mute(mute_id, me, target.id, value)
     target.relations.muting[target.id] = value
     return target.entity()
 
@@ -108,7 +108,7 @@ def block_domain(viewer: Viewer, raw: Any) -> None:
     """POST /api/v1/domain_blocks: hide everything from a domain. (Follows to and from its
     accounts end too in Mastodon; every account here is local until federation arrives.)"""
     domain = _domain(raw)
-    repo.put_new(repo.domain_block_item(ids.new_id(), viewer.account_id, domain))
+    blocks_repo.block_domain(viewer.account_id, domain)
 
 
 def unblock_domain(viewer: Viewer, raw: Any) -> None:
