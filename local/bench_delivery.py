@@ -58,21 +58,21 @@ def _seed(inboxes: Inboxes, author: str, followers: int, hosts: int) -> None:
     from stratus.core import clock, ids
     from stratus.model.relationships import FollowOptions
     from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base, relationships
+    from stratus.repo import relationships
 
-    items, follows = [], []
+    profiles, follows = [], []
     for i in range(followers):
         domain, username, account_id = f"host{i % hosts}.example", f"user{i}", ids.new_id()
-        items.append(accounts_repo.profile_item({
+        profiles.append({
             "id": account_id, "username": username, "domain": domain, "display_name": "",
             "note": "", "fields": [], "locked": False, "bot": False,
             "created_at": clock.iso(clock.now()), "uri": f"https://{domain}/users/{username}",
             "url": f"https://{domain}/@{username}",
             "inbox": inboxes.url(f"/{domain}/users/{username}/inbox"),
-            "shared_inbox": inboxes.url(f"/{domain}/inbox")}))
+            "shared_inbox": inboxes.url(f"/{domain}/inbox")})
         follows.append(relationships.follow_item(ids.new_id(), account_id, author,
                                                  FollowOptions(), authorized=True))
-    base.write_many(puts=items)
+    accounts_repo.put_profiles(profiles)
     relationships.put_many(follows)
 
 

@@ -229,8 +229,9 @@ def test_a_role_written_elsewhere_is_found(client, owner):
     from stratus.repo import roles as roles_repo
 
     roles_read.all_roles()  # this process's copy, without the role
-    base.put(roles_repo.role_item({"id": "777", "name": "Elsewhere", "color": "",
-                                   "position": 2, "highlighted": False, "permissions": 0}))
+    base.transact([roles_repo.put_op({"id": "777", "name": "Elsewhere", "color": "",
+                                      "position": 2, "highlighted": False, "permissions": 0},
+                                     new=False)])
     response = client.get("/api/v1/admin/roles/777", headers=owner)
     assert response.status_code == 200 and response.json()["name"] == "Elsewhere"
 

@@ -121,12 +121,14 @@ def test_signed_gets_from_a_suspended_domain_are_forbidden(client, people, secur
     from stratus.repo import base
     from stratus.repo import domain_blocks as repo
 
-    base.put(repo.block_item({"id": "1", "domain": "remote.example", "severity": "suspend"}))
+    base.transact([repo.put_block_op({"id": "1", "domain": "remote.example",
+                                      "severity": "suspend"}, replace=True)])
     response = client.get("/users/alice", headers=signed("/users/alice", keys[0]))
     assert (response.status_code, response.json()) == \
         (403, {"error": "Requests from remote.example are not accepted"})
     assert secure == []  # refused before any key is looked up
-    base.put(repo.block_item({"id": "1", "domain": "remote.example", "severity": "silence"}))
+    base.transact([repo.put_block_op({"id": "1", "domain": "remote.example",
+                                      "severity": "silence"}, replace=True)])
     assert client.get("/users/alice", headers=signed("/users/alice", keys[0])
                       ).status_code == 200
 

@@ -137,11 +137,14 @@ def test_a_suspended_domain_hears_nothing(client, drain, alice, site):
     rig.follow_edge(remote(site, "a.example", "bob"), alice_id)
     rig.follow_edge(remote(site, "bad.example", "mallory"), alice_id)
     drain()
-    base.put(blocks_repo.block_item({"id": ids.new_id(), "domain": "bad.example",
-                                     "severity": "noop", "created_at": clock.iso(clock.now())}))
-    base.put(blocks_repo.block_item({"id": ids.new_id(), "domain": "bad.example",
-                                     "severity": "suspend",
-                                     "created_at": clock.iso(clock.now())}))
+    base.transact([blocks_repo.put_block_op({"id": ids.new_id(), "domain": "bad.example",
+                                             "severity": "noop",
+                                             "created_at": clock.iso(clock.now())},
+                                            replace=True)])
+    base.transact([blocks_repo.put_block_op({"id": ids.new_id(), "domain": "bad.example",
+                                             "severity": "suspend",
+                                             "created_at": clock.iso(clock.now())},
+                                            replace=True)])
     _post(client, headers, "Not for them")
     drain()
     assert [p.path for p in site.posts] == ["/a.example/inbox"]

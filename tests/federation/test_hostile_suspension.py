@@ -107,7 +107,6 @@ def test_a_follower_suspended_before_its_follow_is_removed_hears_nothing(
     from stratus.federation import delivery
     from stratus.jobs import messages as jobs
     from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
 
     alice_id, headers = local["alice"]
     mallory = rig.peer_account(hostile, "mallory")
@@ -116,9 +115,8 @@ def test_a_follower_suspended_before_its_follow_is_removed_hears_nothing(
     drain()
     hostile.posts.clear()
     profile = accounts_repo.get_profile(mallory)
-    base.put(accounts_repo.profile_item({**{k: v for k, v in profile.items()
-                                           if k not in ("PK", "SK", "type")},
-                                        "suspended_at": clock.iso(clock.now())}))
+    accounts_repo.put_profiles([{**{k: v for k, v in profile.items() if k != "type"},
+                                 "suspended_at": clock.iso(clock.now())}])
     sent = delivery.fan_out(jobs.Federate(event_id=None, kind="create", account_id=alice_id,
                                           item={"id": status["id"], "account_id": alice_id}))
     assert sent == 0
@@ -287,14 +285,12 @@ def test_delivery_queued_before_an_account_suspension_is_dropped(
     from stratus.core import clock
     from stratus.federation import delivery
     from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
 
     alice_id, headers = local["alice"]
     mallory = rig.peer_account(hostile, "mallory")
     profile = accounts_repo.get_profile(mallory)
     profile.pop("shared_inbox")
-    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
-                                         if k not in ("PK", "SK", "type")}))
+    accounts_repo.put_profiles([{k: v for k, v in profile.items() if k != "type"}])
     rig.follow_edge(mallory, alice_id)
     original = delivery.attempt
 
@@ -302,8 +298,7 @@ def test_delivery_queued_before_an_account_suspension_is_dropped(
         current = accounts_repo.get_profile(mallory)
         if not current.get("suspended_at"):  # the suspension lands while the message waits
             current["suspended_at"] = clock.iso(clock.now())
-            base.put(accounts_repo.profile_item({k: v for k, v in current.items()
-                                                 if k not in ("PK", "SK", "type")}))
+            accounts_repo.put_profiles([{k: v for k, v in current.items() if k != "type"}])
         return original(job, **kwargs)
 
     monkeypatch.setattr(delivery, "attempt", suspended_meanwhile)
@@ -333,13 +328,11 @@ def test_limited_federation_drops_queued_delivery_outside_the_allowlist(
 def locked_user(name: str) -> str:
     """A local account that approves its followers (a remote Follow of it is a request)."""
     from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
 
     account_id = rig.make_user(name)
     profile = accounts_repo.get_profile(account_id)
     profile["locked"] = True
-    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
-                                         if k not in ("PK", "SK", "type")}))
+    accounts_repo.put_profiles([{k: v for k, v in profile.items() if k != "type"}])
     return account_id
 
 

@@ -183,8 +183,9 @@ def test_limited_federation_stores_only_allowed_domains(runtime, site):
     peers.serve_actor(site)
     assert remote_accounts.resolve(site.url("/users/bob")) is None
     assert site.requests == []
-    base.put(repo.allow_item({"id": ids.new_id(), "domain": "127.0.0.1",
-                              "created_at": "2026-01-01T00:00:00.000Z"}))
+    base.transact([repo.put_allow_op({"id": ids.new_id(), "domain": "127.0.0.1",
+                                      "created_at": "2026-01-01T00:00:00.000Z"},
+                                     replace=True)])
     assert remote_accounts.resolve(site.url("/users/bob"))["username"] == "bob"
 
 

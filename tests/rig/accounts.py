@@ -107,7 +107,7 @@ def make_remote_account(domain: str, username: str, display_name: str = "") -> s
                "bot": False, "discoverable": None, "indexable": False,
                "created_at": clock.iso(clock.now()),
                "url": f"https://{domain}/@{username}", "uri": f"https://{domain}/users/{username}"}
-    base.transact([base.put_new(accounts_repo.profile_item(profile)),
+    base.transact([accounts_repo.profile_op(profile, new=True),
                    base.put_new({**keys.handle(username, domain), "type": "handle",
                                  "account_id": account_id}),
                    base.Op("Put", item=accounts.admin_entry(profile, {})),
@@ -119,14 +119,12 @@ def peer_account(peer, username: str, *, domain: str | None = None) -> str:
     """A remote account whose actor and inboxes are a loopback peer's (`/users/<name>`, its
     own inbox and the shared `/inbox`), stored under `domain` (the peer's host unless given)."""
     from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
 
     account_id = make_remote_account(domain or f"127.0.0.1:{peer.port}", username)
     profile = accounts_repo.get_profile(account_id)
     profile.update(uri=peer.url(f"/users/{username}"), url=peer.url(f"/@{username}"),
                    inbox=peer.url(f"/users/{username}/inbox"), shared_inbox=peer.url("/inbox"))
-    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
-                                         if k not in ("PK", "SK", "type")}))
+    accounts_repo.put_profiles([{k: v for k, v in profile.items() if k != "type"}])
     return account_id
 
 

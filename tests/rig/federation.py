@@ -51,14 +51,12 @@ def remote(site, domain: str, username: str, *, shared: bool = True) -> str:
     """A remote account whose inboxes are paths of the loopback site: `/<domain>/inbox`
     (shared) and `/<domain>/users/<name>/inbox`."""
     from stratus.repo import accounts as accounts_repo
-    from stratus.repo import base
 
     account_id = make_remote_account(domain, username)
     profile = accounts_repo.get_profile(account_id)
     profile.update(inbox=site.url(f"/{domain}/users/{username}/inbox"),
                    shared_inbox=site.url(f"/{domain}/inbox") if shared else None)
-    base.put(accounts_repo.profile_item({k: v for k, v in profile.items()
-                                         if k not in ("PK", "SK", "type")}))
+    accounts_repo.put_profiles([{k: v for k, v in profile.items() if k != "type"}])
     return account_id
 
 

@@ -36,17 +36,18 @@ def walk(client, runtime):
     table = [r for r in route_table(runtime.stack) if r.function == "AdminFunction"]
     low_role = {"id": "100", "name": "Low", "color": "", "position": 1, "highlighted": False,
                 "permissions": 0}
-    base.put(roles_repo.role_item(low_role))
+    base.transact([roles_repo.put_op(low_role, new=False)])
     holders: dict[int, dict[str, str]] = {}
 
     def lacking(permission: int) -> dict[str, str]:
         """A token of a user whose role holds every permission except `permission`."""
         if permission not in holders:
             role_id = str(1000 + len(holders))
-            base.put(roles_repo.role_item({
+            base.transact([roles_repo.put_op({
                 "id": role_id, "name": f"All but {permission:#x}", "color": "", "position": 500,
                 "highlighted": False,
-                "permissions": Permission.ALL & ~permission & ~Permission.ADMINISTRATOR}))
+                "permissions": Permission.ALL & ~permission & ~Permission.ADMINISTRATOR},
+                new=False)])
             account = make_user(f"lacks{len(holders)}")
             base.transact([roles_repo.assign_op(account, role_id, current=None)])
             holders[permission] = auth(user_token(app, account, scopes=ADMIN_SCOPES))

@@ -94,9 +94,9 @@ def test_suspend_unsuspend_then_purge(client, drain, purge_world):
     assert bundle[accounts_repo.PROFILE]["suspended_at"]
     assert "deletion_requested_at" not in bundle[accounts_repo.PROFILE]
     assert moderation_repo.get_purge_request(target) is None
-    assert moderation_repo.partition_keys(target, 100) == []
-    assert moderation_repo.follower_edge_keys(target, 100) == []
-    assert moderation_repo.list_membership_keys(target, 100) == []
+    assert moderation_repo.partition_deletions(target, 100) == []
+    assert moderation_repo.follower_edge_deletions(target, 100) == []
+    assert moderation_repo.list_membership_deletions(target, 100) == []
     assert moderation_repo.token_items(target, 100) == []
     assert client.get(f"/api/v1/statuses/{other_post}", headers=h["other"]).json()[
         "favourites_count"] == 0

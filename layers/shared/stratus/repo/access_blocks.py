@@ -47,7 +47,7 @@ def page(kind: str, *, low: int | None, high: int | None, descending: bool, limi
 
 def all_ip_blocks() -> list[dict[str, Any]]:
     """Every live IP block: one Query (expired ones are left out)."""
-    return list(base.query(keys.IP_BLOCKS_PK))
+    return list(base.records(base.query(keys.IP_BLOCKS_PK)))
 
 
 def expired(ttl: int | None) -> bool:
@@ -83,11 +83,12 @@ def delete_ops(kind: str, block: dict[str, Any]) -> list[base.Op]:
 
 def email_domain_matches(domains: Sequence[str]) -> list[dict[str, Any]]:
     """The sentinels of blocks on any of `domains` (one BatchGetItem)."""
-    return base.batch_get([keys.email_domain_blocked(d) for d in domains])
+    return list(base.records(base.batch_get([keys.email_domain_blocked(d) for d in domains])))
 
 
 def canonical_match(email_hash: str) -> dict[str, Any] | None:
-    return base.get(keys.canonical_email_blocked(email_hash))
+    """The sentinel of the block on this canonical e-mail hash (`block_id`), or None."""
+    return base.record(base.get(keys.canonical_email_blocked(email_hash)))
 
 
 def record_attempt(block_id: str, day: str, ip: str, stale_days: Sequence[str]) -> None:

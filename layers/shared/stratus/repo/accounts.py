@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from stratus.core.paging import Budget
@@ -10,8 +11,21 @@ from stratus.repo import base, keys
 PROFILE, STATS, USER, ADMIN = "PROFILE", "STATS", "USER", "ADMIN"
 
 
-def profile_item(profile: dict[str, Any]) -> dict[str, Any]:
+def _profile_item(profile: dict[str, Any]) -> dict[str, Any]:
     return {**keys.account_profile(profile["id"]), "type": "account", **profile}
+
+
+def profile_op(profile: dict[str, Any], *, new: bool = False) -> base.Op:
+    """Put a profile as given: a new one (only if the account has none), or over the stored
+    one."""
+    return base.put_new(_profile_item(profile)) if new else \
+        base.Op("Put", item=_profile_item(profile))
+
+
+def put_profiles(profiles: Sequence[dict[str, Any]]) -> None:
+    """Write profiles as given over what is stored, 25 per BatchWriteItem (not atomic):
+    seeding and fixtures."""
+    base.write_many(puts=[_profile_item(p) for p in profiles])
 
 
 def admin_item(account_id: str, origin: str, status: str) -> dict[str, Any]:
@@ -79,11 +93,11 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
     """Everything a local account is, written together; sentinels make the handle and e-mail unique."""
     account_id = profile["id"]
     ops = [
-        base.put_new(profile_item(profile)),
+        base.put_new(_profile_item(profile)),
         base.put_new({**keys.account_stats(account_id), "type": "account_stats",
                       "followers_count": 0, "following_count": 0, "statuses_count": 0}),
         base.put_new({**keys.account_user(account_id), "type": "user", **user,
-                      **role_index(account_id, user.get("role_id"))}),
+                      **_role_index(account_id, user.get("role_id"))}),
         base.put_new(admin),
         base.put_new({**keys.handle(profile["username"]), "type": "handle",
                       "account_id": account_id}, on_conflict=username_taken),
@@ -96,7 +110,7 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
     return ops
 
 
-def role_index(account_id: str, role_id: str | None) -> dict[str, str | None]:
+def _role_index(account_id: str, role_id: str | None) -> dict[str, str | None]:
     """The USER item's entry in the index of users by role (None values remove it)."""
     if role_id:
         return keys.role_member_keys(role_id, account_id)
@@ -113,7 +127,7 @@ def members_of_roles(role_ids: list[str]) -> list[str]:
 
 def list_roles() -> list[dict[str, Any]]:
     """Custom roles (the built-in ones live in code: model/roles.py)."""
-    return list(base.query(keys.ROLES_PK))
+    return list(base.records(base.query(keys.ROLES_PK)))
 
 
 def set_note(account_id: str, target_id: str, comment: str) -> None:
@@ -172,7 +186,10 @@ def known_domains(*, after: str | None, limit: int) -> list[str]:
 
 # --- a local user's changes (written by api/accounts in one transaction each) ---------------
 def user_update_op(account_id: str, changes: dict[str, Any]) -> base.Op:
-    """Set `changes` on the USER item (a None value removes the attribute)."""
+    """Set `changes` on the USER item (a None value removes the attribute); a change of
+    `role_id` moves the user's entry in the index of users by role with it."""
+    if "role_id" in changes:
+        changes = {**changes, **_role_index(account_id, changes["role_id"])}
     return base.set_op(keys.account_user(account_id), changes)
 
 
@@ -214,7 +231,7 @@ def remote_create_ops(profile: dict[str, Any]) -> list[base.Op]:
     knows of it: its statuses stored here, its followers here; the stream keeps them as for a
     local account) and its handle on its domain; each written only if absent, so a handle
     another actor holds on the domain fails the transaction."""
-    return [base.put_new(profile_item(profile)),
+    return [base.put_new(_profile_item(profile)),
             base.put_new({**keys.account_stats(profile["id"]), "type": "account_stats",
                           "followers_count": 0, "following_count": 0, "statuses_count": 0}),
             base.put_new({**keys.handle(profile["username"], profile["domain"]),

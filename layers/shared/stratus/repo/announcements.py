@@ -26,38 +26,38 @@ def everything() -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]
     reactions: dict[str, list[dict[str, Any]]] = {}
     for item in base.query(keys.ANNOUNCEMENTS_PK, sk_prefix=keys.ANNOUNCEMENT_PREFIX):
         if item.get("type") == ANNOUNCEMENT:
-            announcements.append(item)
+            announcements.append(base.record(item))
         elif item.get("type") == REACTIONS:
-            reactions.setdefault(str(item["announcement_id"]), []).append(item)
+            reactions.setdefault(str(item["announcement_id"]), []).append(base.record(item))
     return announcements, reactions
 
 
 def get(announcement_id: str, *, consistent: bool = False) -> dict[str, Any] | None:
-    return base.get(keys.announcement(announcement_id), consistent=consistent)
+    return base.record(base.get(keys.announcement(announcement_id), consistent=consistent))
 
 
 def with_reactions(announcement_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """One announcement and its reaction counters (one Query of its own key prefix)."""
-    found = list(base.query(keys.ANNOUNCEMENTS_PK,
-                            sk_prefix=keys.announcement(announcement_id)["SK"]))
+    found = list(base.records(base.query(keys.ANNOUNCEMENTS_PK,
+                                         sk_prefix=keys.announcement(announcement_id)["SK"])))
     item = next((i for i in found if i.get("type") == ANNOUNCEMENT), None)
     return item, [i for i in found if i.get("type") == REACTIONS]
 
 
-def item(announcement: dict[str, Any]) -> dict[str, Any]:
-    """The item of an announcement record (one as read included: its keys and type are the
-    item's own, whatever it carries)."""
-    fields = {k: v for k, v in announcement.items() if not k.isupper() and k != "type"}
+def _item(announcement: dict[str, Any]) -> dict[str, Any]:
+    """The item of an announcement record (one as read included: its type is the item's own,
+    whatever it carries)."""
+    fields = {k: v for k, v in announcement.items() if k != "type"}
     return {**keys.announcement(announcement["id"]), "type": ANNOUNCEMENT, **fields}
 
 
 def create_op(announcement: dict[str, Any]) -> base.Op:
-    return base.put_new(item(announcement))
+    return base.put_new(_item(announcement))
 
 
 def replace_op(announcement: dict[str, Any], version: int) -> base.Op:
     """Write the announcement anew if nobody changed it since `version` was read."""
-    return base.Op("Put", item=item(announcement), condition="version = :v",
+    return base.Op("Put", item=_item(announcement), condition="version = :v",
                    vals={":v": version})
 
 
@@ -81,7 +81,7 @@ def viewer_marks(account_id: str) -> tuple[set[str], dict[str, dict[str, dict[st
         if kind == "READ":
             dismissed.add(announcement_id)
         elif kind == "R" and name:
-            reacted.setdefault(announcement_id, {})[name] = found
+            reacted.setdefault(announcement_id, {})[name] = base.record(found)
     return dismissed, reacted
 
 

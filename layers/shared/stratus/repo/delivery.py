@@ -13,7 +13,8 @@ from stratus.repo import base, keys
 
 
 def host_state(host: str) -> dict[str, Any] | None:
-    return base.get(keys.delivery_host(host))
+    """The host's breaker (`failures`, `open_until`), or None when it has none."""
+    return base.record(base.get(keys.delivery_host(host)))
 
 
 def failed(host: str) -> int:

@@ -19,33 +19,33 @@ SAME_ID_NAME = "#item_id"
 SAME_ID = f"{SAME_ID_NAME} = :expected_id"  # still the item that was read (not re-created)
 
 
-def block_item(fields: dict[str, Any]) -> dict[str, Any]:
+def _block_item(fields: dict[str, Any]) -> dict[str, Any]:
     return {**keys.domain_block(fields["domain"]), "type": BLOCK,
             **keys.domain_block_index_keys(fields["id"]), **fields}
 
 
-def allow_item(fields: dict[str, Any]) -> dict[str, Any]:
+def _allow_item(fields: dict[str, Any]) -> dict[str, Any]:
     return {**keys.domain_allow(fields["domain"]), "type": ALLOW,
             **keys.domain_allow_index_keys(fields["id"]), **fields}
 
 
 def blocks_for(domains: Sequence[str]) -> list[dict[str, Any]]:
     """The blocks of exactly these domains (one BatchGetItem per 100)."""
-    return base.batch_get([keys.domain_block(d) for d in domains])
+    return list(base.records(base.batch_get([keys.domain_block(d) for d in domains])))
 
 
 def block(domain: str, *, consistent: bool = False) -> dict[str, Any] | None:
-    return base.get(keys.domain_block(domain), consistent=consistent)
+    return base.record(base.get(keys.domain_block(domain), consistent=consistent))
 
 
 def allow(domain: str, *, consistent: bool = False) -> dict[str, Any] | None:
-    return base.get(keys.domain_allow(domain), consistent=consistent)
+    return base.record(base.get(keys.domain_allow(domain), consistent=consistent))
 
 
 def _by_id(index_pk: str, item_id: str) -> dict[str, Any] | None:
     sk = keys.pad(item_id)
     entry = next(base.query(index_pk, index="GSI1", sk_between=(sk, sk), limit=1), None)
-    return base.get({"PK": entry["PK"], "SK": entry["SK"]}) if entry else None
+    return base.record(base.get({"PK": entry["PK"], "SK": entry["SK"]})) if entry else None
 
 
 def block_by_id(block_id: str) -> dict[str, Any] | None:
@@ -64,7 +64,8 @@ def _page(index_pk: str, lo: str, hi: str, *, descending: bool, limit: int
                               descending=descending, limit=limit))
     found = {(i["PK"], i["SK"]): i for i in
              base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])}
-    return [found[(e["PK"], e["SK"])] for e in entries if (e["PK"], e["SK"]) in found]
+    return [base.record(found[(e["PK"], e["SK"])]) for e in entries
+            if (e["PK"], e["SK"]) in found]
 
 
 def block_page(low: int | None, high: int | None, *, descending: bool, limit: int
@@ -81,9 +82,11 @@ def allow_page(low: int | None, high: int | None, *, descending: bool, limit: in
                  limit=limit)
 
 
-def put_block_op(item: dict[str, Any]) -> base.Op:
-    """A new block; fails (ConditionFailed) when the domain has one already."""
-    return base.put_new(block_item(item))
+def put_block_op(item: dict[str, Any], *, replace: bool = False) -> base.Op:
+    """A new block; fails (ConditionFailed) when the domain has one already — unless
+    `replace`: then written over it."""
+    return base.Op("Put", item=_block_item(item)) if replace else \
+        base.put_new(_block_item(item))
 
 
 def update_block_op(domain: str, block_id: str, changes: dict[str, Any]) -> base.Op:
@@ -99,8 +102,11 @@ def delete_block_op(domain: str, block_id: str) -> base.Op:
                    names={SAME_ID_NAME: "id"}, vals={":expected_id": block_id})
 
 
-def put_allow_op(item: dict[str, Any]) -> base.Op:
-    return base.put_new(allow_item(item))
+def put_allow_op(item: dict[str, Any], *, replace: bool = False) -> base.Op:
+    """A new allow; fails (ConditionFailed) when the domain has one already — unless
+    `replace`: then written over it."""
+    return base.Op("Put", item=_allow_item(item)) if replace else \
+        base.put_new(_allow_item(item))
 
 
 def delete_allow_op(domain: str, allow_id: str) -> base.Op:

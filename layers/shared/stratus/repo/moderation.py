@@ -15,7 +15,7 @@ block undoes only what it did)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from stratus.core.errors import NotFound
@@ -75,8 +75,9 @@ def listing(origin: str | None, status: str | None, *, low: int | None, high: in
     """Staff index entries (`account_id`) in id order, ids in [low, high] (None: unbounded);
     a status without an origin merges both origins."""
     lo, hi = keys.id_range(low, high)
-    return accounts_repo.admin_page(origin, status, lo=lo, hi=hi, descending=descending,
-                                    budget=budget, step=step)
+    return base.records(accounts_repo.admin_page(origin, status, lo=lo, hi=hi,
+                                                 descending=descending, budget=budget,
+                                                 step=step))
 
 
 # --- pending sign-ups -----------------------------------------------------------------------------
@@ -206,7 +207,7 @@ def warning_op(warning: dict[str, Any]) -> base.Op:
 
 
 def get_warning(account_id: str, warning_id: str) -> dict[str, Any] | None:
-    return base.get(keys.account_warning(account_id, warning_id))
+    return base.record(base.get(keys.account_warning(account_id, warning_id)))
 
 
 # --- purge requests -----------------------------------------------------------------------------
@@ -217,7 +218,7 @@ def purge_request_op(request: dict[str, Any]) -> base.Op:
 
 
 def get_purge_request(account_id: str) -> dict[str, Any] | None:
-    return base.get(keys.purge_request(account_id), consistent=True)
+    return base.record(base.get(keys.purge_request(account_id), consistent=True))
 
 
 def delete_purge_request_op(account_id: str) -> base.Op:
@@ -225,9 +226,14 @@ def delete_purge_request_op(account_id: str) -> base.Op:
 
 
 # --- what a purge walks: each read returns the first `limit` of what is left -----------------
-def remove(item_keys: list[dict[str, str]]) -> None:
-    """Delete what one of the reads below found (batched; deleting what is gone is a no-op)."""
-    base.delete_many(item_keys)
+def remove(deletions: list[base.Op]) -> None:
+    """Delete what one of the `*_deletions` reads below found (their Delete ops, batched: not
+    atomic; deleting what is gone is a no-op)."""
+    base.delete_many([op.key for op in deletions if op.key is not None])
+
+
+def _deletions(found: Iterable[dict[str, Any]]) -> list[base.Op]:
+    return [base.Op("Delete", key=keys.key(item["PK"], item["SK"])) for item in found]
 
 
 def remove_statuses(statuses: list[dict[str, Any]], media_items: list[dict[str, Any]]) -> None:
@@ -243,7 +249,7 @@ def remove_statuses(statuses: list[dict[str, Any]], media_items: list[dict[str, 
 
 
 # What of a profile a purge keeps (Mastodon keeps the account record: the name stays taken).
-KEPT_PROFILE = ("PK", "SK", "type", "id", "username", "domain", "created_at", "url", "uri",
+KEPT_PROFILE = ("type", "id", "username", "domain", "created_at", "url", "uri",
                 "suspended_at", "suspension_origin")
 
 
@@ -254,7 +260,7 @@ def leave_shell(profile: dict[str, Any]) -> None:
     state calls for — in one transaction."""
     account_id = profile["id"]
     shell = {k: v for k, v in profile.items() if k in KEPT_PROFILE}
-    base.transact([base.Op("Put", item=shell),
+    base.transact([base.Op("Put", item={**keys.account_profile(account_id), **shell}),
                    base.Op("Delete", key=keys.account_user(account_id)),
                    delete_purge_request_op(account_id),
                    *index_ops(shell, None)])
@@ -264,55 +270,55 @@ def status_entries(account_id: str, limit: int) -> tuple[int, list[dict[str, Any
     """The account's statuses (boosts included): how many index entries were found (an index
     lags its table: an entry may still name a status just deleted) and the full items."""
     entries = list(base.query(keys.account_statuses(account_id), index="GSI1", limit=limit))
-    return len(entries), base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
+    return len(entries), list(base.records(base.batch_get([{"PK": e["PK"], "SK": e["SK"]}
+                                                           for e in entries])))
 
 
 def get_media(media_ids: list[str]) -> list[dict[str, Any]]:
-    return base.batch_get([keys.media(m) for m in media_ids])
+    return list(base.records(base.batch_get([keys.media(m) for m in media_ids])))
 
 
 KEPT_IN_PARTITION = ("PROFILE", "STATS", "USER", "ADMIN")
 
 
-def partition_keys(account_id: str, limit: int) -> list[dict[str, str]]:
-    """Keys of the account's own items a purge deletes: its edges (follows, requests to it,
-    blocks, mutes, domain blocks, endorsements, likes, bookmarks, boosts, pins, notes), lists,
+def partition_deletions(account_id: str, limit: int) -> list[base.Op]:
+    """The account's own items a purge deletes: its edges (follows, requests to it, blocks,
+    mutes, domain blocks, endorsements, likes, bookmarks, boosts, pins, notes), lists,
     filters, markers, warnings, push subscriptions... — all but the profile shell and the staff
     index entries (the user goes last)."""
     found = []
     for item in base.query(keys.account_pk(account_id), projection="PK, SK"):
         if item["SK"] in KEPT_IN_PARTITION or item["SK"].startswith(keys.ADMIN_FLAG_PREFIX):
             continue
-        found.append({"PK": item["PK"], "SK": item["SK"]})
+        found.append(item)
         if len(found) >= limit:
             break
-    return found
+    return _deletions(found)
 
 
-def follower_edge_keys(account_id: str, limit: int) -> list[dict[str, str]]:
+def follower_edge_deletions(account_id: str, limit: int) -> list[base.Op]:
     """Follow edges to the account (they live in the followers' partitions)."""
-    return [{"PK": e["PK"], "SK": e["SK"]}
-            for e in base.query(keys.followers_of(account_id), index="GSI1", limit=limit)]
+    return _deletions(base.query(keys.followers_of(account_id), index="GSI1", limit=limit))
 
 
-def list_membership_keys(account_id: str, limit: int) -> list[dict[str, str]]:
+def list_membership_deletions(account_id: str, limit: int) -> list[base.Op]:
     """The account's entries in other users' lists."""
-    return [{"PK": e["PK"], "SK": e["SK"]}
-            for e in base.query(keys.lists_containing(account_id), index="GSI1", limit=limit)]
+    return _deletions(base.query(keys.lists_containing(account_id), index="GSI1",
+                                 limit=limit))
 
 
-def notification_keys(account_id: str, limit: int) -> list[dict[str, str]]:
-    return [{"PK": e["PK"], "SK": e["SK"]}
-            for e in base.query(keys.notifications_of(account_id), limit=limit,
-                                projection="PK, SK")]
+def notification_deletions(account_id: str, limit: int) -> list[base.Op]:
+    return _deletions(base.query(keys.notifications_of(account_id), limit=limit,
+                                 projection="PK, SK"))
 
 
 def token_items(account_id: str, limit: int) -> list[dict[str, Any]]:
+    """The account's tokens (records: `oauth.delete_token` deletes each)."""
     entries = list(base.query(keys.tokens_of(account_id), index="GSI1", limit=limit))
-    return base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
+    return list(base.records(base.batch_get([{"PK": e["PK"], "SK": e["SK"]}
+                                             for e in entries])))
 
 
-def notification_group_keys(account_id: str, limit: int) -> list[dict[str, str]]:
-    return [{"PK": e["PK"], "SK": e["SK"]}
-            for e in base.query(keys.notification_groups_of(account_id), limit=limit,
-                                projection="PK, SK")]
+def notification_group_deletions(account_id: str, limit: int) -> list[base.Op]:
+    return _deletions(base.query(keys.notification_groups_of(account_id), limit=limit,
+                                 projection="PK, SK"))

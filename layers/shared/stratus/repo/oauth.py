@@ -12,10 +12,10 @@ def put_app(app: dict[str, Any]) -> None:
 
 
 def get_app(client_id: str) -> dict[str, Any] | None:
-    return base.get(keys.app(client_id))
+    return base.record(base.get(keys.app(client_id)))
 
 
-def token_item(token: dict[str, Any]) -> dict[str, Any]:
+def _token_item(token: dict[str, Any]) -> dict[str, Any]:
     item = {**keys.token(token["token_hash"]), "type": "token", **token}
     if token.get("account_id"):
         item.update(keys.token_index_keys(token["account_id"], token["id"]))
@@ -23,7 +23,7 @@ def token_item(token: dict[str, Any]) -> dict[str, Any]:
 
 
 def put_token_ops(token: dict[str, Any], refresh_hash: str | None = None) -> list[base.Op]:
-    ops = [base.put_new(token_item({**token, "refresh_hash": refresh_hash}))]
+    ops = [base.put_new(_token_item({**token, "refresh_hash": refresh_hash}))]
     if refresh_hash:
         ops.append(base.put_new({**keys.refresh_token(refresh_hash), "type": "refresh_token",
                                  "token_hash": token["token_hash"],
@@ -38,11 +38,11 @@ def put_token(token: dict[str, Any], refresh_hash: str | None = None) -> None:
 
 
 def get_token(token_hash: str) -> dict[str, Any] | None:
-    return base.get(keys.token(token_hash))
+    return base.record(base.get(keys.token(token_hash)))
 
 
 def get_refresh(refresh_hash: str) -> dict[str, Any] | None:
-    return base.get(keys.refresh_token(refresh_hash))
+    return base.record(base.get(keys.refresh_token(refresh_hash)))
 
 
 def delete_token(token: dict[str, Any]) -> None:
@@ -68,7 +68,8 @@ def rotate_ops(old: dict[str, Any], new: dict[str, Any], new_refresh_hash: str) 
 def account_tokens(account_id: str) -> list[dict[str, Any]]:
     """Every token of an account (GSI1 finds them, the base table has the full items)."""
     entries = list(base.query(keys.tokens_of(account_id), index="GSI1"))
-    return base.batch_get([{"PK": e["PK"], "SK": e["SK"]} for e in entries])
+    return list(base.records(base.batch_get([{"PK": e["PK"], "SK": e["SK"]}
+                                             for e in entries])))
 
 
 def put_code(code_hash: str, code: dict[str, Any]) -> None:
@@ -76,7 +77,7 @@ def put_code(code_hash: str, code: dict[str, Any]) -> None:
 
 
 def get_code(code_hash: str) -> dict[str, Any] | None:
-    return base.get(keys.authorization_code(code_hash), consistent=True)
+    return base.record(base.get(keys.authorization_code(code_hash), consistent=True))
 
 
 def redeem_code_ops(code_hash: str, now: int) -> list[base.Op]:

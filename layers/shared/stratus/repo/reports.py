@@ -17,7 +17,7 @@ def state_of(item: dict[str, Any]) -> str:
     return RESOLVED if item.get("action_taken_at") else OPEN
 
 
-def item(report: dict[str, Any]) -> dict[str, Any]:
+def _item(report: dict[str, Any]) -> dict[str, Any]:
     """The stored item of a report (its index keys follow its state)."""
     return {**keys.report(report["id"]), "type": "report", **report,
             **keys.report_index_keys(report["id"], report["account_id"], report["target_id"],
@@ -25,16 +25,16 @@ def item(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def create_op(report: dict[str, Any]) -> base.Op:
-    return base.put_new(item(report))
+    return base.put_new(_item(report))
 
 
 def get(report_id: str, *, consistent: bool = False) -> dict[str, Any] | None:
-    return base.get(keys.report(report_id), consistent=consistent)
+    return base.record(base.get(keys.report(report_id), consistent=consistent))
 
 
 def get_many(report_ids: list[str]) -> dict[str, dict[str, Any]]:
     found = base.batch_get([keys.report(r) for r in dict.fromkeys(report_ids)])
-    return {str(i["id"]): i for i in found}
+    return {str(i["id"]): base.record(i) for i in found}
 
 
 def update_op(report: dict[str, Any], changes: dict[str, Any]) -> base.Op:
@@ -68,9 +68,9 @@ def open_against(target_id: str) -> list[str]:
 def entries(state: str, *, account_id: str | None, target_id: str | None, low: int | None,
             high: int | None, descending: bool, budget: Budget, step: int
             ) -> Iterator[dict[str, Any]]:
-    """Index entries of reports in one state with ids in [low, high] (None: unbounded), by id:
-    those filed by `account_id`, against `target_id`, or both (the reporter's index, filtered
-    by DynamoDB on the target)."""
+    """Index entries (`id`) of reports in one state with ids in [low, high] (None:
+    unbounded), by id: those filed by `account_id`, against `target_id`, or both (the
+    reporter's index, filtered by DynamoDB on the target)."""
     lo, hi = keys.id_range(low, high)
     if account_id is not None:
         index, partition = "GSI2", keys.reports_by(account_id, state)
@@ -81,5 +81,6 @@ def entries(state: str, *, account_id: str | None, target_id: str | None, low: i
     condition = None
     if account_id is not None and target_id is not None:
         condition = ("#target = :target", {"#target": "target_id"}, {":target": target_id})
-    return base.query(partition, index=index, sk_between=(lo, hi), descending=descending,
-                      budget=budget, step=step, filter=condition)
+    return base.records(base.query(partition, index=index, sk_between=(lo, hi),
+                                   descending=descending, budget=budget, step=step,
+                                   filter=condition))

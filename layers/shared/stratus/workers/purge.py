@@ -80,12 +80,12 @@ def _finish(account_id: str) -> int:
 
 WORK = {
     "statuses": _statuses,
-    "followers": _deleting(repo.follower_edge_keys),
-    "list_memberships": _deleting(repo.list_membership_keys),
-    "notifications": _deleting(repo.notification_keys),
-    "notification_groups": _deleting(repo.notification_group_keys),
+    "followers": _deleting(repo.follower_edge_deletions),
+    "list_memberships": _deleting(repo.list_membership_deletions),
+    "notifications": _deleting(repo.notification_deletions),
+    "notification_groups": _deleting(repo.notification_group_deletions),
     "tokens": _tokens,
-    "partition": _deleting(repo.partition_keys),
+    "partition": _deleting(repo.partition_deletions),
 }
 
 

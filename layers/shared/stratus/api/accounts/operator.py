@@ -63,7 +63,6 @@ def operator_modify(username: str, *, role: str | None = None, approve: bool = F
     new_password = None
     if role is not None:
         changes["role_id"] = role_id_for(role) if role.lower() != "user" else None
-        changes.update(repo.role_index(account_id, changes["role_id"]))
     if approve:
         changes["approved"] = True
     if confirm and not user.get("confirmed_at"):
