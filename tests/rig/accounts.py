@@ -110,7 +110,7 @@ def make_remote_account(domain: str, username: str, display_name: str = "") -> s
     base.transact([accounts_repo.profile_op(profile, new=True),
                    base.put_new({**keys.handle(username, domain), "type": "handle",
                                  "account_id": account_id}),
-                   base.Op("Put", item=accounts.admin_entry(profile, {})),
+                   accounts_repo.admin_entry_op(accounts.admin_entry(profile, {})),
                    *accounts_repo.remote_index_ops(profile)])
     return account_id
 

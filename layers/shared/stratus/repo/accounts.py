@@ -28,10 +28,19 @@ def put_profiles(profiles: Sequence[dict[str, Any]]) -> None:
     base.write_many(puts=[_profile_item(p) for p in profiles])
 
 
-def admin_item(account_id: str, origin: str, status: str) -> dict[str, Any]:
-    return {**keys.account_admin(account_id), "type": "admin_index", "account_id": account_id,
-            "origin": origin, "status": status,
-            **keys.admin_index_keys(account_id, origin, status)}
+def admin_record(account_id: str, origin: str, status: str) -> dict[str, Any]:
+    """The account's entry in the staff index (by origin and listing status), to write with
+    `create_ops` or `admin_entry_op`."""
+    return {"type": "admin_index", "account_id": account_id, "origin": origin,
+            "status": status}
+
+
+def _admin_item(admin: dict[str, Any]) -> dict[str, Any]:
+    """The stored staff index entry of an `admin_record`: keyed by its account, indexed by
+    its origin and status."""
+    account_id = admin["account_id"]
+    return {**keys.account_admin(account_id), **admin,
+            **keys.admin_index_keys(account_id, admin["origin"], admin["status"])}
 
 
 def get_bundle(account_id: str, parts: tuple[str, ...] = (PROFILE, STATS, USER)
@@ -98,7 +107,7 @@ def create_ops(profile: dict[str, Any], user: dict[str, Any], admin: dict[str, A
                       "followers_count": 0, "following_count": 0, "statuses_count": 0}),
         base.put_new({**keys.account_user(account_id), "type": "user", **user,
                       **_role_index(account_id, user.get("role_id"))}),
-        base.put_new(admin),
+        base.put_new(_admin_item(admin)),
         base.put_new({**keys.handle(profile["username"]), "type": "handle",
                       "account_id": account_id}, on_conflict=username_taken),
         base.put_new({**keys.email(user["email"]), "type": "email", "account_id": account_id},
@@ -199,8 +208,8 @@ def profile_update_op(account_id: str, changes: dict[str, Any]) -> base.Op:
 
 
 def admin_entry_op(admin: dict[str, Any]) -> base.Op:
-    """Write the staff index entry (`admin_item`) as it is now."""
-    return base.Op("Put", item=admin)
+    """Write the staff index entry (an `admin_record`) as it is now."""
+    return base.Op("Put", item=_admin_item(admin))
 
 
 def confirmation_op(confirmation_hash: str, account_id: str) -> base.Op:

@@ -22,13 +22,12 @@ from stratus.core.errors import NotFound
 from stratus.core.paging import Budget
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys
-from stratus.repo.accounts import admin_item
 
 # States an account can be in besides its main listing status; each has its own index entry.
 FLAGS = {"silenced": "silenced_at", "sensitized": "sensitized_at"}
 
 
-def admin_flag_item(account_id: str, origin: str, flag: str) -> dict[str, Any]:
+def _admin_flag_item(account_id: str, origin: str, flag: str) -> dict[str, Any]:
     return {**keys.account_admin_flag(account_id, flag), "type": "admin_index",
             "account_id": account_id, "origin": origin, "status": flag,
             **keys.admin_flag_index_keys(account_id, origin, flag)}
@@ -50,9 +49,10 @@ def listing_status(profile: dict[str, Any], user: dict[str, Any]) -> str:
 def admin_entry(profile: dict[str, Any], user: dict[str, Any]) -> dict[str, Any]:
     """The account's main staff index entry: only origin and listing status, which the listing
     queries by (filters on names, e-mail and role read the account, so nothing here goes
-    stale)."""
-    return admin_item(profile["id"], "remote" if profile.get("domain") else "local",
-                      listing_status(profile, user))
+    stale). A record: `accounts.create_ops` and `accounts.admin_entry_op` write it."""
+    return accounts_repo.admin_record(profile["id"],
+                                      "remote" if profile.get("domain") else "local",
+                                      listing_status(profile, user))
 
 
 def index_ops(profile: dict[str, Any], user: dict[str, Any] | None) -> list[base.Op]:
@@ -60,10 +60,10 @@ def index_ops(profile: dict[str, Any], user: dict[str, Any] | None) -> list[base
     by) and exactly the flag entries its state calls for."""
     account_id = profile["id"]
     origin = "remote" if profile.get("domain") else "local"
-    ops = [base.Op("Put", item=admin_entry(profile, user or {}))]
+    ops = [accounts_repo.admin_entry_op(admin_entry(profile, user or {}))]
     for flag, attribute in FLAGS.items():
         if profile.get(attribute):
-            ops.append(base.Op("Put", item=admin_flag_item(account_id, origin, flag)))
+            ops.append(base.Op("Put", item=_admin_flag_item(account_id, origin, flag)))
         else:
             ops.append(base.Op("Delete", key=keys.account_admin_flag(account_id, flag)))
     return ops
@@ -88,7 +88,7 @@ def approve_ops(profile: dict[str, Any], user: dict[str, Any], *,
     return [base.Op("Update", key=keys.account_user(profile["id"]),
                     expression="SET approved = :yes", condition="approved = :no",
                     vals={":yes": True, ":no": False}, on_conflict=on_conflict),
-            base.Op("Put", item=admin_entry(profile, {**user, "approved": True}))]
+            accounts_repo.admin_entry_op(admin_entry(profile, {**user, "approved": True}))]
 
 
 def reject_ops(profile: dict[str, Any], user: dict[str, Any], confirmation_hash: str | None,
