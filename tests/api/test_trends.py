@@ -84,6 +84,11 @@ def test_a_hashtag_used_by_five_accounts_today_ranks_and_shows_once_approved(
     rejected = client.post(f"/api/v1/admin/trends/tags/{tag['id']}/reject", headers=admin)
     assert rejected.json()["trendable"] is False
     assert client.get("/api/v1/trends/tags").json() == []
+    # Each decision is in the moderation log, written with the review itself.
+    logged = client.get("/api/v1/admin/action_logs", headers=admin).json()
+    assert [(e["action"], e["target_type"], e["target_id"], e["human_identifier"])
+            for e in logged] == [("reject", "Tag", tag["id"], "rising"),
+                                 ("approve", "Tag", tag["id"], "rising")]
 
 
 def test_below_the_threshold_and_silenced_accounts_never_trend(client, runtime, drain, people):

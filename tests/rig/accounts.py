@@ -100,6 +100,7 @@ def make_remote_account(domain: str, username: str, display_name: str = "") -> s
     from stratus.core import clock, ids
     from stratus.repo import accounts as accounts_repo
     from stratus.repo import keys
+    from stratus.repo import moderation as moderation_repo
 
     account_id = ids.new_id()
     profile = {"id": account_id, "username": username, "domain": domain,
@@ -110,7 +111,7 @@ def make_remote_account(domain: str, username: str, display_name: str = "") -> s
     base.transact([accounts_repo.profile_op(profile, new=True),
                    base.put_new({**keys.handle(username, domain), "type": "handle",
                                  "account_id": account_id}),
-                   accounts_repo.admin_entry_op(accounts.admin_entry(profile, {})),
+                   accounts_repo.admin_entry_op(moderation_repo.admin_entry(profile, {})),
                    *accounts_repo.remote_index_ops(profile)])
     return account_id
 

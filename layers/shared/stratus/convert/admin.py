@@ -4,10 +4,14 @@ ActionLog), roles as the roles API manages them, and trending-link publishers
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
-from stratus.convert import accounts
+from stratus.convert import accounts, instance
+from stratus.core import clock
 from stratus.model import roles
+
+HISTORY_DAYS = 7  # the days of an e-mail domain block's history
 
 
 def action_log(entry: dict[str, Any], accounts_by_id: dict[str, dict[str, Any]]
@@ -39,3 +43,47 @@ def publisher(record: dict[str, Any]) -> dict[str, Any]:
             "reviewed_at": record.get("reviewed_at"),
             "requested_review_at": record.get("requested_review_at"),
             "requires_review": requires_review(record)}
+
+
+# --- instance access: domain, e-mail domain, canonical e-mail and IP blocks ------------------
+def domain_block(item: dict[str, Any]) -> dict[str, Any]:
+    """Admin::DomainBlock."""
+    return {"id": str(item["id"]), "domain": item["domain"],
+            "digest": instance.domain_digest(item["domain"]),
+            "created_at": item["created_at"], "severity": item["severity"],
+            "reject_media": bool(item.get("reject_media")),
+            "reject_reports": bool(item.get("reject_reports")),
+            "private_comment": item.get("private_comment"),
+            "public_comment": item.get("public_comment"),
+            "obfuscate": bool(item.get("obfuscate"))}
+
+
+def domain_allow(item: dict[str, Any]) -> dict[str, Any]:
+    """Admin::DomainAllow."""
+    return {"id": str(item["id"]), "domain": item["domain"], "created_at": item["created_at"]}
+
+
+def email_domain_block(now: datetime, item: dict[str, Any]) -> dict[str, Any]:
+    """Admin::EmailDomainBlock, with the sign-up attempts of its last `HISTORY_DAYS` days."""
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    history = []
+    for back in range(HISTORY_DAYS):
+        moment = today - timedelta(days=back)
+        day = clock.day_key(moment)
+        history.append({"day": str(int(moment.timestamp())),
+                        "accounts": str(len(item.get(f"ips_{day}") or ())),
+                        "uses": str(int(item.get(f"uses_{day}", 0)))})
+    return {"id": item["id"], "domain": item["domain"], "created_at": item["created_at"],
+            "history": history, "allow_with_approval": bool(item.get("allow_with_approval"))}
+
+
+def canonical_email_block(item: dict[str, Any]) -> dict[str, Any]:
+    """Admin::CanonicalEmailBlock."""
+    return {"id": item["id"], "canonical_email_hash": item["canonical_email_hash"]}
+
+
+def ip_block(item: dict[str, Any]) -> dict[str, Any]:
+    """Admin::IpBlock."""
+    return {"id": item["id"], "ip": item["ip"], "severity": item["severity"],
+            "comment": item.get("comment", ""), "created_at": item["created_at"],
+            "expires_at": item.get("expires_at")}

@@ -192,11 +192,16 @@ def public_domain(domain: str) -> str:
                    for i, c in enumerate(domain))
 
 
+def domain_digest(domain: str) -> str:
+    """A blocked domain's SHA-256, by which clients match an obfuscated name."""
+    return hashlib.sha256(domain.encode()).hexdigest()
+
+
 def domain_block(item: dict[str, Any], *, with_comment: bool) -> dict[str, Any]:
     domain = item["domain"]
     entity = {
         "domain": public_domain(domain) if item.get("obfuscate") else domain,
-        "digest": hashlib.sha256(domain.encode()).hexdigest(),
+        "digest": domain_digest(domain),
         "severity": "suspend" if item.get("severity") == "suspend" else "silence",
     }
     if with_comment:

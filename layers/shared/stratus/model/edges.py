@@ -1,8 +1,45 @@
-"""What a viewer has done to the statuses of a page (the viewer flags of Status entities)."""
+"""Edges as stored — an account's favourite, boost, bookmark or pin of a status, its follow or
+follow request of another account — and what a viewer has done to the statuses of a page (the
+viewer flags of Status entities). Records as repo/ returns them (no storage keys); an
+attribute a record does not have is simply absent, and index entries carry a subset."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
+
+
+class Edge(TypedDict, total=False):
+    """A favourite, boost, bookmark or pin (`type` says which) of `status_id` by
+    `account_id`."""
+
+    id: str
+    type: str
+    account_id: str
+    status_id: str
+    status_account_id: str
+    reblog_id: str  # a boost: the reblog status
+    uri: str  # a remote Like or Announce: its activity id
+    created_at: str
+    counted: bool
+
+
+class Follow(TypedDict, total=False):
+    """A follow, or a follow request (`type` "follow_request"), of `target_id` by
+    `account_id`."""
+
+    id: str
+    type: str
+    account_id: str
+    target_id: str
+    created_at: str
+    show_reblogs: bool
+    notify: bool
+    languages: list[str] | None
+    authorized: bool
+    uri: str  # the Follow activity's id (remote follows)
+    remote_target: bool
+    counted: bool
 
 
 @dataclass

@@ -1,11 +1,40 @@
-"""A filter as stored: its record with its keyword and status records."""
+"""A filter as stored: its record with its keyword and status records (records as repo/
+returns them: no storage keys; an attribute a record does not have is simply absent)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from stratus.core import clock
+
+
+class Filter(TypedDict, total=False):
+    id: str
+    type: str  # "filter"
+    account_id: str
+    title: str
+    context: list[str]
+    filter_action: str
+    expires_at: str | None
+    created_at: str
+
+
+class Keyword(TypedDict, total=False):
+    id: str
+    type: str  # "filter_keyword"
+    account_id: str
+    filter_id: str
+    keyword: str
+    whole_word: bool
+
+
+class FilteredStatus(TypedDict, total=False):
+    id: str
+    type: str  # "filter_status"
+    account_id: str
+    filter_id: str
+    status_id: str
 
 
 @dataclass

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stratus.core.paging import Budget
+from stratus.model.accounts import Bundle, Profile, User
 from stratus.repo import base, keys
 
 PROFILE, STATS, USER, ADMIN = "PROFILE", "STATS", "USER", "ADMIN"
@@ -44,14 +45,14 @@ def _admin_item(admin: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_bundle(account_id: str, parts: tuple[str, ...] = (PROFILE, STATS, USER)
-               ) -> dict[str, dict[str, Any]]:
+               ) -> Bundle:
     """Several items of one account in one BatchGetItem, by SK."""
     items = base.batch_get([{"PK": keys.account_pk(account_id), "SK": p} for p in parts])
     return {item["SK"]: base.record(item) for item in items}
 
 
 def get_many(account_ids: list[str], parts: tuple[str, ...] = (PROFILE, STATS)
-             ) -> dict[str, dict[str, dict[str, Any]]]:
+             ) -> dict[str, Bundle]:
     """Items of many accounts in as few round trips as possible: {account_id: {SK: item}}."""
     wanted = [{"PK": keys.account_pk(a), "SK": p} for a in account_ids for p in parts]
     found: dict[str, dict[str, dict[str, Any]]] = {}
@@ -73,11 +74,11 @@ def bundles(items: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]
     return found
 
 
-def get_profile(account_id: str) -> dict[str, Any] | None:
+def get_profile(account_id: str) -> Profile | None:
     return base.record(base.get(keys.account_profile(account_id)))
 
 
-def get_user(account_id: str) -> dict[str, Any] | None:
+def get_user(account_id: str) -> User | None:
     return base.record(base.get(keys.account_user(account_id), consistent=True))
 
 

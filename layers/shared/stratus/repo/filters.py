@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stratus.core.errors import NotFound
+from stratus.model.filters import Filter, FilteredStatus, Keyword
 from stratus.repo import base, keys
 
 # One transaction holds at most 100 operations; the revision takes one.
@@ -34,7 +35,7 @@ def status_record(account_id: str, filter_id: str, status_filter_id: str, status
             "account_id": account_id, "status_id": status_id}
 
 
-def records(account_id: str, filter_id: str | None = None) -> list[dict[str, Any]]:
+def records(account_id: str, filter_id: str | None = None) -> list[Filter | Keyword | FilteredStatus]:
     """Every filter record of the account (or of one filter), filters before their rules."""
     return list(base.records(base.query(keys.account_pk(account_id),
                                         sk_prefix=keys.filters_prefix(filter_id))))

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from stratus.core.paging import Budget
+from stratus.model.edges import Follow
 from stratus.repo import base, keys
 from stratus.repo.relationships import (
     absent_op,
@@ -53,7 +54,7 @@ def authorize_request(target_id: str, requester_id: str, follow: dict[str, Any] 
 
 def followers_between(account_id: str, low: int | None, high: int | None, descending: bool, *,
                       budget: Budget | None = None, step: int = 100
-                      ) -> Iterator[dict[str, Any]]:
+                      ) -> Iterator[Follow]:
     """Follows of an account with follow ids in [low, high] (None: unbounded), by follow id
     (records: id, account_id = the follower)."""
     return followers(account_id, *keys.id_range(low, high), descending, budget=budget,
@@ -62,7 +63,7 @@ def followers_between(account_id: str, low: int | None, high: int | None, descen
 
 def followings_between(account_id: str, low: int | None, high: int | None, descending: bool,
                        *, budget: Budget | None = None, step: int = 100
-                       ) -> Iterator[dict[str, Any]]:
+                       ) -> Iterator[Follow]:
     """Follows an account made with follow ids in [low, high] (None: unbounded), by follow id
     (records: id, target_id = the followed)."""
     return followings(account_id, *keys.id_range(low, high), descending, budget=budget,
@@ -71,7 +72,7 @@ def followings_between(account_id: str, low: int | None, high: int | None, desce
 
 def requests_between(account_id: str, low: int | None, high: int | None, descending: bool, *,
                      budget: Budget | None = None, step: int = 100
-                     ) -> Iterator[dict[str, Any]]:
+                     ) -> Iterator[Follow]:
     """Pending requests to follow an account with request ids in [low, high] (None:
     unbounded), by request id (records: id, account_id = the requester)."""
     return follow_requests(account_id, *keys.id_range(low, high), descending, budget=budget,

@@ -13,6 +13,7 @@ from typing import Any
 from stratus.core import clock, ids
 from stratus.core.errors import ApiError
 from stratus.core.paging import Budget
+from stratus.model.edges import Edge
 from stratus.repo import base, keys, uris
 from stratus.repo import statuses as statuses_repo
 
@@ -33,13 +34,13 @@ def _edge_item(kind: str, account_id: str, status: dict[str, Any], **extra: Any
             **keys.edge_index_keys(kind, account_id, status["id"], edge_id), **extra}
 
 
-def edge(kind: str, account_id: str, status_id: str) -> dict[str, Any] | None:
+def edge(kind: str, account_id: str, status_id: str) -> Edge | None:
     """The account's edge of this kind to the status (a consistent read) as a record, or
     None."""
     return base.record(base.get(_KEY_OF[kind](account_id, status_id), consistent=True))
 
 
-def remove(kind: str, account_id: str, status_id: str) -> dict[str, Any] | None:
+def remove(kind: str, account_id: str, status_id: str) -> Edge | None:
     """Delete a favourite or bookmark; its record as it was (None if it was already gone)."""
     return base.record(base.delete(_KEY_OF[kind](account_id, status_id), returning=True))
 
@@ -55,7 +56,7 @@ def favourite(account_id: str, status: dict[str, Any], *, uri: str | None = None
     return _add(_edge_item(FAVOURITE, account_id, status, **({"uri": uri} if uri else {})))
 
 
-def unfavourite(account_id: str, status_id: str) -> dict[str, Any] | None:
+def unfavourite(account_id: str, status_id: str) -> Edge | None:
     return remove(FAVOURITE, account_id, status_id)
 
 
@@ -105,7 +106,7 @@ def unboost_ops(account_id: str, original_id: str, reblog: dict[str, Any] | None
     return ops
 
 
-def unboost(account_id: str, original_id: str) -> dict[str, Any] | None:
+def unboost(account_id: str, original_id: str) -> Edge | None:
     """Undo the account's boost of a status; the boost edge's record as it was, None if there
     was none. Undone concurrently (a condition that fails) is no error: nothing is written."""
     found = edge(BOOST, account_id, original_id)
@@ -162,7 +163,7 @@ def unmute_thread(account_id: str, thread_id: str) -> None:
 
 # --- lists --------------------------------------------------------------------------------------------
 def by_status(kind: str, status_id: str, low: int | None, high: int | None, descending: bool
-              ) -> Iterator[dict[str, Any]]:
+              ) -> Iterator[Edge]:
     """The edges of this kind to a status (who favourited, boosted it), by edge id between
     `low` and `high` (records)."""
     lo, hi = keys.id_range(low, high)
@@ -172,7 +173,7 @@ def by_status(kind: str, status_id: str, low: int | None, high: int | None, desc
 
 def of_account(kind: str, account_id: str, low: int | None, high: int | None,
                descending: bool, *, budget: Budget | None = None, step: int = 100
-               ) -> Iterator[dict[str, Any]]:
+               ) -> Iterator[Edge]:
     """An account's edges of this kind (its favourites, bookmarks, pins), by edge id
     (records)."""
     lo, hi = keys.id_range(low, high)

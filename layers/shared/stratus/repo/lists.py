@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.model.lists import List, ListMember
 from stratus.repo import base, keys
 
 
-def list_item(owner_id: str, list_id: str, fields: dict[str, Any]) -> dict[str, Any]:
+def list_item(owner_id: str, list_id: str, fields: dict[str, Any]) -> List:
     """A new list's record (`create` writes it)."""
     return {"type": "list", "id": list_id, "owner_id": owner_id, **fields}
 
 
-def get(owner_id: str, list_id: str) -> dict[str, Any] | None:
+def get(owner_id: str, list_id: str) -> List | None:
     return base.record(base.get(keys.list_item(owner_id, list_id), consistent=True))
 
 
-def of_owner(owner_id: str) -> list[dict[str, Any]]:
+def of_owner(owner_id: str) -> list[List]:
     return list(base.records(base.query(keys.account_pk(owner_id),
                                         sk_prefix=keys.LIST_PREFIX)))
 
@@ -37,13 +38,13 @@ def delete(owner_id: str, list_id: str) -> None:
 
 
 def member_item(list_id: str, owner_id: str, account_id: str, member_id: str
-                ) -> dict[str, Any]:
+                ) -> ListMember:
     """A new member's record (`add_members` writes it)."""
     return {"type": "list_member", "id": member_id, "list_id": list_id, "owner_id": owner_id,
             "account_id": account_id}
 
 
-def members(list_id: str) -> list[dict[str, Any]]:
+def members(list_id: str) -> list[ListMember]:
     """A list's members, in account id order (records)."""
     return list(base.records(base.query(keys.list_members_pk(list_id),
                                         sk_prefix=keys.MEMBER_PREFIX)))
@@ -76,7 +77,7 @@ def lists_containing(account_id: str, after: str | None, limit: int
     return entries, (entries[-1]["list_id"] if len(entries) == limit else None)
 
 
-def get_many(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+def get_many(pairs: list[tuple[str, str]]) -> list[List]:
     """Lists by (owner id, list id), as records."""
     return list(base.records(base.batch_get([keys.list_item(owner, list_id)
                                              for owner, list_id in pairs])))

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from stratus.core.paging import Budget
+from stratus.model.notifications import Notification, NotificationGroup
 from stratus.repo import base, keys
 
 T = TypeVar("T")
@@ -61,14 +62,14 @@ def listing_filter(*, types: Sequence[str] | None = None, exclude: Sequence[str]
 
 def entries(account_id: str, low: int | None, high: int | None, descending: bool, *,
             budget: Budget | None = None, step: int = 100, filter: base.Filter | None = None
-            ) -> Iterator[dict[str, Any]]:
+            ) -> Iterator[Notification]:
     """A recipient's notifications (whole records) with ids in [low, high] (None: unbounded)."""
     return base.records(base.query(keys.notifications_of(account_id),
                                    sk_between=keys.id_range(low, high), descending=descending,
                                    budget=budget, step=step, filter=filter))
 
 
-def get(account_id: str, notification_id: str) -> dict[str, Any] | None:
+def get(account_id: str, notification_id: str) -> Notification | None:
     return base.record(base.get(keys.notification(account_id, notification_id)))
 
 
@@ -155,11 +156,11 @@ def entry_key(entry: dict[str, Any]) -> tuple[str, str]:
     return entry["account_id"], entry["group_key"] if entry.get("type") == GROUP else entry["id"]
 
 
-def get_group(account_id: str, group_key: str) -> dict[str, Any] | None:
+def get_group(account_id: str, group_key: str) -> NotificationGroup | None:
     return base.record(base.get(keys.notification_group(account_id, group_key)))
 
 
-def get_groups(account_id: str, group_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+def get_groups(account_id: str, group_keys: Sequence[str]) -> dict[str, NotificationGroup]:
     found = base.batch_get([keys.notification_group(account_id, k) for k in group_keys])
     return {i["SK"]: base.record(i) for i in found}
 
@@ -173,12 +174,12 @@ def latest_group_key(account_id: str, prefix: str) -> str | None:
     return None
 
 
-def group_for_update(account_id: str, group_key: str) -> dict[str, Any] | None:
+def group_for_update(account_id: str, group_key: str) -> NotificationGroup | None:
     return base.record(base.get(keys.notification_group(account_id, group_key),
                                 consistent=True))
 
 
-def existing(account_id: str, notification_ids: Sequence[str]) -> list[dict[str, Any]]:
+def existing(account_id: str, notification_ids: Sequence[str]) -> list[Notification]:
     return list(base.records(
         base.batch_get([keys.notification(account_id, n) for n in notification_ids])))
 
@@ -218,7 +219,7 @@ def prune_group(account_id: str, group_key: str) -> bool:
 
 
 def members(account_id: str, group_key: str, *, up_to: str | None = None,
-            limit: int | None = None, after: str | None = None) -> list[dict[str, Any]]:
+            limit: int | None = None, after: str | None = None) -> list[Notification]:
     """A group's notifications (whole records), newest first, at or below `up_to` and above
     `after`."""
     lo, hi = keys.id_range(int(after) + 1 if after else None, int(up_to) if up_to else None)
@@ -230,7 +231,7 @@ def members(account_id: str, group_key: str, *, up_to: str | None = None,
 
 
 def members_of_groups(account_id: str, wanted: Sequence[tuple[str, str]], limit: int
-                      ) -> dict[str, list[dict[str, Any]]]:
+                      ) -> dict[str, list[Notification]]:
     """The `limit` newest index entries of several groups at or below a position each,
     {group key: entries} (for `items_of`), queried in parallel."""
     def one(group_key: str, up_to: str) -> list[dict[str, Any]]:

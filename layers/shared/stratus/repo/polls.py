@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.core.errors import ApiError
+from stratus.model.statuses import Vote
 from stratus.repo import base, keys
 
 
@@ -69,5 +70,5 @@ def close(poll_id: str) -> bool:
     return True
 
 
-def own_vote(poll_id: str, account_id: str) -> dict[str, Any] | None:
+def own_vote(poll_id: str, account_id: str) -> Vote | None:
     return base.record(base.get(keys.poll_vote(poll_id, account_id), consistent=True))

@@ -14,12 +14,14 @@ pending request counts from the stream (workers/counters.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from stratus.core import clock
 from stratus.core.paging import Budget
+from stratus.model.accounts import Bundle
+from stratus.model.edges import Follow
 from stratus.model.relationships import FollowOptions, Mute, Relationships
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import base, keys
@@ -162,7 +164,7 @@ class Alongside:
     of the accounts asked for, the domain blocks of `domains_blocked_by` that exist and, with
     `suggestions`, the accounts the viewer dismissed as suggestions or asked to follow."""
 
-    accounts: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    accounts: dict[str, Bundle] = field(default_factory=dict)
     domain_blocks: list[dict[str, Any]] = field(default_factory=list)
     dismissed: set[str] = field(default_factory=set)
     requested: set[str] = field(default_factory=set)
@@ -262,7 +264,7 @@ def _entries(partition: str, index: str, lo: str, hi: str, descending: bool,
 
 
 def followers(account_id: str, lo: str, hi: str, descending: bool, *,
-              budget: Budget | None = None, step: int = 100) -> Iterator[dict[str, Any]]:
+              budget: Budget | None = None, step: int = 100) -> Iterator[Follow]:
     """Follows of an account, by follow id (records: id, account_id = the follower)."""
     return base.records(_entries(keys.followers_of(account_id), "GSI1", lo, hi, descending,
                                  budget, step))
@@ -395,19 +397,19 @@ def follower_ids(account_id: str) -> Iterator[str]:
     return (e["account_id"] for e in followers(account_id, *keys.id_range(None, None), True))
 
 
-def follows_of(follower_ids_: Iterable[str], target_id: str) -> list[dict[str, Any]]:
+def follows_of(follower_ids_: Iterable[str], target_id: str) -> list[Follow]:
     """The follows of `target_id` by each of `follower_ids_` that exist (one batched read)."""
     return list(base.records(base.batch_get([keys.follow(f, target_id)
                                              for f in follower_ids_])))
 
 
 # --- one edge by its ends -------------------------------------------------------------------------
-def get_follow(follower_id: str, target_id: str) -> dict[str, Any] | None:
+def get_follow(follower_id: str, target_id: str) -> Follow | None:
     """The follow of `target_id` by `follower_id` (a consistent read), as a record."""
     return get(keys.follow(follower_id, target_id))
 
 
-def get_follow_request(target_id: str, requester_id: str) -> dict[str, Any] | None:
+def get_follow_request(target_id: str, requester_id: str) -> Follow | None:
     """The pending request of `requester_id` to follow `target_id` (a consistent read), as a
     record."""
     return get(keys.follow_request(target_id, requester_id))
@@ -442,6 +444,6 @@ def end_follow(follower_id: str, followed_id: str) -> None:
            remove_op(keys.endorsement(follower_id, followed_id))])
 
 
-def remove_follow_request(target_id: str, requester_id: str) -> dict[str, Any] | None:
+def remove_follow_request(target_id: str, requester_id: str) -> Follow | None:
     """Delete a pending request; returns its record as it was (None if there was none)."""
     return remove(keys.follow_request(target_id, requester_id))

@@ -18,10 +18,10 @@ from stratus.model.relationships import FollowOptions
 from stratus.repo import base, keys
 from stratus.repo.relationships import (
     create_op,
+    follow_item,
     follow_options,
     follow_request_item,
     follow_requests,
-    follow_item,
     followers,
     followings,
     get,

@@ -7,6 +7,7 @@ from typing import Any
 
 from stratus.core.paging import Budget
 from stratus.model.edges import ViewerEdges
+from stratus.model.statuses import Edit, Media, Poll, Status, StatusStats, Vote
 from stratus.repo import base, keys
 
 STATUS, STATS = "STATUS", "STATS"
@@ -32,7 +33,7 @@ def stats_item(status_id: str) -> dict[str, Any]:
             "reblogs_count": 0, "favourites_count": 0}
 
 
-def get_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
+def get_many(status_ids: list[str]) -> dict[str, Status]:
     """{id: status item with `stats`} for the ids that exist, in one batched read."""
     wanted = [k for sid in dict.fromkeys(status_ids)
               for k in (keys.status(sid), keys.status_stats(sid))]
@@ -49,7 +50,7 @@ def get_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def get(status_id: str) -> dict[str, Any] | None:
+def get(status_id: str) -> Status | None:
     return get_many([status_id]).get(status_id)
 
 
@@ -72,7 +73,7 @@ def _listing_filter(*, exclude_replies: bool = False, exclude_reblogs: bool = Fa
 def account_status_entries(account_id: str, lo: str, hi: str, descending: bool, *,
                            budget: Budget, step: int, exclude_replies: bool = False,
                            exclude_reblogs: bool = False, only_media: bool = False
-                           ) -> Iterator[dict[str, Any]]:
+                           ) -> Iterator[Status]:
     """An account's statuses (index entries), the listing's filters applied by DynamoDB."""
     return base.records(base.query(
         keys.account_statuses(account_id), index="GSI1", sk_between=(lo, hi),
@@ -81,17 +82,17 @@ def account_status_entries(account_id: str, lo: str, hi: str, descending: bool, 
                                only_media=only_media)))
 
 
-def recent_status_entries(account_id: str, limit: int) -> list[dict[str, Any]]:
+def recent_status_entries(account_id: str, limit: int) -> list[Status]:
     """An account's newest `limit` statuses (index entries)."""
     return list(base.records(base.query(keys.account_statuses(account_id), index="GSI1",
                                         descending=True, limit=limit)))
 
 
-def thread_entries(thread_id: str) -> list[dict[str, Any]]:
+def thread_entries(thread_id: str) -> list[Status]:
     return list(base.records(base.query(keys.thread(thread_id), index="GSI2")))
 
 
-def edits(status_id: str) -> list[dict[str, Any]]:
+def edits(status_id: str) -> list[Edit]:
     return list(base.records(base.query(keys.status_pk(status_id),
                                         sk_prefix=keys.EDIT_PREFIX)))
 
@@ -136,11 +137,12 @@ def edge_entries(index: str, partition: str, lo: str, hi: str, descending: bool,
                                    descending=descending, budget=budget, step=step))
 
 
-def get_poll(poll_id: str) -> dict[str, Any] | None:
+def get_poll(poll_id: str) -> Poll | None:
     return base.record(base.get(keys.poll(poll_id), consistent=True))
 
 
-def get_polls_and_votes(poll_ids: list[str], viewer_id: str | None) -> tuple[dict, dict]:
+def get_polls_and_votes(poll_ids: list[str], viewer_id: str | None
+                        ) -> tuple[dict[str, Poll], dict[str, Vote]]:
     wanted = [keys.poll(p) for p in poll_ids]
     if viewer_id:
         wanted += [keys.poll_vote(p, viewer_id) for p in poll_ids]
@@ -151,7 +153,7 @@ def get_polls_and_votes(poll_ids: list[str], viewer_id: str | None) -> tuple[dic
     return polls, votes
 
 
-def get_media(media_ids: list[str]) -> dict[str, dict[str, Any]]:
+def get_media(media_ids: list[str]) -> dict[str, Media]:
     return {item["id"]: base.record(item)
             for item in base.batch_get([keys.media(m) for m in media_ids])}
 
@@ -189,7 +191,7 @@ def _flags_filter(*, only_media: bool = False, local: bool | None = None,
 
 
 def public_bucket_entries(scope: str, hour: str, low: int, high: int, descending: bool, *,
-                          limit: int, only_media: bool, budget: Budget) -> list[dict[str, Any]]:
+                          limit: int, only_media: bool, budget: Budget) -> list[Status]:
     """The public statuses of one hour of a scope with ids in [low, high], newest (or, not
     `descending`, oldest) `limit` of them, merged across the hour's shards."""
     lo, hi = keys.pad(low), keys.pad(high)
@@ -236,7 +238,7 @@ def register_public_hour(scope: str, hour: str) -> None:
 
 def tag_entries(name: str, low: int | None, high: int | None, descending: bool, *,
                 only_media: bool, local: bool | None, budget: Budget, step: int
-                ) -> Iterator[dict[str, Any]]:
+                ) -> Iterator[Status]:
     """A hashtag's public statuses with ids in [low, high] (None: unbounded; index entries,
     `{"id": status id, ...}`)."""
     partition, bounds = keys.tagged_range(name, *keys.id_range(low, high))
@@ -246,13 +248,13 @@ def tag_entries(name: str, low: int | None, high: int | None, descending: bool, 
         yield {**base.record(item), "id": item["status_id"]}
 
 
-def bodies(status_ids: list[str]) -> dict[str, dict[str, Any]]:
+def bodies(status_ids: list[str]) -> dict[str, Status]:
     """{id: status item} without counters (for a caller that read them already)."""
     found = base.batch_get([keys.status(sid) for sid in dict.fromkeys(status_ids)])
     return {item["id"]: base.record(item) for item in found}
 
 
-def stats_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
+def stats_many(status_ids: list[str]) -> dict[str, StatusStats]:
     """{id: STATS item} for the ids that have counters (one batched read, no status bodies)."""
     found = base.batch_get([keys.status_stats(sid) for sid in dict.fromkeys(status_ids)])
     return {keys.id_in(item["PK"]): base.record(item) for item in found}
@@ -261,7 +263,7 @@ def stats_many(status_ids: list[str]) -> dict[str, dict[str, Any]]:
 def account_statuses_between(account_id: str, low: int | None, high: int | None,
                              descending: bool, *, budget: Budget, step: int,
                              exclude_replies: bool = False, exclude_reblogs: bool = False,
-                             only_media: bool = False) -> Iterator[dict[str, Any]]:
+                             only_media: bool = False) -> Iterator[Status]:
     """An account's statuses with ids in [low, high] (None: unbounded; index entries), the
     listing's filters applied by DynamoDB."""
     return account_status_entries(account_id, *keys.id_range(low, high), descending,

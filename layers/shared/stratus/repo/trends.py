@@ -41,9 +41,10 @@ def name_record(kind: str, ident: str, extra: dict[str, Any]) -> None:
     base.update(keys.trend_record(kind, ident), "SET " + ", ".join(sets), names=names, vals=vals)
 
 
-def review(kind: str, ident: str, trendable: bool, reviewed_at: str,
-           extra: dict[str, Any] | None = None) -> None:
-    """Staff approved (trendable) or rejected an item; the record exists from then on."""
+def review_op(kind: str, ident: str, trendable: bool, reviewed_at: str,
+              extra: dict[str, Any] | None = None) -> base.Op:
+    """Staff approved (trendable) or rejected an item; the record exists from then on (an op,
+    written with the audit log entry that records who decided)."""
     names = {"#t": "type", "#k": "kind", "#i": "ident", "#tr": "trendable", "#r": "reviewed_at"}
     vals: dict[str, Any] = {":t": "trend", ":k": kind, ":i": ident, ":tr": trendable,
                             ":r": reviewed_at}
@@ -51,7 +52,8 @@ def review(kind: str, ident: str, trendable: bool, reviewed_at: str,
     for n, (name, value) in enumerate((extra or {}).items()):
         names[f"#x{n}"], vals[f":x{n}"] = name, value
         sets.append(f"#x{n} = if_not_exists(#x{n}, :x{n})")
-    base.update(keys.trend_record(kind, ident), "SET " + ", ".join(sets), names=names, vals=vals)
+    return base.Op("Update", key=keys.trend_record(kind, ident),
+                   expression="SET " + ", ".join(sets), names=names, vals=vals)
 
 
 REVIEW_TTL = 14 * 86400

@@ -8,7 +8,6 @@ from stratus.jobs import messages as jobs
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import search as repo
 from stratus.repo import statuses as statuses_repo
-from stratus.repo.search import index_tags
 from stratus.text.words import account_words, status_words
 
 
@@ -28,7 +27,7 @@ def status_search_scope(job: jobs.StatusSearchScope) -> int:
     favourited, bookmarked or boosted it, none otherwise; a deleted status keeps none.
     Idempotent, and deliveries in any order end in the same place (the status and the edges
     are read as they are now)."""
-    tagged = index_tags(job.tags) if job.tags else 0
+    tagged = repo.index_tags(job.tags) if job.tags else 0
     status = statuses_repo.get(job.status_id)
     if status is not None and status.get("reblog_of_id"):
         return tagged

@@ -25,8 +25,8 @@ from stratus.read import accounts as accounts_read
 from stratus.read import settings as settings_service
 from stratus.repo import accounts as repo
 from stratus.repo import media, transaction
+from stratus.repo import moderation as moderation_repo
 from stratus.repo import oauth as oauth_repo
-from stratus.repo.moderation import admin_entry
 
 USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -127,7 +127,7 @@ def new_account_items(data: NewAccount, *, approved: bool, confirmed: bool,
             "settings": {"default_privacy": "public", "default_sensitive": False,
                          "default_language": None}}
     confirmation_hash = digest(confirmation_token(account_id, nonce)) if nonce else None
-    return profile, user, admin_entry(profile, user), confirmation_hash
+    return profile, user, moderation_repo.admin_entry(profile, user), confirmation_hash
 
 
 def create_ops(profile, user, admin, confirmation_hash) -> list[transaction.Op]:

@@ -19,8 +19,8 @@ from stratus.auth.tokens import digest, generate
 from stratus.core import clock
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.repo import accounts as repo
+from stratus.repo import moderation as moderation_repo
 from stratus.repo import transaction
-from stratus.repo.moderation import admin_entry
 
 
 def role_id_for(name: str | None) -> str | None:
@@ -81,7 +81,7 @@ def operator_modify(username: str, *, role: str | None = None, approve: bool = F
         return None
     updated = {**user, **changes}
     ops = [repo.user_update_op(account_id, changes),
-           repo.admin_entry_op(admin_entry(profile, updated))]
+           repo.admin_entry_op(moderation_repo.admin_entry(profile, updated))]
     if "confirmed_at" in changes and user.get("confirmation_nonce"):
         ops.append(repo.confirmation_removal_op(
             digest(confirmation_token(account_id, user["confirmation_nonce"]))))

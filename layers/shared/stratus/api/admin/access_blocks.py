@@ -21,6 +21,7 @@ from datetime import timedelta
 from typing import Any
 
 from stratus.api.graph.blocks import _domain as normalise_domain
+from stratus.convert import admin as convert_admin
 from stratus.core import clock, ids
 from stratus.core.errors import Forbidden, NotFound, Unprocessable, ValidationFailed
 from stratus.core.paging import Page
@@ -31,7 +32,6 @@ from stratus.read.access_blocks import SEVERITIES
 from stratus.repo import access_blocks as repo
 from stratus.repo import audit, transaction
 
-HISTORY_DAYS = 7
 NOT_ALLOWED = "This action is not allowed"
 TAKEN = ("ERR_TAKEN", "has already been taken")
 BLOCKED_EMAIL = ("ERR_BLOCKED", "uses a disallowed e-mail provider")
@@ -62,30 +62,13 @@ def _get(kind: str, block_id: str) -> dict[str, Any]:
 
 
 # --- e-mail domain blocks -------------------------------------------------------------------
-def _history(item: dict[str, Any]) -> list[dict[str, str]]:
-    today = clock.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    days = []
-    for back in range(HISTORY_DAYS):
-        moment = today - timedelta(days=back)
-        day = clock.day_key(moment)
-        days.append({"day": str(int(moment.timestamp())),
-                     "accounts": str(len(item.get(f"ips_{day}") or ())),
-                     "uses": str(int(item.get(f"uses_{day}", 0)))})
-    return days
-
-
-def render_email_domain_block(item: dict[str, Any]) -> dict[str, Any]:
-    return {"id": item["id"], "domain": item["domain"], "created_at": item["created_at"],
-            "history": _history(item), "allow_with_approval": bool(item.get("allow_with_approval"))}
-
-
 def email_domain_blocks(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     items, link_ids = _page(repo.EMAIL_DOMAIN, page)
-    return [render_email_domain_block(i) for i in items], link_ids
+    return [convert_admin.email_domain_block(clock.now(), i) for i in items], link_ids
 
 
 def email_domain_block(block_id: str) -> dict[str, Any]:
-    return render_email_domain_block(_get(repo.EMAIL_DOMAIN, block_id))
+    return convert_admin.email_domain_block(clock.now(), _get(repo.EMAIL_DOMAIN, block_id))
 
 
 def create_email_domain_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +78,7 @@ def create_email_domain_block(actor: Viewer, params: dict[str, Any]) -> dict[str
     transaction.write([*repo.create_ops(repo.EMAIL_DOMAIN, block,
                                     taken=ValidationFailed({"domain": [TAKEN]})),
                    _audit(actor, "create", "EmailDomainBlock", block["id"], domain)])
-    return render_email_domain_block(block)
+    return convert_admin.email_domain_block(clock.now(), block)
 
 
 def delete_email_domain_block(actor: Viewer, block_id: str) -> None:
@@ -122,17 +105,13 @@ def canonical_email_hash(address: str) -> str:
     return hashlib.sha256(canonical_email(address).encode()).hexdigest()
 
 
-def render_canonical_email_block(item: dict[str, Any]) -> dict[str, Any]:
-    return {"id": item["id"], "canonical_email_hash": item["canonical_email_hash"]}
-
-
 def canonical_email_blocks(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     items, link_ids = _page(repo.CANONICAL, page)
-    return [render_canonical_email_block(i) for i in items], link_ids
+    return [convert_admin.canonical_email_block(i) for i in items], link_ids
 
 
 def canonical_email_block(block_id: str) -> dict[str, Any]:
-    return render_canonical_email_block(_get(repo.CANONICAL, block_id))
+    return convert_admin.canonical_email_block(_get(repo.CANONICAL, block_id))
 
 
 def test_canonical_email(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -141,7 +120,7 @@ def test_canonical_email(params: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(email, str) or not email.strip():
         raise ValidationFailed({"email": [("ERR_BLANK", "can't be blank")]})
     match = repo.canonical_match(canonical_email_hash(email))
-    return [render_canonical_email_block({"id": match["block_id"],
+    return [convert_admin.canonical_email_block({"id": match["block_id"],
                                           "canonical_email_hash": canonical_email_hash(email)})
             ] if match else []
 
@@ -161,7 +140,7 @@ def create_canonical_email_block(actor: Viewer, params: dict[str, Any]) -> dict[
     transaction.write([*repo.create_ops(repo.CANONICAL, block,
                                     taken=ValidationFailed({"canonical_email_hash": [TAKEN]})),
                    _audit(actor, "create", "CanonicalEmailBlock", block["id"], digest)])
-    return render_canonical_email_block(block)
+    return convert_admin.canonical_email_block(block)
 
 
 def delete_canonical_email_block(actor: Viewer, block_id: str) -> None:
@@ -172,19 +151,13 @@ def delete_canonical_email_block(actor: Viewer, block_id: str) -> None:
 
 
 # --- IP blocks --------------------------------------------------------------------------------
-def render_ip_block(item: dict[str, Any]) -> dict[str, Any]:
-    return {"id": item["id"], "ip": item["ip"], "severity": item["severity"],
-            "comment": item.get("comment", ""), "created_at": item["created_at"],
-            "expires_at": item.get("expires_at")}
-
-
 def ip_blocks(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     items, link_ids = _page(repo.IP, page)
-    return [render_ip_block(i) for i in items], link_ids
+    return [convert_admin.ip_block(i) for i in items], link_ids
 
 
 def ip_block(block_id: str) -> dict[str, Any]:
-    return render_ip_block(_get(repo.IP, block_id))
+    return convert_admin.ip_block(_get(repo.IP, block_id))
 
 
 def _ip_fields(params: dict[str, Any], *, creating: bool) -> dict[str, Any]:
@@ -240,7 +213,7 @@ def create_ip_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     transaction.write([*repo.create_ops(repo.IP, block, taken=Unprocessable()),
                    _audit(actor, "create", "IpBlock", block["id"], block["ip"])])
     ip_rules.forget()
-    return render_ip_block(block)
+    return convert_admin.ip_block(block)
 
 
 def update_ip_block(actor: Viewer, block_id: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -250,7 +223,7 @@ def update_ip_block(actor: Viewer, block_id: str, params: dict[str, Any]) -> dic
     transaction.write([repo.replace_op(repo.IP, changed, gone=NotFound()),
                    _audit(actor, "update", "IpBlock", block["id"], changed["ip"])])
     ip_rules.forget()
-    return render_ip_block(changed)
+    return convert_admin.ip_block(changed)
 
 
 def delete_ip_block(actor: Viewer, block_id: str) -> None:
@@ -290,4 +263,4 @@ def screen_sign_up(email: str | None, ip: str) -> tuple[tuple[str, str] | None, 
 def _stale_days() -> list[str]:
     today = clock.now()
     return [clock.day_key(today - timedelta(days=back))
-            for back in range(HISTORY_DAYS, 2 * HISTORY_DAYS)]
+            for back in range(convert_admin.HISTORY_DAYS, 2 * convert_admin.HISTORY_DAYS)]

@@ -11,9 +11,9 @@ Each write here appends its audit log entry in the same transaction.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
+from stratus.convert import admin as convert_admin
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.paging import Page
@@ -38,27 +38,6 @@ def _required_domain(raw: Any) -> str:
     if domain is None:
         raise Unprocessable(BLANK)
     return domain
-
-
-def digest(domain: str) -> str:
-    return hashlib.sha256(domain.encode()).hexdigest()
-
-
-# --- rendering ----------------------------------------------------------------------------------
-def render_block(item: dict[str, Any]) -> dict[str, Any]:
-    """Admin::DomainBlock."""
-    return {"id": str(item["id"]), "domain": item["domain"], "digest": digest(item["domain"]),
-            "created_at": item["created_at"], "severity": item["severity"],
-            "reject_media": bool(item.get("reject_media")),
-            "reject_reports": bool(item.get("reject_reports")),
-            "private_comment": item.get("private_comment"),
-            "public_comment": item.get("public_comment"),
-            "obfuscate": bool(item.get("obfuscate"))}
-
-
-def render_allow(item: dict[str, Any]) -> dict[str, Any]:
-    """Admin::DomainAllow."""
-    return {"id": str(item["id"]), "domain": item["domain"], "created_at": item["created_at"]}
 
 
 # --- admin: domain blocks -----------------------------------------------------------------------
@@ -111,7 +90,7 @@ class ExistingBlock(Unprocessable):
 
     def __init__(self, item: dict[str, Any]) -> None:
         super().__init__(f"You have already imposed stricter limits on {item['domain']}.",
-                         extra={"existing_domain_block": render_block(item)})
+                         extra={"existing_domain_block": convert_admin.domain_block(item)})
 
 
 def _covering(domain: str) -> dict[str, Any] | None:
@@ -148,7 +127,7 @@ def create_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     except transaction.ConditionFailed:
         # Another request blocked the same domain in the meantime.
         raise ExistingBlock(repo.block(domain, consistent=True) or item) from None
-    return render_block(item)
+    return convert_admin.domain_block(item)
 
 
 def _block(block_id: str) -> dict[str, Any]:
@@ -159,7 +138,7 @@ def _block(block_id: str) -> dict[str, Any]:
 
 
 def get_block(block_id: str) -> dict[str, Any]:
-    return render_block(_block(block_id))
+    return convert_admin.domain_block(_block(block_id))
 
 
 def list_blocks(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
@@ -167,7 +146,7 @@ def list_blocks(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     items = repo.block_page(*page.id_range(), descending=not page.ascending, limit=page.limit)
     if page.ascending:
         items.reverse()
-    rendered = [render_block(i) for i in items]
+    rendered = [convert_admin.domain_block(i) for i in items]
     return rendered, [rendered[0]["id"], rendered[-1]["id"]] if rendered else []
 
 
@@ -181,7 +160,7 @@ def update_block(actor: Viewer, block_id: str, params: dict[str, Any]) -> dict[s
         transaction.write([op, _audit(actor, "update", "DomainBlock", updated)])
     except transaction.ConditionFailed:
         raise NotFound() from None  # deleted meanwhile
-    return render_block(updated)
+    return convert_admin.domain_block(updated)
 
 
 def delete_block(actor: Viewer, block_id: str) -> None:
@@ -201,13 +180,13 @@ def create_allow(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
     domain = _required_domain(params.get("domain"))
     existing = repo.allow(domain)
     if existing is not None:
-        return render_allow(existing)
+        return convert_admin.domain_allow(existing)
     item = {"id": ids.new_id(), "domain": domain, "created_at": clock.iso(clock.now())}
     try:
         transaction.write([repo.put_allow_op(item), _audit(actor, "create", "DomainAllow", item)])
     except transaction.ConditionFailed:
-        return render_allow(repo.allow(domain, consistent=True) or item)
-    return render_allow(item)
+        return convert_admin.domain_allow(repo.allow(domain, consistent=True) or item)
+    return convert_admin.domain_allow(item)
 
 
 def _allow(allow_id: str) -> dict[str, Any]:
@@ -218,14 +197,14 @@ def _allow(allow_id: str) -> dict[str, Any]:
 
 
 def get_allow(allow_id: str) -> dict[str, Any]:
-    return render_allow(_allow(allow_id))
+    return convert_admin.domain_allow(_allow(allow_id))
 
 
 def list_allows(page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     items = repo.allow_page(*page.id_range(), descending=not page.ascending, limit=page.limit)
     if page.ascending:
         items.reverse()
-    rendered = [render_allow(i) for i in items]
+    rendered = [convert_admin.domain_allow(i) for i in items]
     return rendered, [rendered[0]["id"], rendered[-1]["id"]] if rendered else []
 
 

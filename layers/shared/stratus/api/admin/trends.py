@@ -49,8 +49,12 @@ def admin_statuses(viewer_id: str, offset: int, limit: int) -> list[dict[str, An
     return status_views.render([found[i] for i in wanted if i in found], viewer_id)
 
 
-def _decide(kind: str, ident: str, allowed: bool, extra: dict[str, Any]) -> None:
-    repo.review(kind, ident, allowed, clock.iso(clock.now()), extra)
+def _decide(actor: Any, kind: str, ident: str, allowed: bool, extra: dict[str, Any],
+            target_type: str, human: str) -> None:
+    """The review and its audit log entry in one transaction; then the ranking shows it (the
+    next refresh would anyway)."""
+    transaction.write([repo.review_op(kind, ident, allowed, clock.iso(clock.now()), extra),
+                       _log_op(actor, allowed, target_type, ident, human)])
     repo.set_allowed(kind, ident, allowed)
 
 
@@ -59,8 +63,7 @@ def review_tag(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     record = repo.record(TAGS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("name"):
         raise NotFound()
-    _decide(TAGS, ident, allowed, {})
-    _log(actor, "approve" if allowed else "reject", "Tag", ident, record["name"])
+    _decide(actor, TAGS, ident, allowed, {}, "Tag", record["name"])
     stats, _ = tags_repo.load([record["name"]], None)
     return _admin_tag(repo.record(TAGS, ident) or record, stats.get(record["name"]), clock.now())
 
@@ -70,16 +73,18 @@ def review_status(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     status = statuses_repo.get(ident) if ids.is_id(ident) else None
     if status is None:
         raise NotFound()
-    _decide(STATUSES, ident, allowed, {"account_id": status["account_id"]})
-    _log(actor, "approve" if allowed else "reject", "Status", ident, status.get("uri") or ident)
+    _decide(actor, STATUSES, ident, allowed, {"account_id": status["account_id"]}, "Status",
+            status.get("uri") or ident)
     return status_views.render_one(status, actor.account_id)
 
 
-def _log(actor: Any, action: str, target_type: str, target_id: str, human: str) -> None:
-    transaction.write([audit.entry_op({
-        "id": ids.new_id(), "account_id": actor.account_id, "action": action,
-        "target_type": target_type, "target_id": target_id, "human_identifier": human,
-        "created_at": clock.iso(clock.now())})])
+def _log_op(actor: Any, allowed: bool, target_type: str, target_id: str, human: str
+            ) -> transaction.Op:
+    return audit.entry_op({
+        "id": ids.new_id(), "account_id": actor.account_id,
+        "action": "approve" if allowed else "reject", "target_type": target_type,
+        "target_id": target_id, "human_identifier": human,
+        "created_at": clock.iso(clock.now())})
 
 
 # --- links and publishers ------------------------------------------------------------------
@@ -96,8 +101,7 @@ def review_link(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     record = repo.record(LINKS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("url"):
         raise NotFound()
-    _decide(LINKS, ident, allowed, {})
-    _log(actor, "approve" if allowed else "reject", "PreviewCard", ident, record["url"])
+    _decide(actor, LINKS, ident, allowed, {}, "PreviewCard", record["url"])
     (item, entity), = link_entities([{"id": ident, "url": record["url"]}]) or [(None, None)]
     if entity is None:
         raise NotFound()
@@ -117,13 +121,12 @@ def review_publisher(actor: Any, ident: str, allowed: bool) -> dict[str, Any]:
     record = repo.record(PUBLISHERS, ident) if ids.is_id(ident) else None
     if record is None or not record.get("domain"):
         raise NotFound()
-    repo.review(PUBLISHERS, ident, allowed, clock.iso(clock.now()))
+    transaction.write([repo.review_op(PUBLISHERS, ident, allowed, clock.iso(clock.now())),
+                       _log_op(actor, allowed, "PreviewCardProvider", ident, record["domain"])])
     own = repo.records(LINKS, [i["id"] for i in trends_read.ranked(LINKS)
                                if link_id(i["publisher"]) == ident])
     for item in trends_read.ranked(LINKS):
         if link_id(item["publisher"]) == ident and (own.get(item["id"]) or {}).get(
                 "trendable") is None:
             repo.set_allowed(LINKS, item["id"], allowed)
-    _log(actor, "approve" if allowed else "reject", "PreviewCardProvider", ident,
-         record["domain"])
     return convert_admin.publisher(repo.record(PUBLISHERS, ident) or record)

@@ -10,23 +10,20 @@ carries `ttl`, so every read treats it as gone once it has expired.
 
 from __future__ import annotations
 
-import encodings.idna
-import re
 from typing import Any
 
 from stratus.api.graph import follows
 from stratus.core import clock, ids
-from stratus.core.errors import ValidationFailed
+from stratus.core.errors import Unprocessable, ValidationFailed
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.core.params import flag, to_i
 from stratus.model.relationships import Mute
 from stratus.model.viewer import Viewer
 from stratus.read import accounts as accounts_read
+from stratus.read import domain_blocks as domain_policy
 from stratus.read import relationships
 from stratus.repo import blocks as blocks_repo
 from stratus.repo import relationships as repo
-
-DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
 
 def block(viewer: Viewer, target_id: str) -> dict[str, Any]:
@@ -90,18 +87,15 @@ def unmute(viewer: Viewer, target_id: str) -> dict[str, Any]:
 
 # --- user domain blocks ---------------------------------------------------------------------------
 def _domain(raw: Any) -> str:
-    """A domain as Mastodon normalises it (lower case, punycode); 422 when blank or invalid."""
-    text = raw.strip().strip("/").lower() if isinstance(raw, str) else ""
-    if not text:
-        raise ValidationFailed({"domain": [("ERR_BLANK", "can't be blank")]})
+    """A domain as Mastodon normalises it (read/domain_blocks.normalize: the one parser the
+    admin's domain blocks use too); 422 when blank or invalid, with the attribute's error."""
     try:
-        ascii_ = ".".join(encodings.idna.ToASCII(label).decode() for label in text.split("."))
-    except UnicodeError:
-        ascii_ = ""
-    labels = ascii_.split(".")
-    if not ascii_ or len(ascii_) > 253 or not all(DOMAIN_LABEL.match(label) for label in labels):
-        raise ValidationFailed({"domain": [("ERR_INVALID", "is invalid")]})
-    return ascii_
+        domain = domain_policy.normalize(raw)
+    except Unprocessable:
+        raise ValidationFailed({"domain": [("ERR_INVALID", "is invalid")]}) from None
+    if domain is None:
+        raise ValidationFailed({"domain": [("ERR_BLANK", "can't be blank")]})
+    return domain
 
 
 def block_domain(viewer: Viewer, raw: Any) -> None:

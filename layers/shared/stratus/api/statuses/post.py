@@ -64,9 +64,9 @@ def _idempotent_create():
             idempotent_function,
         )
 
-        from stratus.repo.idempotency import persistence_layer
+        from stratus.repo import idempotency
 
-        persistence = persistence_layer()
+        persistence = idempotency.persistence_layer()
         config = IdempotencyConfig(event_key_jmespath="[account_id, key]",
                                    expires_after_seconds=3600)
 
