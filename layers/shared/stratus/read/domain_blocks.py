@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stratus.core import hosts
-from stratus.core.errors import Unprocessable
+from stratus.core.errors import Unprocessable, ValidationFailed
 from stratus.read import settings as settings_service
 from stratus.repo import domain_blocks as repo
 
@@ -50,6 +50,18 @@ def normalize(raw: Any) -> str | None:
     if len(ascii_) >= MAX_DOMAIN_LENGTH or not all(LABEL.match(x) for x in ascii_.split(".")):
         raise Unprocessable(INVALID)
     return ascii_
+
+
+def validated(raw: Any) -> str:
+    """`normalize`, for a form's `domain` attribute: 422 with the attribute's error when it is
+    blank (ERR_BLANK) or not a domain (ERR_INVALID)."""
+    try:
+        domain = normalize(raw)
+    except Unprocessable:
+        raise ValidationFailed({"domain": [("ERR_INVALID", "is invalid")]}) from None
+    if domain is None:
+        raise ValidationFailed({"domain": [("ERR_BLANK", "can't be blank")]})
+    return domain
 
 
 def variants(domain: str) -> list[str]:

@@ -20,7 +20,6 @@ import ipaddress
 from datetime import timedelta
 from typing import Any
 
-from stratus.api.graph.blocks import _domain as normalise_domain
 from stratus.convert import admin as convert_admin
 from stratus.core import clock, ids
 from stratus.core.errors import Forbidden, NotFound, Unprocessable, ValidationFailed
@@ -28,6 +27,7 @@ from stratus.core.paging import Page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
 from stratus.read import access_blocks as ip_rules
+from stratus.read import domain_blocks as domain_policy
 from stratus.read.access_blocks import SEVERITIES
 from stratus.repo import access_blocks as repo
 from stratus.repo import audit, transaction
@@ -72,7 +72,7 @@ def email_domain_block(block_id: str) -> dict[str, Any]:
 
 
 def create_email_domain_block(actor: Viewer, params: dict[str, Any]) -> dict[str, Any]:
-    domain = normalise_domain(params.get("domain"))
+    domain = domain_policy.validated(params.get("domain"))
     block = {"id": ids.new_id(), "domain": domain, "created_at": clock.iso(clock.now()),
              "allow_with_approval": flag(params.get("allow_with_approval"))}
     transaction.write([*repo.create_ops(repo.EMAIL_DOMAIN, block,
@@ -245,7 +245,7 @@ def screen_sign_up(email: str | None, ip: str) -> tuple[tuple[str, str] | None, 
         return None, needs_approval
     domain_part = email.strip().rsplit("@", 1)[1]
     try:
-        domain = normalise_domain(domain_part)
+        domain = domain_policy.validated(domain_part)
     except ValidationFailed:
         return BLOCKED_EMAIL, needs_approval  # Mastodon: an unparsable domain is blocked
     matches = repo.email_domain_matches(_with_parents(domain))

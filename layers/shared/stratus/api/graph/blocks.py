@@ -14,7 +14,7 @@ from typing import Any
 
 from stratus.api.graph import follows
 from stratus.core import clock, ids
-from stratus.core.errors import Unprocessable, ValidationFailed
+from stratus.core.errors import ValidationFailed
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.core.params import flag, to_i
 from stratus.model.relationships import Mute
@@ -86,29 +86,17 @@ def unmute(viewer: Viewer, target_id: str) -> dict[str, Any]:
 
 
 # --- user domain blocks ---------------------------------------------------------------------------
-def _domain(raw: Any) -> str:
-    """A domain as Mastodon normalises it (read/domain_blocks.normalize: the one parser the
-    admin's domain blocks use too); 422 when blank or invalid, with the attribute's error."""
-    try:
-        domain = domain_policy.normalize(raw)
-    except Unprocessable:
-        raise ValidationFailed({"domain": [("ERR_INVALID", "is invalid")]}) from None
-    if domain is None:
-        raise ValidationFailed({"domain": [("ERR_BLANK", "can't be blank")]})
-    return domain
-
-
 def block_domain(viewer: Viewer, raw: Any) -> None:
     """POST /api/v1/domain_blocks: hide everything from a domain. (Follows to and from its
     accounts end too in Mastodon; every account here is local until federation arrives.)"""
-    domain = _domain(raw)
+    domain = domain_policy.validated(raw)
     blocks_repo.block_domain(viewer.account_id, domain)
 
 
 def unblock_domain(viewer: Viewer, raw: Any) -> None:
     if isinstance(raw, str) and raw.strip():
         try:
-            domain = _domain(raw)
+            domain = domain_policy.validated(raw)
         except ValidationFailed:
             return
         blocks_repo.unblock_domain(viewer.account_id, domain)

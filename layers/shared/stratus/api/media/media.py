@@ -8,9 +8,9 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from stratus.actions.media import FAILED, store
 from stratus.convert import statuses as convert
 from stratus.core import clock, ids, limits
-from stratus.actions.media import FAILED, store
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.imaging import images
 from stratus.imaging.media_types import sniff_image
