@@ -4,14 +4,13 @@ ActionLog), roles as the roles API manages them, and trending-link publishers
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from stratus.convert import accounts, instance
-from stratus.core import clock
+from stratus.convert import accounts, instance, tags
 from stratus.model import roles
 
-HISTORY_DAYS = 7  # the days of an e-mail domain block's history
+HISTORY_DAYS = tags.HISTORY_DAYS  # an e-mail domain block's history has a tag's days
 
 
 def action_log(entry: dict[str, Any], accounts_by_id: dict[str, dict[str, Any]]
@@ -65,14 +64,9 @@ def domain_allow(item: dict[str, Any]) -> dict[str, Any]:
 
 def email_domain_block(now: datetime, item: dict[str, Any]) -> dict[str, Any]:
     """Admin::EmailDomainBlock, with the sign-up attempts of its last `HISTORY_DAYS` days."""
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    history = []
-    for back in range(HISTORY_DAYS):
-        moment = today - timedelta(days=back)
-        day = clock.day_key(moment)
-        history.append({"day": str(int(moment.timestamp())),
-                        "accounts": str(len(item.get(f"ips_{day}") or ())),
-                        "uses": str(int(item.get(f"uses_{day}", 0)))})
+    history = [{"day": epoch, "accounts": str(len(item.get(f"ips_{day}") or ())),
+                "uses": str(int(item.get(f"uses_{day}", 0)))}
+               for epoch, day in tags.history_days(now)]
     return {"id": item["id"], "domain": item["domain"], "created_at": item["created_at"],
             "history": history, "allow_with_approval": bool(item.get("allow_with_approval"))}
 

@@ -22,17 +22,19 @@ def tag_id(tag: str) -> str:
 def history(stats: dict[str, Any] | None, now: datetime) -> list[dict[str, str]]:
     """Mastodon's Trends::History: the seven days up to `now`'s, that day first, each `day` the
     epoch second of its UTC midnight, `uses` and `accounts` as strings."""
+    return [{"day": epoch,
+             "accounts": str(int((stats or {}).get(model.history_attribute(model.ACCOUNTS, day),
+                                                   0))),
+             "uses": str(int((stats or {}).get(model.history_attribute(model.USES, day), 0)))}
+            for epoch, day in history_days(now)]
+
+
+def history_days(now: datetime) -> list[tuple[str, str]]:
+    """The `HISTORY_DAYS` days of a history, `now`'s first: (the epoch second of its UTC
+    midnight, as Mastodon's `day`; its day key)."""
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    days = []
-    for back in range(HISTORY_DAYS):
-        moment = today - timedelta(days=back)
-        day = clock.day_key(moment)
-        days.append({"day": str(int(moment.timestamp())),
-                     "accounts": str(int((stats or {}).get(
-                         model.history_attribute(model.ACCOUNTS, day), 0))),
-                     "uses": str(int((stats or {}).get(model.history_attribute(model.USES, day),
-                                                        0)))})
-    return days
+    moments = [today - timedelta(days=back) for back in range(HISTORY_DAYS)]
+    return [(str(int(moment.timestamp())), clock.day_key(moment)) for moment in moments]
 
 
 def hashtag(tag: str, name: str, stats: dict[str, Any] | None, following: bool | None,
