@@ -1,7 +1,11 @@
 """The repository boundary, checked in every test: what a `stratus.repo` verb hands to code
 outside `repo/` carries no storage key (PK, SK, GSI*), and a verb whose answer is declared
 with the records of `stratus.model` (TypedDicts) answers exactly that — no attribute the
-model does not name, each of the declared type (typeguard)."""
+model does not name, each of the declared type (typeguard).
+
+With STRATUS_RECORDS_SURVEY=<folder> nothing fails: each test process writes there, per verb,
+how often it was called, the key attributes it handed out and the fields (with their types)
+of its answers — how the records of `model/` were taken from what the code really stores."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import pkgutil
 import re
 import sys
 import typing
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import pytest
 from typeguard import CollectionCheckStrategy, TypeCheckError, check_type
@@ -80,8 +84,7 @@ def _declared(fn):
         return None
     if hint is None or not _typed(hint):
         return None
-    if typing.get_origin(hint) in (Iterator, typing.Iterator, typing.Generator,
-                                   __import__("collections.abc").abc.Generator):
+    if typing.get_origin(hint) in (Iterator, Generator):
         return typing.get_args(hint)[0], True
     return hint, False
 
