@@ -43,8 +43,12 @@ def deliver_twice(runtime, queue: str) -> int:
 
 
 def record(event: str, new: dict | None = None, old: dict | None = None, **extra) -> dict:
-    """A DynamoDB stream record of an item change."""
-    images = {"SequenceNumber": "1"}
+    """A DynamoDB stream record of an item change (with the item's `Keys`, as DynamoDB sends
+    them, when the image has its keys)."""
+    images: dict = {"SequenceNumber": "1"}
+    image = new or old or {}
+    if "PK" in image:
+        images["Keys"] = serialize({"PK": image["PK"], "SK": image["SK"]})
     if new:
         images["NewImage"] = serialize(new)
     if old:

@@ -11,19 +11,9 @@ from stratus.api.streaming.streaming import Listener, subscription
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import connections
-from stratus.repo.base import serialize
 from stratus.workers import stream as stream_worker
 
-from tests.rig import auth, make_app, make_user, user_token
-
-
-def record(event, new=None, old=None):
-    images = {"SequenceNumber": "1"}
-    if new:
-        images["NewImage"] = serialize(new)
-    if old:
-        images["OldImage"] = serialize(old)
-    return {"eventID": "e1", "eventName": event, "dynamodb": images}
+from tests.rig import auth, make_app, make_user, record, user_token
 
 
 def streamed(rec):

@@ -10,10 +10,9 @@ from stratus.api.streaming.streaming import Listener, StreamError, subscription
 from stratus.jobs import messages as jobs
 from stratus.jobs.outbox import route
 from stratus.repo import connections
-from stratus.repo.base import serialize
 from stratus.workers import stream as stream_worker
 
-from tests.rig import make_app, make_user, user_token
+from tests.rig import make_app, make_user, record, user_token
 
 
 def listener(*scopes: str, account: str = "1") -> Listener:
@@ -78,15 +77,6 @@ def test_public_streams_follow_fan_out_on_writes_broadcast_rules():
         assert stream_worker.public_keys(jobs.StreamStatus(
             event="update", status_id="5", account_id="1",
             **{"visibility": "public", **hidden})) == []
-
-
-def record(event, new=None, old=None):
-    images = {"SequenceNumber": "1"}
-    if new:
-        images["NewImage"] = serialize(new)
-    if old:
-        images["OldImage"] = serialize(old)
-    return {"eventID": "e1", "eventName": event, "dynamodb": images}
 
 
 def streamed(rec):

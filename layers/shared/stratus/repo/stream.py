@@ -20,7 +20,4 @@ def images(stream_record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
 def owner_id(stream_record: dict[str, Any]) -> str:
     """The id the changed item's partition belongs to (an account's stats item carries no
     other)."""
-    found = stream_record.get("dynamodb", {})
-    image = found.get("Keys") or found.get("NewImage") or found.get("OldImage") or {}
-    partition = image.get("PK", {}).get("S")
-    return keys.id_in(partition) if partition else ""
+    return keys.id_in(deserialize(stream_record["dynamodb"]["Keys"])["PK"])
