@@ -54,11 +54,7 @@ def get_bundle(account_id: str, parts: tuple[str, ...] = (PROFILE, STATS, USER)
 def get_many(account_ids: list[str], parts: tuple[str, ...] = (PROFILE, STATS)
              ) -> dict[str, Bundle]:
     """Items of many accounts in as few round trips as possible: {account_id: {SK: item}}."""
-    wanted = [{"PK": keys.account_pk(a), "SK": p} for a in account_ids for p in parts]
-    found: dict[str, dict[str, dict[str, Any]]] = {}
-    for item in base.batch_get(wanted):
-        found.setdefault(keys.id_in(item["PK"]), {})[item["SK"]] = base.record(item)
-    return found
+    return bundles(base.batch_get(bundle_keys(account_ids, parts)))
 
 
 def bundle_keys(account_ids: list[str], parts: tuple[str, ...]) -> list[dict[str, str]]:
