@@ -1,19 +1,13 @@
 """The repository boundary, checked in every test: what a `stratus.repo` verb hands to code
 outside `repo/` carries no storage key (PK, SK, GSI*), and a verb whose answer is declared
 with the records of `stratus.model` (TypedDicts) answers exactly that — no attribute the
-model does not name, each of the declared type (typeguard).
-
-With STRATUS_RECORDS_SURVEY=<folder> nothing fails: each test process writes there, per verb,
-how often it was called, the key attributes it handed out and the fields (with their types)
-of its answers — how the records of `model/` were taken from what the code really stores."""
+model does not name, each of the declared type (typeguard)."""
 
 from __future__ import annotations
 
 import functools
 import importlib
 import inspect
-import json
-import os
 import pkgutil
 import re
 import sys
@@ -25,8 +19,6 @@ from typeguard import CollectionCheckStrategy, TypeCheckError, check_type
 
 KEY = re.compile(r"^(PK|SK|GSI\d+(PK|SK))$")
 PRIVATE = {"stratus.repo.base", "stratus.repo.keys", "stratus.repo.client"}
-SURVEY = os.environ.get("STRATUS_RECORDS_SURVEY")
-_seen: dict[str, dict] = {}
 
 
 def _leaks(value, depth: int = 0) -> set[str]:
@@ -44,28 +36,6 @@ def _leaks(value, depth: int = 0) -> set[str]:
             found |= _leaks(v, depth + 1)
         return found
     return set()
-
-
-def _fields(value) -> set[str]:
-    records = []
-    if isinstance(value, dict):
-        if value and all(isinstance(v, dict) for v in value.values()) and "id" not in value:
-            records = list(value.values())
-        else:
-            records = [value]
-    elif isinstance(value, (list, tuple)):
-        records = [v for v in value if isinstance(v, dict)]
-    found = set()
-    for record in records[:20]:
-        for k, v in record.items():
-            if isinstance(v, dict) and k in ("PROFILE", "STATS", "USER"):
-                found |= {f"{k}.{kk}:{type(vv).__name__}" for kk, vv in v.items()}
-            else:
-                inner = ""
-                if isinstance(v, list) and v:
-                    inner = "[" + type(v[0]).__name__ + "]"
-                found.add(f"{k}:{type(v).__name__}{inner}")
-    return found
 
 
 def _typed(hint) -> bool:
@@ -97,15 +67,9 @@ def _conforms(name: str, value, hint) -> None:
 
 
 def _check(name: str, value, hint=None) -> None:
-    if hint is not None and not SURVEY:
+    if hint is not None:
         _conforms(name, value, hint)
     leaked = _leaks(value)
-    if SURVEY:
-        entry = _seen.setdefault(name, {"calls": 0, "leaks": [], "fields": []})
-        entry["calls"] += 1
-        entry["leaks"] = sorted(set(entry["leaks"]) | leaked)
-        entry["fields"] = sorted(set(entry["fields"]) | _fields(value))
-        return
     if leaked:
         raise AssertionError(f"{name} handed storage keys {sorted(leaked)} outside repo/")
 
@@ -167,7 +131,3 @@ def repository_boundary():
     yield
     for module, attr, fn in patched:
         setattr(module, attr, fn)
-    if SURVEY:
-        path = f"{SURVEY}/{os.getpid()}.json"
-        with open(path, "w") as out:
-            json.dump(_seen, out)
