@@ -185,11 +185,11 @@ def test_every_job_the_registry_produces_has_a_consumer():
                           "status_id": "10", "day": "20250101", "shared": True},
         "link_use": {"type": "link_use", "url": "https://a.example/", "day": "20250101",
                      "account_id": "1"}})
-    from stratus.jobs.outbox import Change
+    from stratus.jobs.outbox import decode
 
     for rule in RULES:
-        image = samples[rule.item_type]
-        job = rule.job(Change("e", "INSERT", image, image))
+        image = samples[rule.item_type]  # decoded from a stream record, as Dispatch does
+        job = rule.job(decode(record("INSERT", new=image, old=image)))
         assert type(job) in consumers[rule.queue], (rule.queue, job.name)
 
 
