@@ -35,16 +35,9 @@ def _free_port() -> int:
 
 
 def _loop(runtime, stop: threading.Event) -> None:
-    
-    while not stop.is_set():
-        try:
-            work = runtime.pipeline.pump()
-            runtime.mailbox.collect()
-        except Exception:  # noqa: BLE001 - keep the loop alive; the error is logged
-            logger.exception("background loop error")
-            work = 0
-        if not work:
-            stop.wait(0.25)
+    """The event source mappings: woken by the emulator when there is work (local/pipeline.py
+    `run`), asleep otherwise; mail sent in a round lands in .stratus/mail/ after it."""
+    runtime.pipeline.run(stop, after_round=runtime.mailbox.collect)
 
 
 def main() -> None:
@@ -99,6 +92,7 @@ def main() -> None:
         pass  # uvicorn re-raises the Ctrl-C it already handled
     finally:
         stop.set()
+        runtime.pipeline.wake()
         loop.join(timeout=5)
         # Finish the side effects already on their way (their mail lands now); whatever is
         # left (a job failing, waiting for its retry) is kept in the snapshot and runs next time.

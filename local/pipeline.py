@@ -2,8 +2,13 @@
 batch failures, DLQ redrive), EventBridge schedules and one-off Scheduler schedules → targets,
 and Step Functions executions (local/states.py runs them one state per round).
 
-`pump()` does one round of everything and says how much work it found: the local stack calls it
-in a loop, the tests' `drain()` calls it until the system is quiet.
+`pump()` does one round of everything and says how much work it found: the tests' `drain()`
+calls it until the system is quiet; `run()` (the local stack's background thread) calls it
+whenever there may be work: at once after a round that found some, else when the emulator
+announces new work (a stream record, a message sent, a schedule created, an execution started:
+`emulator.ACTIVITY`) or when the next thing falls due (`next_due()`: a rate schedule, a one-off
+schedule's time, a delayed message or a retry becoming visible, a state machine's wait), and
+otherwise sleeps.
 
 Like Lambda's event source mapping, the stream reader keeps its own checkpoint (the last
 sequence number it read, per shard): when its shard iterator expires it takes a new one after
@@ -81,6 +86,8 @@ class Pipeline:
         self.schedules: list[ScheduleSource] = []
         self.fired_once: set[str] = set()
         self.runs: dict[str, states.Run] = {}  # execution ARN -> where it is
+        self.one_off_due: float | None = None  # monotonic time of the next one-off schedule
+        self.rounds = 0  # rounds `run()` has made (tests/local/test_pipeline_wakes.py)
         self.lock = threading.Lock()
         resolver = stack.resolver
         now = time.monotonic()
@@ -306,6 +313,7 @@ class Pipeline:
         scheduler = client("scheduler")
         fired = 0
         now = datetime.now(UTC).replace(tzinfo=None)
+        due: float | None = None  # seconds from now to the next one not yet due
         for summary in scheduler.list_schedules().get("Schedules", []):
             key = f"{summary.get('GroupName', 'default')}/{summary['Name']}"
             if key in self.fired_once:
@@ -316,7 +324,12 @@ class Pipeline:
             except scheduler.exceptions.ResourceNotFoundException:
                 continue  # deleted since it was listed (a poll's status was deleted meanwhile)
             match = re.match(r"^at\((.+)\)$", schedule.get("ScheduleExpression", ""))
-            if not match or datetime.fromisoformat(match.group(1)) > now:
+            if not match:
+                continue
+            at = datetime.fromisoformat(match.group(1))
+            if at > now:
+                wait = (at - now).total_seconds()
+                due = wait if due is None else min(due, wait)
                 continue
             target = schedule["Target"]
             payload = target.get("Input") or "{}"
@@ -336,6 +349,7 @@ class Pipeline:
                 scheduler.delete_schedule(Name=summary["Name"],
                                           GroupName=summary.get("GroupName", "default"))
             fired += 1
+        self.one_off_due = None if due is None else time.monotonic() + due
         return fired
 
     # -- Step Functions executions -------------------------------------------------------------
@@ -414,6 +428,47 @@ class Pipeline:
                 work += self.pump_schedules()
                 work += self.pump_one_off()
             return work
+
+    # -- the background loop --------------------------------------------------------------------
+    def next_due(self) -> float | None:
+        """When (`time.monotonic()`) something falls due that no write will announce: a rate
+        schedule, a one-off schedule, a delayed message or a retry becoming visible, a running
+        execution's wait or retry interval. None if nothing is waiting."""
+        times = [s.next_at for s in self.schedules]
+        times += [run.not_before for run in self.runs.values() if run.outcome is None]
+        if self.one_off_due is not None:
+            times.append(self.one_off_due)
+        visible = emulator.next_visible([q.url for q in self.queues])
+        if visible is not None:
+            times.append(time.monotonic() + (visible - time.time()))
+        return min(times) if times else None
+
+    def wake(self) -> None:
+        """Make `run()` look for work now (and see that it was asked to stop)."""
+        emulator.ACTIVITY.notify()
+
+    def run(self, stop: threading.Event, *, after_round: Any = None,
+            longest: float = 60.0) -> None:
+        """The local stack's event source mappings: round after round while there is work,
+        then asleep until the emulator announces some or the next thing falls due (at most
+        `longest` seconds, a safety net). Returns once `stop` is set (call `wake()` too)."""
+        activity = emulator.ACTIVITY
+        while not stop.is_set():
+            seen = activity.count  # before looking: what is announced meanwhile wakes the wait
+            self.rounds += 1
+            try:
+                work = self.pump()
+                if after_round is not None:
+                    after_round()
+                if work:
+                    continue
+                due = self.next_due()
+                timeout = longest if due is None else min(longest, due - time.monotonic())
+            except Exception:  # noqa: BLE001 - keep the loop alive; the error is logged
+                logger.exception("background loop error")
+                timeout = 1.0
+            if timeout > 0 and not stop.is_set():
+                activity.wait(seen, timeout)
 
     def drain(self, *, max_rounds: int = 200, schedules: bool = False) -> int:
         """Run until nothing is left to do (tests); returns the total work done."""
