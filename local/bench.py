@@ -160,10 +160,32 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
+    if args and args[0] == "latency":  # `python -m local.bench latency [--json] [--posts N]
+        # [--writers N]`: post → home entry, notification, WebSocket event, web push
+        from .bench_latency import run as latency
+
+        options = {"posts": 30, "writers": 20}
+        rest = args[1:]
+        as_json = "--json" in rest
+        rest = [a for a in rest if a != "--json"]
+        while rest:
+            name, value = rest[0].removeprefix("--"), rest[1] if len(rest) > 1 else ""
+            if name not in options or not value.isdigit():
+                print("usage: python -m local.bench latency [--json] [--posts N] [--writers N]",
+                      file=sys.stderr)
+                return 2
+            options[name] = int(value)
+            rest = rest[2:]
+        emulator, runtime = start_stack()
+        try:
+            latency(runtime, as_json=as_json, **options)
+        finally:
+            emulator.stop()
+        return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
               "streaming [CLIENTS] | trends [POSTS] | search | delivery [FOLLOWERS] [HOSTS] | "
-              "memory [WRITES]]",
+              "latency [--json] [--posts N] [--writers N] | memory [WRITES]]",
               file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES
@@ -239,6 +261,9 @@ def timings(runtime) -> None:
     from .bench_delivery import run as delivery
 
     delivery(runtime)  # one post to 1,000 remote followers on 100 servers
+    from .bench_latency import run as latency
+
+    latency(runtime)  # post → home, notification, WebSocket, web push: quiet and 20 writers
 
 
 def statuses_bench(gateway, calls) -> None:
@@ -433,10 +458,7 @@ def memory_bench(runtime, writes: int = MEMORY_WRITES, clients: int = 4) -> bool
     stop = threading.Event()
 
     def pipeline_loop() -> None:  # what `make dev` runs in the background
-        while not stop.is_set():
-            if not runtime.pipeline.pump():
-                stop.wait(0.25)
-            runtime.mailbox.collect()
+        runtime.pipeline.run(stop, after_round=runtime.mailbox.collect)
 
     background = threading.Thread(target=pipeline_loop, name="pipeline", daemon=True)
     background.start()
@@ -451,6 +473,7 @@ def memory_bench(runtime, writes: int = MEMORY_WRITES, clients: int = 4) -> bool
                   f"{time.perf_counter() - started:10.0f}", flush=True)
     writing = time.perf_counter() - started
     stop.set()
+    runtime.pipeline.wake()
     background.join()
     while runtime.pipeline.pump(schedules=False):  # let the pipeline catch up
         pass
