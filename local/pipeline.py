@@ -87,6 +87,8 @@ class Pipeline:
         self.fired_once: set[str] = set()
         self.runs: dict[str, states.Run] = {}  # execution ARN -> where it is
         self.one_off_due: float | None = None  # monotonic time of the next one-off schedule
+        # emulator.CHANGES when the schedules and executions were last listed (None: never)
+        self.listed: dict[str, int | None] = {"schedules": None, "executions": None}
         self.rounds = 0  # rounds `run()` has made (tests/local/test_pipeline_wakes.py)
         self.lock = threading.Lock()
         resolver = stack.resolver
@@ -254,6 +256,8 @@ class Pipeline:
 
     # -- SQS -> function ----------------------------------------------------------------------
     def pump_queue(self, source: QueueSource) -> int:
+        if not emulator.has_visible(source.url):
+            return 0  # what ReceiveMessage would say, without the round trip
         sqs = client("sqs")
         received: list[dict[str, Any]] = []
         while len(received) < source.batch_size:  # Lambda's poller gathers up to BatchSize
@@ -310,6 +314,11 @@ class Pipeline:
 
     def pump_one_off(self) -> int:
         """EventBridge Scheduler `at(...)` schedules created at run time (moto never fires them)."""
+        changes = emulator.CHANGES["schedules"]
+        if changes == self.listed["schedules"] and (
+                self.one_off_due is None or time.monotonic() < self.one_off_due):
+            return 0  # none created or changed since the last look, none due yet
+        self.listed["schedules"] = changes
         scheduler = client("scheduler")
         fired = 0
         now = datetime.now(UTC).replace(tzinfo=None)
@@ -359,6 +368,10 @@ class Pipeline:
         return json.loads(json.dumps(invoke(self.stack, fn.logical_id, json.loads(json.dumps(payload)))))
 
     def _started(self) -> None:
+        changes = emulator.CHANGES["executions"]
+        if changes == self.listed["executions"]:
+            return  # none started since the last look
+        self.listed["executions"] = changes
         sfn = client("stepfunctions")
         for logical, (arn, definition) in self.stack.state_machines.items():
             pages = sfn.get_paginator("list_executions").paginate(stateMachineArn=arn,
