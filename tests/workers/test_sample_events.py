@@ -58,13 +58,17 @@ def test_activity_schedule(runtime):
         {"active_month": 0, "active_halfyear": 0}
 
 
-def test_effects_worker_indexes_hashtags(runtime):
+def test_effects_worker_records_hashtag_uses(runtime):
+    """A new public status's tag is a use by its account that day; its index entry is the
+    status's own write's (repo/status_writes), not the worker's."""
+    from stratus.core import clock
     from stratus.repo import statuses as statuses_repo
 
     assert invoke(runtime.stack, "EffectsFunction", sample("EffectsFunction")) == \
         {"batchItemFailures": []}
-    assert statuses_repo.tag_status_ids("clouds", keys.pad(0), keys.MAX_SK) == \
-        ["117657226599751661"]
+    day = clock.day_of_id("117657226599751661")
+    assert base.get(keys.tag_use("clouds", day, "117657226599751660")) is not None
+    assert statuses_repo.tag_status_ids("clouds", keys.pad(0), keys.MAX_SK) == []
 
 
 def test_timers_worker_ignores_unknown_polls(runtime):

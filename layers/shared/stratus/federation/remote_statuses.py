@@ -9,9 +9,11 @@ status is the same `status` item a local status is, written through the same rep
 `local: false`, its ActivityPub `uri` and `url` (the `url` only when on the status's own host,
 else its `uri`, as Mastodon checks its origin), and an entry in the URI index (repo/uris.py:
 only for an id on its author's host, never over another's entry). A fetched object is only
-believed where it names itself (federation/http.fetch_object). Everything a
-new status sets off — fan-out to the home feeds of local followers, notifications of local
-mentions, hashtag entries, streaming, counters — follows from the stream as for a local one.
+believed where it names itself (federation/http.fetch_object). Its hashtag
+entries are written with it, as a local status's are (status_writes: hashtag timelines show it
+at once); everything else a new status sets off — fan-out to the home feeds of local
+followers, notifications of local mentions, streaming, counters — follows from the stream as
+for a local one.
 
 Ids: a remote status gets a snowflake id made from its `published` time (clamped to now),
 as Mastodon does (`Mastodon::Snowflake.id_at`), so a fetched old status (a reply's parent,

@@ -6,7 +6,8 @@ bottom, which changes have side effects, on which queue and as which typed job. 
 (functions/dispatch) sends what `route()` returns. Pure: no AWS calls, tested directly.
 
 Add a side effect by adding a rule; a removal rule is how deletes cascade (a removed status
-takes its edges, boosts, notifications, hashtag entries and edits with it).
+takes its edges, boosts, notifications, edits and the hashtag entries its own write left over
+with it).
 """
 
 from __future__ import annotations
@@ -224,6 +225,9 @@ def status_created(change: Change) -> jobs.Job:
 
 
 def status_changed(change: Change) -> jobs.Job:
+    """An edit changed tags or mentions. `added_tags` (in the new order) and `removed_tags` (in
+    the old order) are the lists whose first TAGS_IN_WRITE entries the edit's own write indexed
+    and unindexed (repo/status_writes): the worker does the rest, so their order matters."""
     new, old = change.new, change.old
     return jobs.StatusChanged(
         event_id=change.event_id, status_id=new["id"], account_id=new["account_id"],

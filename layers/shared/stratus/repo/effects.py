@@ -1,6 +1,6 @@
-"""Derived records written by stream consumers: hashtag index entries and notifications, and
-the cascade that removes what points at a deleted status. Every write is conditional or a
-delete, so a redelivered job changes nothing."""
+"""Derived records written by stream consumers: notifications, and the cascade that removes
+what points at a deleted status. Every write is conditional or a delete, so a redelivered job
+changes nothing. (Hashtag index entries are repo/tags.py's.)"""
 
 from __future__ import annotations
 
@@ -9,18 +9,6 @@ from typing import Any
 
 from stratus.core.paging import Budget
 from stratus.repo import base, keys
-
-
-def index_tags(status_id: str, tags: list[str], fields: dict[str, Any]) -> None:
-    for name in tags:
-        base.put({**keys.tagged_status(name, status_id), "type": "tagged_status",
-                  "status_id": status_id, "tag": name, **fields})
-        base.put({**keys.tag(name), "type": "tag", "name": name},
-                 condition="attribute_not_exists(PK)")
-
-
-def unindex_tags(status_id: str, tags: list[str]) -> None:
-    base.delete_many([keys.tagged_status(name, status_id) for name in tags])
 
 
 def notify(recipient_id: str, kind: str, from_id: str, subject_id: str,

@@ -1,5 +1,12 @@
-"""Hashtags: their daily use counters, followed-hashtag edges, and the pages of a tag's
-followers that home fan-out reads.
+"""Hashtags: the hashtag index (a tag's statuses, and the marker that the tag was ever used),
+their daily use counters, followed-hashtag edges, and the pages of a tag's followers that home
+fan-out reads.
+
+The index is one entry per tag and status (`keys.tagged_status`), carrying what hashtag
+timelines filter by (`entry_fields`). A status's own write adds and removes its entries
+(repo/status_writes.py: `index_ops`, `unindex_ops`), as Mastodon writes `statuses_tags` in the
+request; a status with more tags than one transaction holds leaves the rest to the effects
+worker (`index`, `unindex`: the same items, written outside a transaction).
 
 A followed tag is one item in the follower's partition (`keys.followed_tag`), so whether a
 viewer follows a page of tags is one batched read. GSI1 lists a tag's followers and GSI2 a
@@ -17,6 +24,65 @@ from stratus.repo import base, keys
 
 FOLLOWED_TAG, TAG_USE = "followed_tag", "tag_use"
 USE_TTL = 14 * 86400  # Mastodon keeps a day's tag activity for 14 days
+
+
+# --- the hashtag index ----------------------------------------------------------------------------
+def entry_fields(*, visibility: str | None, account_id: str, local: bool, has_media: bool
+                 ) -> dict[str, Any]:
+    """What hashtag timelines filter a status's index entries by (`tag_entries`)."""
+    return {"visibility": visibility, "account_id": account_id, "local": local,
+            "has_media": has_media}
+
+
+def _entry(name: str, status_id: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {**keys.tagged_status(name, status_id), "type": "tagged_status",
+            "status_id": status_id, "tag": name, **fields}
+
+
+def _marker_op(name: str) -> base.Op:
+    """The tag's marker (`known`), written without a condition (the same values again when it
+    exists), so that a transaction never fails because the tag was used before."""
+    return base.Op("Update", key=keys.tag(name), expression="SET #t = :t, #n = :n",
+                   names={"#t": "type", "#n": "name"}, vals={":t": "tag", ":n": name})
+
+
+def unknown(names: Iterable[str]) -> list[str]:
+    """Which of `names` have no marker yet (one batched read). A status's write sets the
+    marker only for these: a busy tag's marker is then never an item every post's transaction
+    touches (concurrent transactions on one item cancel each other)."""
+    wanted = list(dict.fromkeys(names))
+    found = {item["PK"] for item in base.batch_get([keys.tag(n) for n in wanted])}
+    return [n for n in wanted if keys.tag(n)["PK"] not in found]
+
+
+def index_ops(status_id: str, names: list[str], fields: dict[str, Any], *,
+              new: list[str] | None = None) -> list[base.Op]:
+    """The puts of the status's entries under `names` (a put again is the same item), and
+    the markers of those of `new` (default: `names`; the names the status did not have before)
+    that no status used yet."""
+    ops = [base.Op("Put", item=_entry(name, status_id, fields)) for name in names]
+    candidates = names if new is None else new
+    return ops + [_marker_op(name) for name in (unknown(candidates) if candidates else [])]
+
+
+def unindex_ops(status_id: str, names: Iterable[str]) -> list[base.Op]:
+    return [base.Op("Delete", key=keys.tagged_status(name, status_id)) for name in names]
+
+
+def index(status_id: str, names: list[str], fields: dict[str, Any]) -> None:
+    """Write the entries (and missing markers) outside a transaction: the tags beyond those
+    a status's own write holds (workers/effects.py). Idempotent."""
+    if not names:
+        return
+    base.write_many(puts=[_entry(name, status_id, fields) for name in names])
+    for name in unknown(names):
+        op = _marker_op(name)
+        base.update(op.key, op.expression, names=op.names, vals=op.vals)
+
+
+def unindex(status_id: str, names: list[str]) -> None:
+    if names:
+        base.delete_many([keys.tagged_status(name, status_id) for name in names])
 
 
 # --- followed tags --------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Side effects of status and graph activity, applied by the effects worker from the outbox's
-jobs: hashtag index entries and uses, notification records (mention, reblog, favourite, poll,
+jobs: the hashtag index entries a status's own write left over (repo/status_writes: a write
+holds the first TAGS_IN_WRITE), notification records (mention, reblog, favourite, poll,
 update, follow, follow_request, admin.sign_up) and their removal when the action is undone, the
 cascade that follows a deleted status, the notifications a block takes away, the work
 notification requests and sweeps leave behind, conversations of direct statuses
@@ -25,8 +26,9 @@ from stratus.repo import effects as repo
 from stratus.repo import media as storage
 from stratus.repo import notifications as notifications_repo
 from stratus.repo import polls as polls_repo
-from stratus.repo import queues
+from stratus.repo import queues, status_writes
 from stratus.repo import statuses as statuses_repo
+from stratus.repo import tags as tags_repo
 from stratus.workers import conversations, directory, links, tags
 
 CASCADE_PAGE = 100  # items removed per query
@@ -58,14 +60,19 @@ def _notify(recipients: Iterable[str], kind: str, actor: str, subject: str,
 
 
 def _tag_fields(job: jobs.StatusCreated | jobs.StatusChanged) -> dict[str, Any]:
-    """What hashtag timelines filter their index entries by."""
-    return {"visibility": job.visibility, "account_id": job.account_id, "local": job.local,
-            "has_media": job.has_media}
+    """What hashtag timelines filter their index entries by (as the status's write sets it)."""
+    return tags_repo.entry_fields(visibility=job.visibility, account_id=job.account_id,
+                                  local=job.local, has_media=job.has_media)
+
+
+def _index_rest(job: jobs.StatusCreated | jobs.StatusChanged, names: list[str]) -> None:
+    """The hashtag entries of the tags beyond those the status's own write held."""
+    tags_repo.index(job.status_id, status_writes.left_to_worker(names), _tag_fields(job))
 
 
 def status_created(job: jobs.StatusCreated) -> int:
     if job.tags:
-        repo.index_tags(job.status_id, job.tags, _tag_fields(job))
+        _index_rest(job, job.tags)
         if job.visibility == "public" and not job.reblog_of_id and not _silenced(job.account_id):
             tags.record_uses(job.tags, job.status_id, job.account_id)  # the tags' history
     if job.visibility == "public" and not job.reblog_of_id:
@@ -98,20 +105,19 @@ def _register_public_hour(status_id: str, local: bool) -> None:
 
 
 def status_changed(job: jobs.StatusChanged) -> int:
-    repo.unindex_tags(job.status_id, job.removed_tags)
+    tags_repo.unindex(job.status_id, status_writes.left_to_worker(job.removed_tags))
     tags.featured_status_removed(job.account_id, job.status_id, job.removed_tags)
-    if job.added_tags:
-        repo.index_tags(job.status_id, job.added_tags, _tag_fields(job))
+    _index_rest(job, job.added_tags)
     return _notify(job.added_mention_ids, "mention", job.account_id, job.status_id,
                    job.status_id)
 
 
 def status_removed(job: jobs.StatusRemoved) -> int:
-    """Remove what points at a deleted status: its hashtag entries; others' likes, bookmarks,
-    pins and boosts of it (a boost is a status: its removal cascades in turn); notifications
-    about it; its edit history and poll votes. A boost takes its own notification with it.
+    """Remove what points at a deleted status: the hashtag entries its removal's write left
+    over; others' likes, bookmarks, pins and boosts of it (a boost is a status: its removal
+    cascades in turn); notifications about it; its edit history and poll votes. A boost takes its own notification with it.
     Returns how many items were removed; a cascade too big for one job continues in another."""
-    repo.unindex_tags(job.status_id, job.tags)
+    tags_repo.unindex(job.status_id, status_writes.left_to_worker(job.tags))
     tags.featured_status_removed(job.account_id, job.status_id, job.tags)
     if job.reblog_of_id and job.reblog_of_account_id:
         repo.unnotify(job.reblog_of_account_id, "reblog", job.account_id, job.reblog_of_id)
