@@ -1,5 +1,7 @@
-"""Instance statistics: activity windows by schedule (the user and post counters are kept from
-the stream by workers/counters.py).
+"""Account activity: an account that used the API (any request of a route that needs a user)
+is active for a week, as Mastodon's `current_sign_in_at` (User::ACTIVE_DURATION): its home feed
+is kept fed by fan-out and it gets `status` notifications; and instance statistics, activity
+windows by schedule (the user and post counters are kept from the stream by workers/counters.py).
 
 NodeInfo `usage` and the instance `stats`/`usage` blocks read one item; nothing here scans.
 """
@@ -9,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from stratus.core import clock, memo
+from stratus.jobs import messages as jobs
+from stratus.repo import feeds, queues
 from stratus.repo import instance as repo
 
 ACTIVE_MONTH_DAYS = 28  # Mastodon: 4 weeks
@@ -20,7 +24,10 @@ _recent = memo.Done()
 
 
 def record_sign_in(account_id: str, at: datetime | None = None) -> None:
-    """Note that an account used the API today (once per account per day and process)."""
+    """Note that an account used the API today (once per account per day and process, one
+    conditional put, no read). The day's first one inserts the day's activity item, and the
+    fan-out worker, told by the stream (AccountActive), keeps the account's home fed for a week
+    (`keep_home_fed`): one mark per account a day, off the request path."""
     moment = at or clock.now()
     day = clock.day_key(moment)
     if (account_id, day) in _recent:
@@ -28,6 +35,18 @@ def record_sign_in(account_id: str, at: datetime | None = None) -> None:
     ttl = int((moment + timedelta(days=ACTIVITY_TTL_DAYS)).timestamp())
     repo.record_active(day, account_id, ttl)
     _recent.add((account_id, day))
+
+
+def keep_home_fed(account_id: str, now: int) -> bool:
+    """Mark the account's home feed active from `now` (the fan-out worker on the day's first
+    request; a home read that finds the feed idle, before that job ran). If it was not active
+    (idle for longer than a week, or never fed), it is marked `regenerating` and a
+    RegenerateHome job rebuilds it: the home timeline answers 206 meanwhile, as Mastodon's does
+    after regenerate_feed!. True when a rebuild was started."""
+    if not feeds.mark_active(feeds.home(account_id), now):
+        return False
+    queues.send(queues.url("fanout"), [jobs.RegenerateHome(account_id=account_id).to_dict()])
+    return True
 
 
 def refresh_activity(at: datetime | None = None) -> dict[str, int]:

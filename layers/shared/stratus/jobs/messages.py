@@ -511,6 +511,17 @@ class RegenerateHome(Job):
     started: bool = False
 
 
+@dataclass(frozen=True, kw_only=True)
+class AccountActive(Job):
+    """An account used the API on `day` (yyyymmdd; its first request that day inserted the
+    day's activity item): its home stays fed for a week, rebuilt first if it had gone idle
+    (Mastodon's User#update_sign_in! and regenerate_feed!)."""
+
+    name: ClassVar[str] = "account_active"
+    account_id: str
+    day: str
+
+
 # --- streaming (workers/stream.py: events for WebSocket and SSE connections) ----------------------
 @dataclass(frozen=True, kw_only=True)
 class StreamStatus(Job):

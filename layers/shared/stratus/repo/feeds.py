@@ -14,7 +14,7 @@ from stratus.repo import base, keys
 
 FEED_TTL = 30 * 86400  # entries older than a month go; trimming keeps the newest FEED_SIZE
 MARKER_TTL = 2 * 86400
-ACTIVE_DAYS = 7  # Mastodon's USER_ACTIVE_DAYS: feeds of users idle longer are not fed
+ACTIVE_DAYS = 7  # Mastodon's User::ACTIVE_DURATION: feeds of users idle longer are not fed
 
 
 def _table() -> str:
@@ -32,8 +32,8 @@ def of_list(list_id: str) -> str:
 
 
 def active_until(now: int) -> int:
-    """Until when (epoch seconds) a feed read or rebuilt at `now` is kept fed (its meta's
-    `active_until`): fan-out skips feeds whose owner has not read them for ACTIVE_DAYS."""
+    """Until when (epoch seconds) the feed of an account that used the API at `now` is kept
+    fed (its meta's `active_until`): fan-out skips owners idle for longer than ACTIVE_DAYS."""
     return now + ACTIVE_DAYS * 86400
 
 
@@ -119,14 +119,27 @@ def set_meta(feed: str, **attributes: Any) -> None:
                 table_name=_table())
 
 
-def start_regeneration(feed: str, active_until: int) -> bool:
-    """Mark a stale feed as regenerating; False if another request already did."""
+def mark_active(feed: str, now: int) -> bool:
+    """Keep a feed fed until `active_until(now)` (its owner used the API at `now`). A feed that
+    was not active (idle past its `active_until`, or never read) is also marked `regenerating`
+    in the same write: True then, for the caller to have it rebuilt — only one caller of
+    several racing gets True. One write when the feed was active, two when it was not."""
+    until = active_until(now)
+    failed = base.dynamodb().exceptions.ConditionalCheckFailedException
+    try:
+        base.update(keys.feed_meta(feed), "SET active_until = :u",
+                    vals={":u": until, ":n": now}, condition="active_until > :n",
+                    table_name=_table())
+        return False
+    except failed:
+        pass
     try:
         base.update(keys.feed_meta(feed), "SET #s = :r, active_until = :u",
-                    names={"#s": "state"}, vals={":r": "regenerating", ":u": active_until},
-                    condition="attribute_not_exists(#s) OR #s <> :r", table_name=_table())
-    except base.dynamodb().exceptions.ConditionalCheckFailedException:
-        return False
+                    names={"#s": "state"}, vals={":r": "regenerating", ":u": until, ":n": now},
+                    condition="attribute_not_exists(active_until) OR active_until <= :n",
+                    table_name=_table())
+    except failed:
+        return False  # another request marked it meanwhile (and had it rebuilt if stale)
     return True
 
 

@@ -6,8 +6,10 @@ the followed account's recent statuses in; a returning user's feed is rebuilt.
 Followers are read a page at a time (`FanOut` jobs continue from a follow-id cursor) and
 delivered in `Deliver` batches: a 10,000-follower post is forty short invocations, never one
 long one, and a batch that runs twice writes the same entries (idempotent puts), so a crash
-halfway resumes without duplicates. Users who have not read their home for a week get nothing
-until they return (Mastodon skips inactive users); their feed is then regenerated.
+halfway resumes without duplicates. Users who have not used the API for a week (their home
+meta's `active_until`, pushed on their first request of a day: `account_active`) get nothing: no
+entries, no `status` notifications, until they return (Mastodon's
+followers_for_local_distribution); their feed is then regenerated.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from stratus.auth import activity
 from stratus.core import clock
 from stratus.jobs import messages as jobs
 from stratus.repo import feeds, queues
@@ -216,6 +219,7 @@ def deliver(job: jobs.Deliver) -> int:
     now = clock.epoch()
     author = status["account_id"]
     metas = feeds.metas([feeds.home(r) for r in job.receivers])
+    # Only owners active within the week: fed, and told of posts they asked to be told of.
     active = [r for r in job.receivers if r == author or
               (r not in job.exclusive and
                int(metas.get(feeds.home(r), {}).get("active_until", 0)) > now)]
@@ -304,6 +308,15 @@ def clear_from_home(job: jobs.ClearFromHome) -> int:
 
 
 # --- a returning user ------------------------------------------------------------------------------
+def account_active(job: jobs.AccountActive) -> int:
+    """An account's first API request of a day: its home is fed for a week from now, rebuilt
+    first if it had gone idle. A late job, of a day before yesterday, marks nothing."""
+    now = clock.epoch()
+    if job.day < clock.day_key(clock.from_epoch(now - 86400)):
+        return 0
+    return int(activity.keep_home_fed(job.account_id, now))
+
+
 def regenerate_home(job: jobs.RegenerateHome) -> int:
     now = clock.epoch()
     feed = feeds.home(job.account_id)

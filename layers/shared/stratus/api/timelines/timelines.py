@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from stratus.api.lists import lists
+from stratus.auth import activity
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.core.params import flag
-from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
 from stratus.read import filters, relationships, status_views
-from stratus.repo import feeds, queues
+from stratus.repo import feeds
 from stratus.repo import statuses as repo
 from stratus.text import formatter
 
@@ -75,19 +75,15 @@ def refresh_id(account_id: str) -> str:
 
 
 def _home_state(viewer: Viewer) -> Refresh | None:
-    """Keep the viewer's feed marked active; start rebuilding it if it went stale (or never
-    existed). Returns the rebuild in progress, if any."""
-    feed = feeds.home(viewer.account_id)
+    """The rebuild of the viewer's feed in progress, if any. The viewer's first request of the
+    day has the fan-out worker keep the feed active, and rebuild it if it was idle
+    (auth/activity.py); a feed still found idle here (that job has not run yet) is marked and
+    rebuilt the same way."""
+    meta = feeds.meta(feeds.home(viewer.account_id)) or {}
     now = clock.epoch()
-    meta = feeds.meta(feed) or {}
-    until = int(meta.get("active_until", 0))
-    if until <= now:
-        if feeds.start_regeneration(feed, feeds.active_until(now)):
-            queues.send(queues.url("fanout"), [
-                jobs.RegenerateHome(account_id=viewer.account_id).to_dict()])
+    if int(meta.get("active_until", 0)) <= now:
+        activity.keep_home_fed(viewer.account_id, now)
         return Refresh(refresh_id(viewer.account_id), True)
-    if until < feeds.active_until(now) - 3600:
-        feeds.set_meta(feed, active_until=feeds.active_until(now))
     if meta.get("state") == "regenerating":
         return Refresh(refresh_id(viewer.account_id), True)
     return None
