@@ -1,5 +1,6 @@
-"""Timelines: home fed by fan-out on write with Mastodon's rules, feeds rebuilt for returning
-users, public timelines over hour buckets, hashtag timelines."""
+"""Timelines: home fed by fan-out on write with Mastodon's rules, public timelines over hour
+buckets, hashtag timelines (who is fed, and feeds rebuilt for returning users:
+test_home_activity.py)."""
 
 from __future__ import annotations
 
@@ -201,29 +202,6 @@ def test_language_filter_of_a_follow(client, active, drain):
     drain()
     feed = home(client, tokens["alice"])
     assert german["id"] in feed and english["id"] not in feed
-
-
-def test_idle_users_are_not_fanned_out_to_and_get_their_feed_rebuilt(client, people, drain):
-    ids_, tokens = people
-    follow(client, tokens["alice"], ids_["bob"])
-    drain()
-    while_away = post(client, tokens["bob"], status="while alice was away")
-    drain()
-    feed = keys.home_feed(ids_["alice"])
-    table = client.app.stack.table_names["FeedTable"]
-    assert base.get(keys.feed_entry(feed, while_away["id"]), table_name=table) is None
-    response = client.get("/api/v1/timelines/home", headers=tokens["alice"])
-    assert response.status_code == 206 and "mastodon-async-refresh" in response.headers
-    refresh = client.get(f"/api/v1_alpha/async_refreshes/home-{ids_['alice']}",
-                         headers=tokens["alice"]).json()
-    assert refresh["async_refresh"]["status"] == "running"
-    drain()
-    assert home(client, tokens["alice"]) == [while_away["id"]]
-    refresh = client.get(f"/api/v1_alpha/async_refreshes/home-{ids_['alice']}",
-                         headers=tokens["alice"]).json()
-    assert refresh["async_refresh"]["status"] == "finished"
-    assert client.get(f"/api/v1_alpha/async_refreshes/home-{ids_['bob']}",
-                      headers=tokens["alice"]).status_code == 404
 
 
 def test_a_follow_with_notify_tells_about_new_posts(client, active, drain):
