@@ -356,6 +356,12 @@ def fan_out(change: Change) -> jobs.Job:
                        status={k: image[k] for k in FANNED_OUT if image.get(k) is not None})
 
 
+def account_active(change: Change) -> jobs.Job:
+    """An account's first API request of a day: fan-out keeps feeding it for a week."""
+    return jobs.AccountActive(event_id=change.event_id, account_id=change.new["account_id"],
+                              day=change.new["day"])
+
+
 def merge_followed(change: Change) -> jobs.Job:
     return jobs.MergeIntoHome(event_id=change.event_id, account_id=change.new["account_id"],
                               target_id=change.new["target_id"])
@@ -812,6 +818,8 @@ RULES: tuple[Rule, ...] = (
     Rule("list_member", inserted, "fanout", merge_member),
     Rule("list_member", removed, "fanout", clear_member),
     Rule("list", removed, "fanout", drop_list),
+    # activity: an account that used the API is fed for a week (workers/fanout.py)
+    Rule("activity", inserted, "fanout", account_active),
     # notifications
     Rule("notification", grouped_or_requested, "counters", count),
     Rule("notification_request", removed, "effects", request_closed),
