@@ -26,6 +26,7 @@ import asyncio
 import http.client
 import importlib.util
 import json
+import logging
 import statistics
 import sys
 import threading
@@ -35,6 +36,8 @@ from urllib.parse import urlencode
 
 from . import cfn
 
+# As local/devserver.py: a burst of threads overflows the clients' 10 pooled connections.
+logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
 PATHS = ("home", "notification", "websocket", "push")
 WRITE_OPERATIONS = {"PutItem", "UpdateItem", "BatchWriteItem", "TransactWriteItems"}
 WAIT = 30.0  # seconds a post's side effects may take before they count as lost

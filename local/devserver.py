@@ -17,6 +17,9 @@ import time
 import warnings
 
 logger = logging.getLogger("stratus.local")
+# The shared boto3 clients keep 10 connections to the emulator; with the HTTP threads and the
+# pipeline's threads (one per event source) busy at once, a burst opens and drops a few more.
+logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
 
 # Before anything imports Powertools: one service name for the whole local process.
 os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "stratus-local")

@@ -36,10 +36,11 @@ call it before the emulator serves a request. Each fix says what moto does and w
 8. Work to do is announced. AWS's event source mappings poll; polling the emulator over HTTP
    (a GetRecords per shard, a ReceiveMessage per queue, the schedules and executions listed)
    four times a second kept an idle `make dev` at 15-25 % of a core. The emulator now says when
-   it gains work for the pipeline: `ACTIVITY` is bumped by every stream record, every message
-   added to a queue (sent, or moved to a dead-letter queue), every visibility change, every
-   schedule created or updated and every execution started, whoever made the call (a function,
-   the pipeline, stratusctl over HTTP). `next_visible()` says when the next delayed or
+   it gains work for the pipeline: `ACTIVITY` has a channel per consumer, bumped by every stream
+   record (`stream`), every message added to a queue (sent, or moved to a dead-letter queue)
+   and every visibility change (`queue:<name>`), every schedule created or updated and every
+   execution started (`timers`), whoever made the call (a function, the pipeline, stratusctl
+   over HTTP). `next_visible()` says when the next delayed or
    invisible message of some queues becomes visible: the pipeline sleeps until then; and
    `has_visible()` lets it skip a ReceiveMessage on an empty queue (a round of empty
    ReceiveMessage calls over HTTP cost 55 ms, most of a round's cost).
@@ -317,45 +318,68 @@ def finish_execution(arn: str, status: str, *, output: str | None = None,
 
 # --- 8. work for the pipeline is announced -------------------------------------------------------
 class Activity:
-    """A counter bumped whenever the emulator gains work for the pipeline, and a way to sleep
-    until it moves. A waiter reads `count` *before* looking for work and passes it to `wait`:
-    whatever arrives while it looks makes the wait return at once, so nothing is missed."""
+    """Counters bumped whenever the emulator gains work for the pipeline, one per channel
+    (`stream`, `queue:<name>`, `timers`: schedules and executions), and a way to sleep until
+    one moves. A waiter reads `count(channel)` *before* looking for work and passes it to
+    `wait`: whatever arrives while it looks makes the wait return at once, so nothing is
+    missed. Each channel has its own condition: a message sent wakes that queue's poller only."""
 
     def __init__(self) -> None:
-        self._changed = threading.Condition(threading.Lock())
-        self.count = 0
+        self._guard = threading.Lock()
+        self._channels: dict[str, tuple[threading.Condition, list[int]]] = {}
 
-    def notify(self) -> None:
-        with self._changed:
-            self.count += 1
-            self._changed.notify_all()
+    def _channel(self, name: str) -> tuple[threading.Condition, list[int]]:
+        found = self._channels.get(name)
+        if found is None:
+            with self._guard:
+                found = self._channels.setdefault(name, (threading.Condition(threading.Lock()),
+                                                         [0]))
+        return found
 
-    def wait(self, seen: int, timeout: float | None) -> bool:
-        """Sleep until `count` is no longer `seen` (True) or `timeout` seconds pass (False)."""
-        with self._changed:
-            return self._changed.wait_for(lambda: self.count != seen, timeout)
+    def count(self, channel: str) -> int:
+        return self._channel(channel)[1][0]
+
+    def notify(self, *channels: str) -> None:
+        """Bump these channels (none named: every channel, e.g. to stop the waiters)."""
+        with self._guard:
+            names = list(channels) if channels else list(self._channels)
+        for name in names:
+            condition, count = self._channel(name)
+            with condition:
+                count[0] += 1
+                condition.notify_all()
+
+    def wait(self, channel: str, seen: int, timeout: float | None) -> bool:
+        """Sleep until the channel's count is no longer `seen` (True) or `timeout` seconds pass
+        (False)."""
+        condition, count = self._channel(channel)
+        with condition:
+            return condition.wait_for(lambda: count[0] != seen, timeout)
 
 
 ACTIVITY = Activity()
-
-
 # Calls made so far, by kind, for those the pipeline would otherwise list on every round.
 CHANGES = {"schedules": 0, "executions": 0}
 
 
-def _announcing(owner: Any, name: str, kind: str | None = None) -> None:
+def _announcing(owner: Any, name: str, channel: Any, kind: str | None = None) -> None:
+    """After each call of `owner.name`, bump `channel(*args)` (and CHANGES[kind])."""
     original = getattr(owner, name)
 
     @functools.wraps(original)
     def announced(*args: Any, **kwargs: Any) -> Any:
         try:
             return original(*args, **kwargs)
-        finally:
+        finally:  # even when it failed: a spurious wake costs one look
             if kind is not None:
                 CHANGES[kind] += 1
-            ACTIVITY.notify()  # even when it failed: a spurious wake costs one look
+            ACTIVITY.notify(channel(*args, **kwargs))
 
     setattr(owner, name, announced)
+
+
+def queue_channel(queue_url_or_name: str) -> str:
+    return "queue:" + queue_url_or_name.rsplit("/", 1)[-1]
 
 
 def _announced_work() -> None:
@@ -364,13 +388,15 @@ def _announced_work() -> None:
     from moto.sqs.models import Queue, SQSBackend
     from moto.stepfunctions.models import StepFunctionBackend
 
-    for owner, name in ((StreamShard, "add"),  # a stream record (cut again if cancelled)
-                        (Queue, "add_message"),  # SendMessage(Batch), a move to the DLQ
-                        (SQSBackend, "change_message_visibility")):
-        _announcing(owner, name)
-    _announcing(EventBridgeSchedulerBackend, "create_schedule", "schedules")
-    _announcing(EventBridgeSchedulerBackend, "update_schedule", "schedules")
-    _announcing(StepFunctionBackend, "start_execution", "executions")
+    # A stream record (cut again if its transaction is cancelled).
+    _announcing(StreamShard, "add", lambda *_, **__: "stream")
+    # SendMessage(Batch), a move to the dead-letter queue.
+    _announcing(Queue, "add_message", lambda queue, *_, **__: queue_channel(queue.name))
+    _announcing(SQSBackend, "change_message_visibility",
+                lambda backend, queue_name, *_, **__: queue_channel(queue_name))
+    for name in ("create_schedule", "update_schedule"):
+        _announcing(EventBridgeSchedulerBackend, name, lambda *_, **__: "timers", "schedules")
+    _announcing(StepFunctionBackend, "start_execution", lambda *_, **__: "timers", "executions")
 
 
 def next_visible(queue_urls: list[str]) -> float | None:

@@ -3,12 +3,13 @@ batch failures, DLQ redrive), EventBridge schedules and one-off Scheduler schedu
 and Step Functions executions (local/states.py runs them one state per round).
 
 `pump()` does one round of everything and says how much work it found: the tests' `drain()`
-calls it until the system is quiet; `run()` (the local stack's background thread) calls it
-whenever there may be work: at once after a round that found some, else when the emulator
-announces new work (a stream record, a message sent, a schedule created, an execution started:
-`emulator.ACTIVITY`) or when the next thing falls due (`next_due()`: a rate schedule, a one-off
-schedule's time, a delayed message or a retry becoming visible, a state machine's wait), and
-otherwise sleeps.
+calls it until the system is quiet. `run()` (the local stack's background threads, one per
+stream and per queue as Lambda's event source mappings run side by side, one for the schedules
+and executions) pumps each source whenever it may have work: at once after a round that found
+some, else when the emulator announces new work on its channel (a stream record, a message sent
+to its queue, a schedule created, an execution started: `emulator.ACTIVITY`) or when its next
+thing falls due (a rate schedule, a one-off schedule's time, a delayed message or a retry
+becoming visible, a state machine's wait), and otherwise sleeps.
 
 Like Lambda's event source mapping, the stream reader keeps its own checkpoint (the last
 sequence number it read, per shard): when its shard iterator expires it takes a new one after
@@ -56,6 +57,7 @@ class StreamSource:
     positions: dict[str, str] = field(default_factory=dict)  # shard -> last sequence number read
     pending: list[dict[str, Any]] = field(default_factory=list)  # read, not yet handled
     attempts: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 @dataclass
@@ -65,6 +67,7 @@ class QueueSource:
     url: str
     arn: str
     batch_size: int
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 @dataclass
@@ -173,8 +176,9 @@ class Pipeline:
         with self.lock:
             skipped = 0
             for source in self.streams:
-                while records := self._stream_records(source):
-                    skipped += len(records)
+                with source.lock:
+                    while records := self._stream_records(source):
+                        skipped += len(records)
             return skipped
 
     def backlog(self) -> dict[str, list[dict[str, Any]]]:
@@ -433,9 +437,11 @@ class Pipeline:
         with self.lock:
             work = 0
             for stream in self.streams:
-                work += self.pump_stream(stream)
+                with stream.lock:
+                    work += self.pump_stream(stream)
             for queue in self.queues:
-                work += self.pump_queue(queue)
+                with queue.lock:
+                    work += self.pump_queue(queue)
             work += self.pump_executions()
             if schedules:
                 work += self.pump_schedules()
@@ -447,41 +453,88 @@ class Pipeline:
         """When (`time.monotonic()`) something falls due that no write will announce: a rate
         schedule, a one-off schedule, a delayed message or a retry becoming visible, a running
         execution's wait or retry interval. None if nothing is waiting."""
+        times = [t for t in (self._timers_due(), self._queue_due(self.queues)) if t is not None]
+        return min(times) if times else None
+
+    def _timers_due(self) -> float | None:
         times = [s.next_at for s in self.schedules]
         times += [run.not_before for run in self.runs.values() if run.outcome is None]
         if self.one_off_due is not None:
             times.append(self.one_off_due)
-        visible = emulator.next_visible([q.url for q in self.queues])
-        if visible is not None:
-            times.append(time.monotonic() + (visible - time.time()))
         return min(times) if times else None
 
+    @staticmethod
+    def _queue_due(queues: list[QueueSource]) -> float | None:
+        visible = emulator.next_visible([q.url for q in queues])
+        return None if visible is None else time.monotonic() + (visible - time.time())
+
     def wake(self) -> None:
-        """Make `run()` look for work now (and see that it was asked to stop)."""
+        """Make every `run()` thread look for work now (and see that it was asked to stop)."""
         emulator.ACTIVITY.notify()
+
+    def _pump_timers(self) -> int:
+        with self.lock:
+            return self.pump_executions() + self.pump_schedules() + self.pump_one_off()
+
+    def _pump_stream(self, source: StreamSource) -> int:
+        with source.lock:
+            return self.pump_stream(source)
+
+    def _pump_queue(self, source: QueueSource) -> int:
+        with source.lock:
+            return self.pump_queue(source)
 
     def run(self, stop: threading.Event, *, after_round: Any = None,
             longest: float = 60.0) -> None:
-        """The local stack's event source mappings: round after round while there is work,
-        then asleep until the emulator announces some or the next thing falls due (at most
-        `longest` seconds, a safety net). Returns once `stop` is set (call `wake()` too)."""
+        """The local stack's event source mappings, side by side as on Lambda: a thread per
+        stream and per queue, and this one for the schedules and executions. Each makes round
+        after round while it finds work, then sleeps until the emulator announces work on its
+        channel (local/emulator.py `ACTIVITY`) or its next thing falls due (a retry or delayed
+        message becoming visible, a schedule, a state machine's wait; at most `longest`
+        seconds, a safety net). Returns once `stop` is set (call `wake()` too)."""
+        after_lock = threading.Lock()
+
+        def after() -> None:
+            if after_round is not None:
+                with after_lock:
+                    after_round()
+
+        loops = [(f"pipeline-{s.function}", "stream", lambda s=s: self._pump_stream(s),
+                  lambda: None) for s in self.streams]
+        loops += [(f"pipeline-{q.function}", emulator.queue_channel(q.url),
+                   lambda q=q: self._pump_queue(q), lambda q=q: self._queue_due([q]))
+                  for q in self.queues]
+        threads = [threading.Thread(target=self._loop, name=name, daemon=True,
+                                    args=(stop, channel, pump, due, after, longest))
+                   for name, channel, pump, due in loops]
+        for thread in threads:
+            thread.start()
+        try:
+            self._loop(stop, "timers", self._pump_timers, self._timers_due, after, longest)
+        finally:
+            stop.set()
+            self.wake()
+            for thread in threads:
+                thread.join(30)
+
+    def _loop(self, stop: threading.Event, channel: str, pump: Any, due: Any, after: Any,
+              longest: float) -> None:
         activity = emulator.ACTIVITY
         while not stop.is_set():
-            seen = activity.count  # before looking: what is announced meanwhile wakes the wait
+            seen = activity.count(channel)  # before looking: what comes meanwhile wakes the wait
             self.rounds += 1
             try:
-                work = self.pump()
-                if after_round is not None:
-                    after_round()
+                work = pump()
+                after()
                 if work:
                     continue
-                due = self.next_due()
-                timeout = longest if due is None else min(longest, due - time.monotonic())
+                next_at = due()
+                timeout = longest if next_at is None else min(longest, next_at - time.monotonic())
             except Exception:  # noqa: BLE001 - keep the loop alive; the error is logged
-                logger.exception("background loop error")
+                logger.exception("background loop error", extra={"channel": channel})
                 timeout = 1.0
             if timeout > 0 and not stop.is_set():
-                activity.wait(seen, timeout)
+                activity.wait(channel, seen, timeout)
 
     def drain(self, *, max_rounds: int = 200, schedules: bool = False) -> int:
         """Run until nothing is left to do (tests); returns the total work done."""

@@ -8,6 +8,7 @@ import json
 import os
 import secrets as pysecrets
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,9 @@ class UnsupportedResource(RuntimeError):
     """template.yaml has a resource the local stack cannot emulate."""
 # Imported handlers, kept for the life of the process like a warm Lambda environment.
 _HANDLERS: dict[str, Any] = {}
+# One import at a time: each moves sys.path and sys.modules about (HTTP requests and the
+# pipeline's threads may each be the first to call a function).
+_IMPORTING = threading.RLock()
 
 
 def _table_args(name: str, props: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +101,13 @@ class Stack:
 
     def handler(self, logical_id: str) -> Any:
         """Import the function's real handler from its CodeUri, as Lambda would."""
+        found = _HANDLERS.get(logical_id)
+        if found is not None:
+            return found
+        with _IMPORTING:
+            return self._import(logical_id)
+
+    def _import(self, logical_id: str) -> Any:
         if logical_id not in _HANDLERS:
             fn = self.functions[logical_id]
             module_name, attribute = fn.handler.rsplit(".", 1)

@@ -98,9 +98,11 @@ def test_next_due_names_a_delayed_message(runtime):
 
 
 def test_activity_wait_returns_on_a_write_made_while_looking():
-    seen = emulator.ACTIVITY.count
-    emulator.ACTIVITY.notify()  # announced between reading the count and waiting
+    seen = emulator.ACTIVITY.count("queue:test")
+    emulator.ACTIVITY.notify("queue:test")  # announced between reading the count and waiting
     started = time.monotonic()
-    assert emulator.ACTIVITY.wait(seen, 30)
+    assert emulator.ACTIVITY.wait("queue:test", seen, 30)
     assert time.monotonic() - started < 5
-    assert not emulator.ACTIVITY.wait(emulator.ACTIVITY.count, 0.05)
+    quiet = emulator.ACTIVITY.count("queue:test")
+    emulator.ACTIVITY.notify("queue:other")  # another channel's work does not wake it
+    assert not emulator.ACTIVITY.wait("queue:test", quiet, 0.05)
