@@ -161,18 +161,20 @@ def main(argv: list[str] | None = None) -> int:
             emulator.stop()
         return 0
     if args and args[0] == "latency":  # `python -m local.bench latency [--json] [--posts N]
-        # [--writers N]`: post → home entry, notification, WebSocket event, web push
+        # [--writers N] [--posts-each N] [--interval S]`: post → home entry, notification,
+        # WebSocket event, web push, quiet and under concurrent writers
         from .bench_latency import run as latency
 
-        options = {"posts": 30, "writers": 20}
+        options = {"posts": 30, "writers": 20, "posts_each": 5, "interval": 0}
         rest = args[1:]
         as_json = "--json" in rest
         rest = [a for a in rest if a != "--json"]
         while rest:
-            name, value = rest[0].removeprefix("--"), rest[1] if len(rest) > 1 else ""
+            name = rest[0].removeprefix("--").replace("-", "_")
+            value = rest[1] if len(rest) > 1 else ""
             if name not in options or not value.isdigit():
-                print("usage: python -m local.bench latency [--json] [--posts N] [--writers N]",
-                      file=sys.stderr)
+                print("usage: python -m local.bench latency [--json] [--posts N] [--writers N] "
+                      "[--posts-each N] [--interval SECONDS]", file=sys.stderr)
                 return 2
             options[name] = int(value)
             rest = rest[2:]
@@ -185,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
               "streaming [CLIENTS] | trends [POSTS] | search | delivery [FOLLOWERS] [HOSTS] | "
-              "latency [--json] [--posts N] [--writers N] | memory [WRITES]]",
+              "latency [--json] [--posts N] [--writers N] [--posts-each N] [--interval S] | "
+              "memory [WRITES]]",
               file=sys.stderr)
         return 2
     writes = int(args[1]) if len(args) == 2 else MEMORY_WRITES

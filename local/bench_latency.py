@@ -11,18 +11,21 @@ stack with the pipeline running as `make dev` runs it (`Pipeline.run`, woken by 
 
 Each post is `POST /api/v1/statuses` over HTTP by an author the reader follows, mentioning
 the reader. Two runs: **quiet** (one writer, one post at a time, each waited for) and
-**N writers** (N threads posting back to back, each on its own connection). The home and
+**N writers** (N threads, each on its own connection, posting back to back, or one post every
+`--interval` seconds; the run waits until every side effect has arrived, or 10 minutes). The home and
 notification times are taken when the write's DynamoDB call returns (a botocore hook on the
 process's shared client, which every function uses), the other two when the client receives.
 Everything (server, pipeline, clients) shares one process, as `make dev` and its clients on
 one laptop share its cores.
 
-Run alone with `python -m local.bench latency [--json] [--posts N] [--writers N]`.
+Run alone with `python -m local.bench latency [--json] [--posts N] [--writers N]
+[--posts-each N] [--interval SECONDS]`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import importlib.util
 import json
@@ -308,14 +311,18 @@ def quiet(probe: Probe, posts: int) -> dict[str, Any]:
     return probe.latencies(markers)
 
 
-def loaded(probe: Probe, writers: int, posts_each: int) -> dict[str, Any]:
+def loaded(probe: Probe, writers: int, posts_each: int, interval: float = 0.0
+           ) -> dict[str, Any]:
     markers = [f"probe{w}x{n}" for w in range(writers) for n in range(1000, 1000 + posts_each)]
 
     def write(w: int) -> None:
         connection = http.client.HTTPConnection("127.0.0.1", probe.port, timeout=60)
         try:
+            time.sleep(interval * w / writers)  # paced writers start staggered
             for n in range(1000, 1000 + posts_each):
+                started = time.perf_counter()
                 probe.post(w, n, connection)
+                time.sleep(max(0.0, interval - (time.perf_counter() - started)))
         finally:
             connection.close()
 
@@ -327,14 +334,28 @@ def loaded(probe: Probe, writers: int, posts_each: int) -> dict[str, Any]:
     for thread in threads:
         thread.join()
     written = time.perf_counter() - started
-    probe.wait([probe.posted[m][0] for m in markers], timeout=WAIT * 4)
+    probe.wait([probe.posted[m][0] for m in markers], timeout=WAIT * 20)  # the backlog drains
     result = probe.latencies(markers)
     result["writes_per_s"] = round(len(markers) / written, 1)
     return result
 
 
-def run(runtime: Any, *, posts: int = 30, writers: int = 20, posts_each: int = 10,
-        as_json: bool = False) -> dict[str, Any]:
+def run(runtime: Any, *, posts: int = 30, writers: int = 20, posts_each: int = 5,
+        interval: float = 0.0, as_json: bool = False) -> dict[str, Any]:
+    """Both runs; the table on stdout, or with `as_json` only the JSON document there (what
+    the functions print meanwhile, such as Powertools' metrics, goes to stderr)."""
+    if as_json:
+        with contextlib.redirect_stdout(sys.stderr):
+            results = _measure(runtime, posts, writers, posts_each, interval)
+        print(json.dumps({"latency": results}, indent=2), flush=True)
+        return results
+    results = _measure(runtime, posts, writers, posts_each, interval)
+    _table(results, posts, writers, posts_each, interval)
+    return results
+
+
+def _measure(runtime: Any, posts: int, writers: int, posts_each: int, interval: float
+             ) -> dict[str, Any]:
     server, port = _serve(runtime)
     stop = threading.Event()
     pipeline = threading.Thread(target=runtime.pipeline.run, args=(stop,),
@@ -346,7 +367,7 @@ def run(runtime: Any, *, posts: int = 30, writers: int = 20, posts_each: int = 1
         pipeline.start()  # as `make dev` runs it
         probe.wait([probe.post(0, -1)])  # warm: every function on the path imported once
         results = {"quiet": quiet(probe, posts),
-                   f"{writers} writers": loaded(probe, writers, posts_each)}
+                   f"{writers} writers": loaded(probe, writers, posts_each, interval)}
     finally:
         stop.set()
         runtime.pipeline.wake()
@@ -355,12 +376,14 @@ def run(runtime: Any, *, posts: int = 30, writers: int = 20, posts_each: int = 1
         if probe is not None:
             probe.close()
         server.should_exit = True
-    if as_json:
-        print(json.dumps({"latency": results}, indent=2), flush=True)
-        return results
+    return results
+
+
+def _table(results: dict[str, Any], posts: int, writers: int, posts_each: int,
+           interval: float) -> None:
+    pace = f"one every {interval:g} s" if interval else "back to back"
     print(f"\nLatency from a post's request returning to each side effect (seconds; quiet: "
-          f"{posts} posts one at a time; {writers} writers: {posts_each} posts each, back to "
-          "back)")
+          f"{posts} posts one at a time; {writers} writers: {posts_each} posts each, {pace})")
     print(f"{'run':12} {'path':13} {'arrived':>9} {'p50 s':>7} {'p99 s':>7} {'max s':>7}")
 
     def cell(value: float | None) -> str:
@@ -373,4 +396,3 @@ def run(runtime: Any, *, posts: int = 30, writers: int = 20, posts_each: int = 1
                   f"{cell(r['p99_s'])} {cell(r['max_s'])}")
         if "writes_per_s" in paths:
             print(f"{run_name:12} {'(posts/s)':13} {paths['writes_per_s']:>9}")
-    return results
