@@ -321,7 +321,8 @@ def loaded(probe: Probe, writers: int, posts_each: int, interval: float = 0.0
             time.sleep(interval * w / writers)  # paced writers start staggered
             for n in range(1000, 1000 + posts_each):
                 started = time.perf_counter()
-                probe.post(w, n, connection)
+                # Paced: a connection per post (the server closes one idle for 5 s).
+                probe.post(w, n, None if interval else connection)
                 time.sleep(max(0.0, interval - (time.perf_counter() - started)))
         finally:
             connection.close()
