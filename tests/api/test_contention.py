@@ -8,13 +8,22 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlencode
 
-import pytest
 from stratus.repo import base, keys
+from stratus.repo import counters as counters_repo
 from stratus.repo import effects as effects_repo
 from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import dynamodb
 
-from tests.rig import app_token, auth, make_app, make_user, post, user_token
+from tests.rig import (
+    adds_to_counters,
+    app_token,
+    auth,
+    cancelled,
+    make_app,
+    make_user,
+    post,
+    user_token,
+)
 
 
 def call(runtime, method: str, path: str, *, headers: dict | None = None,
@@ -104,39 +113,9 @@ def test_fifty_concurrent_sign_ups_for_one_username(client, runtime, drain):
 
 
 # --- injected transaction conflicts ---------------------------------------------------------------
-def conflicting(times: int | None, only=lambda items: True):
-    """Make TransactWriteItems fail the way DynamoDB does when another transaction holds one of
-    its items: TransactionCanceledException with a `TransactionConflict` reason for that item
-    and `None` for the others. `times=None`: always; `only`: which transactions."""
-    ddb = dynamodb()
-    real = ddb.transact_write_items
-    calls = {"conflicts": 0}
-
-    def transact_write_items(**kwargs):
-        if (times is None or calls["conflicts"] < times) and only(kwargs["TransactItems"]):
-            calls["conflicts"] += 1
-            reasons = [{"Code": "None"} for _ in kwargs["TransactItems"]]
-            reasons[-1] = {"Code": "TransactionConflict",
-                           "Message": "Transaction is ongoing for the item"}
-            error = {"Error": {"Code": "TransactionCanceledException",
-                               "Message": "Transaction cancelled, please refer cancellation "
-                                          "reasons for specific reasons [None, "
-                                          "TransactionConflict]"},
-                     "CancellationReasons": reasons}
-            raise ddb.exceptions.TransactionCanceledException(error, "TransactWriteItems")
-        return real(**kwargs)
-
-    return ddb, transact_write_items, calls
-
-
-@pytest.fixture
-def no_backoff(monkeypatch):
-    monkeypatch.setattr(base, "_backoff", lambda attempt: None)
-
-
 def test_a_conflicting_transaction_is_retried(client, people, monkeypatch, no_backoff):
     _, tokens = people
-    ddb, fake, calls = conflicting(times=2)
+    ddb, fake, calls = cancelled(times=2)
     monkeypatch.setattr(ddb, "transact_write_items", fake)
     response = client.post("/api/v1/statuses", headers=tokens["alice"], data={"status": "hi"})
     assert response.status_code == 200, response.text
@@ -148,13 +127,15 @@ def test_a_conflicting_transaction_is_retried(client, people, monkeypatch, no_ba
 def test_a_conflict_that_persists_is_a_retryable_429_not_a_500(client, people, monkeypatch,
                                                                 no_backoff):
     ids_, tokens = people
-    ddb, fake, calls = conflicting(times=None)
+    ddb, fake, calls = cancelled(times=None)
     monkeypatch.setattr(ddb, "transact_write_items", fake)
     response = client.post("/api/v1/statuses", headers=tokens["alice"], data={"status": "hi"})
     assert response.status_code == 429
     assert response.headers["retry-after"] == "1"
     assert response.json() == {"error": "This resource is busy; try again in a moment"}
-    assert calls["conflicts"] == base.CONFLICT_ATTEMPTS
+    # the counted transaction is tried twice, then the status alone (its counts left to the
+    # stream's worker) as often as any transaction
+    assert calls["conflicts"] == counters_repo.ATTEMPTS + base.CONFLICT_ATTEMPTS
     monkeypatch.undo()
     assert client.get(f"/api/v1/accounts/{ids_['alice']}/statuses").json() == []
 
@@ -165,14 +146,20 @@ def test_counter_jobs_under_conflict_are_redelivered_and_count_once(client, peop
     _, tokens = people
     status = post(client, tokens["alice"], status="contended")
     drain()
-    for name in ("bob", "carol", "dave"):
-        client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens[name])
-    def adds_to_counters(items):
-        return any(i.get("Update", {}).get("UpdateExpression", "").startswith("ADD")
-                   for i in items)
 
+    # The status's counters are contended when bob likes it: his like is written alone (200),
+    # and the status is left to the stream's worker for a while — carol's and dave's likes do
+    # not try to count it.
+    ddb, fake, calls = cancelled(times=None, only=adds_to_counters)
+    monkeypatch.setattr(ddb, "transact_write_items", fake)
+    for name in ("bob", "carol", "dave"):
+        liked = client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens[name])
+        assert liked.status_code == 200 and liked.json()["favourites_count"] == 1  # their own
+    assert calls["conflicts"] == counters_repo.ATTEMPTS
+    monkeypatch.undo()
+    assert statuses_repo.get(status["id"])["stats"]["favourites_count"] == 0
     # Conflicts for one whole attempt of the worker: it reports its messages as failed.
-    ddb, fake, calls = conflicting(times=base.CONFLICT_ATTEMPTS, only=adds_to_counters)
+    ddb, fake, calls = cancelled(times=base.CONFLICT_ATTEMPTS, only=adds_to_counters)
     monkeypatch.setattr(ddb, "transact_write_items", fake)
     runtime.pipeline.pump()  # stream → dispatch → queues → workers, once
     assert calls["conflicts"] == base.CONFLICT_ATTEMPTS

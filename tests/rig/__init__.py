@@ -3,11 +3,11 @@ modules share, by subject. No test module imports another (pyproject's import-li
 "Test modules import the rig, never each other").
 
 - helpers: `from tests.rig import post, follow, auth`, re-exported here from accounts,
-  statuses, timelines, notification_api, pipeline, federation and clients (a helper is never
+  statuses, timelines, notification_api, pipeline, federation, faults and clients (a helper is never
   named as a module of the rig: importing the module would replace it here);
 - servers and data on loopback: `from tests.rig.sites import article`, `tests.rig.peers`,
   `tests.rig.hostile`, `tests.rig.images`, `tests.rig.push_receiver`, `tests.rig.contract`;
-- fixtures (`people`, `active`, `discoverable`, `site`, `peer_site`, `peer`, `hostile`,
+- fixtures (`people`, `active`, `no_backoff`, `discoverable`, `site`, `peer_site`, `peer`, `hostile`,
   `victim_site`, `purge_world`) are registered once by tests/conftest.py (`pytest_plugins`):
   a test names them, it imports nothing for them.
 """
@@ -34,6 +34,7 @@ from tests.rig.accounts import (
     user_token,
 )
 from tests.rig.clients import TOOT, LiveStack
+from tests.rig.faults import adds_to_counters, cancelled
 from tests.rig.federation import ALICE, deliver, remote, remote_id, verify_signature
 from tests.rig.notification_api import kinds, notes, requests, set_policy
 from tests.rig.pipeline import (
@@ -50,8 +51,8 @@ from tests.rig.statuses import favourite, feature, post, post_status
 from tests.rig.timelines import home, make_filter
 
 __all__ = [
-    "ADMIN_SCOPES", "ALICE", "STATUS", "TOOT", "App", "LiveStack", "account", "app_token",
-    "auth", "count_dynamodb_calls", "deliver", "deliver_twice", "dispatch_only", "favourite",
+    "ADMIN_SCOPES", "ALICE", "STATUS", "TOOT", "App", "LiveStack", "account",
+    "adds_to_counters", "app_token", "auth", "cancelled", "count_dynamodb_calls", "deliver", "deliver_twice", "dispatch_only", "favourite",
     "feature", "follow", "follow_edge", "home", "kinds", "lock", "make_app", "make_filter",
     "make_remote_account", "make_user", "mastodon_py_users", "notes", "notifications",
     "peer_account", "pkce_pair", "post", "post_status", "queued", "record", "relationship",

@@ -7,6 +7,7 @@ time comes (workers/timers.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -20,6 +21,7 @@ from stratus.model.viewer import Viewer
 from stratus.read import status_views
 from stratus.read import statuses as statuses_read
 from stratus.repo import accounts as accounts_repo
+from stratus.repo import counters as counters_repo
 from stratus.repo import instance as instance_repo
 from stratus.repo import polls as polls_repo
 from stratus.repo import scheduler, status_writes, transaction
@@ -157,8 +159,10 @@ def _media_ops(viewer_id: str, media_ids: list[str], status_id: str,
 
 def build(viewer: Viewer, prepared: dict[str, Any], *, application: dict[str, Any] | None,
           status_id: str | None = None, scheduled_id: str | None = None
-          ) -> tuple[dict[str, Any], list[transaction.Op]]:
-    """The status item and every write that creating it takes (one transaction)."""
+          ) -> tuple[dict[str, Any], Callable[[Sequence[transaction.Op]], None]]:
+    """The status item, and the write that creates it: every op it takes and `also` (the
+    caller's own), with the author's `statuses_count` and the parent's `replies_count`, in one
+    transaction (`write(also)`)."""
     account = viewer.account
     status_id = status_id or ids.new_id()
     parsed = formatter.parse(prepared["status"])
@@ -209,10 +213,17 @@ def build(viewer: Viewer, prepared: dict[str, Any], *, application: dict[str, An
             multiple=poll["multiple"], hide_totals=poll["hide_totals"],
             expires_at=clock.iso(expires_at)))
         item["_poll_expires_at"] = expires_at
-    # The author's statuses_count and the parent's replies_count follow from the stream
-    # (workers/counters.py): a reply to a busy thread touches no item other replies touch.
-    ops += status_writes.create_ops({k: v for k, v in item.items() if not k.startswith("_")})
-    return item, ops
+    stored = {k: v for k, v in item.items() if not k.startswith("_")}
+
+    def write(also: Sequence[transaction.Op] = ()) -> None:
+        # The author's statuses_count and the parent's replies_count are counted with it (a
+        # reply to a thread busy enough to be contended is counted by the stream's worker).
+        counters_repo.write_counted(
+            lambda now: [*also, *ops, *status_writes.create_ops(counters_repo.tallied(stored,
+                                                                                     now))],
+            [("status", stored)])
+
+    return item, write
 
 
 def after_create(item: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from stratus.core.errors import NotFound
 from stratus.jobs import messages as jobs
 from stratus.model.relationships import FollowOptions
 from stratus.repo import accounts as accounts_repo
+from stratus.repo import follows as follows_repo
 from stratus.repo import queues, remote_follows
 from stratus.repo import relationships as repo
 
@@ -123,7 +124,7 @@ def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> st
     if phase == FOLLOWS:
         page = remote_follows.followings_after(remote_id, after or None, REJECTED_PER_STEP)
         for entry in page:
-            repo.end_follow(remote_id, entry["target_id"])
+            follows_repo.end_follow(remote_id, entry["target_id"])
         return f"{FOLLOWS}:{page[-1]['id']}" if len(page) == REJECTED_PER_STEP \
             else f"{REQUESTS}:"
     if phase != REQUESTS:
@@ -131,5 +132,5 @@ def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> st
     made, next_after = repo.follow_requests_made(remote_id, after or None,
                                                  REJECTED_PER_STEP)
     for request in made:
-        repo.remove_follow_request(request["target_id"], remote_id)
+        follows_repo.remove_follow_request(request["target_id"], remote_id)
     return f"{REQUESTS}:{next_after}" if next_after else None

@@ -22,6 +22,7 @@ class Edge(TypedDict, total=False):
     uri: str  # a remote Like or Announce: its activity id
     created_at: str
     counted: bool
+    tallied: bool  # its live counters were written with it (model/counting.py)
 
 
 class Follow(TypedDict, total=False):
@@ -40,6 +41,7 @@ class Follow(TypedDict, total=False):
     uri: str  # the Follow activity's id (remote follows)
     remote_target: bool
     counted: bool
+    tallied: bool  # its live counters were written with it (model/counting.py)
 
 
 @dataclass
@@ -49,8 +51,9 @@ class ViewerEdges:
     bookmarked: set[str] = field(default_factory=set)
     pinned: set[str] = field(default_factory=set)
     muted_threads: set[str] = field(default_factory=set)  # thread (root status) ids
-    # Counters are kept from the stream a moment later: the viewer's own likes and boosts that
-    # are not counted yet (or un-done and not yet taken back) are added here, so a client sees
+    # A like or boost whose status was contended is counted from the stream a moment later:
+    # the viewer's own that are not counted yet (or un-done and not yet taken back) are added
+    # here, so a client sees
     # its own action in the counts it gets back. {status id: {counter: delta}}
     pending: dict[str, dict[str, int]] = field(default_factory=dict)
 

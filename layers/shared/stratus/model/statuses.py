@@ -48,6 +48,7 @@ class Status(TypedDict, total=False):
     card_url: str
     remote_updated_at: str
     counted: bool
+    tallied: bool  # its live counters were written with it (model/counting.py)
     # flags the indexes filter by (repo.statuses.status_item)
     is_reply: bool
     is_reblog: bool

@@ -349,19 +349,27 @@ def _backoff(attempt: int) -> None:
     time.sleep(random.uniform(0, min(CONFLICT_MAX_DELAY, CONFLICT_BASE_DELAY * 2 ** attempt)))
 
 
+# What DynamoDB answers when a partition takes more than it can (after botocore's own retries).
+THROTTLED = ("ThrottlingException", "ProvisionedThroughputExceededException",
+             "RequestLimitExceeded")
+
+
 def _is_conflict(reasons: list[str]) -> bool:
-    return "TransactionConflict" in reasons and "ConditionalCheckFailed" not in reasons
+    return ("TransactionConflict" in reasons or "ThrottlingError" in reasons) and \
+        "ConditionalCheckFailed" not in reasons
 
 
-def transact(ops: Sequence[Op], *, token: str | None = None) -> None:
+def transact(ops: Sequence[Op], *, token: str | None = None,
+             attempts: int = CONFLICT_ATTEMPTS) -> None:
     """Write `ops` atomically. A failed condition raises the API error attached to its op
-    (`Op.on_conflict`) or `ConditionFailed`; conflicts with concurrent transactions are retried
-    with jitter, then surface as `Busy` (429), never as a server error."""
+    (`Op.on_conflict`) or `ConditionFailed`; conflicts with concurrent transactions (and
+    throttled items) are retried with jitter, `attempts` times in all, then surface as `Busy`
+    (429), never as a server error."""
     kwargs: dict[str, Any] = {"TransactItems": [op.render() for op in ops]}
     if token:
         kwargs["ClientRequestToken"] = token
     client = dynamodb()
-    for attempt in range(CONFLICT_ATTEMPTS):
+    for attempt in range(attempts):
         try:
             client.transact_write_items(**kwargs)
             return
@@ -369,7 +377,7 @@ def transact(ops: Sequence[Op], *, token: str | None = None) -> None:
             reasons = [r.get("Code", "None") or "None"
                        for r in exc.response.get("CancellationReasons", [])]
             if _is_conflict(reasons):
-                if attempt + 1 < CONFLICT_ATTEMPTS:
+                if attempt + 1 < attempts:
                     _backoff(attempt)
                     continue
                 raise Busy() from exc
@@ -378,4 +386,8 @@ def transact(ops: Sequence[Op], *, token: str | None = None) -> None:
                     raise op.on_conflict from exc
             if "ConditionalCheckFailed" in reasons:
                 raise ConditionFailed(reasons) from exc
+            raise
+        except client.exceptions.ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in THROTTLED:
+                raise Busy() from exc
             raise

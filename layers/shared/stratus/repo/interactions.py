@@ -2,8 +2,10 @@
 threads — one write per fact, whether a local account makes it through the API or a remote
 one through the inbox (api/statuses/interactions.py, federation/inbox/): the edge's layout, its
 keys and index entries, the conditions that make each write idempotent. Likes and boosts
-write only the account's own items; the counters and notifications follow from the stream
-(workers/counters.py), so a busy status is never one item many writers touch."""
+are counted in the request, in one transaction with the edge — unless the status's counters
+are contended: then the edge alone is written and the stream's worker counts it
+(repo/counters.write_counted), so a busy status never serialises its likers. Notifications
+follow from the stream."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from stratus.core import clock, ids
 from stratus.core.errors import ApiError
 from stratus.core.paging import Budget
 from stratus.model.edges import Edge
-from stratus.repo import base, keys, uris
+from stratus.repo import base, counters, keys, uris
 from stratus.repo import statuses as statuses_repo
 
 # The kinds of edge, as their index entries name them (their `type` is the lower case).
@@ -41,7 +43,8 @@ def edge(kind: str, account_id: str, status_id: str) -> Edge | None:
 
 
 def remove(kind: str, account_id: str, status_id: str) -> Edge | None:
-    """Delete a favourite or bookmark; its record as it was (None if it was already gone)."""
+    """Delete a bookmark (or any uncounted edge); its record as it was (None if it was already
+    gone)."""
     return base.record(base.delete(_KEY_OF[kind](account_id, status_id), returning=True))
 
 
@@ -52,12 +55,32 @@ def _add(item: dict[str, Any]) -> bool:
 
 # --- favourites and bookmarks -----------------------------------------------------------------------
 def favourite(account_id: str, status: dict[str, Any], *, uri: str | None = None) -> bool:
-    """An account favourites a status (`uri`: a remote account's Like); False if it had."""
-    return _add(_edge_item(FAVOURITE, account_id, status, **({"uri": uri} if uri else {})))
+    """An account favourites a status (`uri`: a remote account's Like), counted with it;
+    False if it had."""
+    item = _edge_item(FAVOURITE, account_id, status, **({"uri": uri} if uri else {}))
+    try:
+        counters.write_counted(lambda now: [base.put_new(counters.tallied(item, now))],
+                               [("fav", item)])
+    except base.ConditionFailed:
+        return False
+    return True
 
 
-def unfavourite(account_id: str, status_id: str) -> Edge | None:
-    return remove(FAVOURITE, account_id, status_id)
+def unfavourite(account_id: str, status_id: str) -> tuple[Edge | None, bool]:
+    """Take a favourite back, and its count with it: (its record as it was, None if there was
+    none; whether the count went down here — else it is the counters worker's, or the like
+    was never counted)."""
+    found = edge(FAVOURITE, account_id, status_id)
+    if found is None:
+        return None, False
+    key = keys.favourite(account_id, status_id)
+    try:
+        return found, counters.write_counted(
+            lambda now: [counters.delete_read(key, found) if now else
+                         base.Op("Delete", key=key, condition="attribute_exists(PK)")],
+            removed=[("fav", found)])
+    except base.ConditionFailed:
+        return None, False  # taken back concurrently
 
 
 def bookmark(account_id: str, status: dict[str, Any]) -> bool:
@@ -65,59 +88,62 @@ def bookmark(account_id: str, status: dict[str, Any]) -> bool:
 
 
 # --- boosts -------------------------------------------------------------------------------------------
-def boost_ops(account_id: str, original: dict[str, Any], reblog_id: str, *, visibility: str,
-              uri: str, local: bool, created_at: str) -> list[base.Op]:
-    """A boost: the boost edge, the status item that is the reblog, its stats. Only new items:
-    boosts of one status by many accounts never touch a common item (the counters follow
-    from the stream); a second boost by the same account fails on its edge."""
-    reblog = {"id": reblog_id, "account_id": account_id, "reblog_of_id": original["id"],
-              "reblog_of_account_id": original["account_id"], "visibility": visibility,
-              "uri": uri, "url": None, "thread_id": reblog_id, "local": local,
-              "created_at": created_at, "mention_ids": [], "tags": [], "media_ids": []}
-    return [base.put_new(_edge_item(BOOST, account_id, original, reblog_id=reblog_id)),
-            base.put_new(statuses_repo.status_item(reblog)),
-            base.put_new(statuses_repo.stats_item(reblog_id))]
+def _reblog_item(account_id: str, original: dict[str, Any], reblog_id: str, *,
+                 visibility: str, uri: str, local: bool, created_at: str) -> dict[str, Any]:
+    return {"id": reblog_id, "account_id": account_id, "reblog_of_id": original["id"],
+            "reblog_of_account_id": original["account_id"], "visibility": visibility,
+            "uri": uri, "url": None, "thread_id": reblog_id, "local": local,
+            "created_at": created_at, "mention_ids": [], "tags": [], "media_ids": []}
 
 
 def boost(account_id: str, original: dict[str, Any], reblog_id: str, *, visibility: str,
           uri: str, local: bool, created_at: str, also: Sequence[base.Op] = ()) -> bool:
-    """Write a boost (`boost_ops`) with `also` in the same transaction (a remote boost's URI
-    entry); False when a condition failed — boosted already, or `also` refused — and
-    nothing was written."""
+    """A boost: the boost edge, the status item that is the reblog and its stats, with `also`
+    (a remote boost's URI entry) and the counts (the original's reblogs, the booster's
+    statuses) in one transaction. False when a condition failed — boosted already, or `also`
+    refused — and nothing was written."""
+    reblog = _reblog_item(account_id, original, reblog_id, visibility=visibility, uri=uri,
+                          local=local, created_at=created_at)
+    edge_item = _edge_item(BOOST, account_id, original, reblog_id=reblog_id)
+
+    def build(now: bool) -> list[base.Op]:
+        return [base.put_new(counters.tallied(edge_item, now)),
+                base.put_new(statuses_repo.status_item(counters.tallied(reblog, now))),
+                base.put_new(statuses_repo.stats_item(reblog_id)), *also]
+
     try:
-        base.transact([*boost_ops(account_id, original, reblog_id, visibility=visibility,
-                                  uri=uri, local=local, created_at=created_at), *also])
+        counters.write_counted(build, [("reblog", edge_item), ("status", reblog)])
     except base.ConditionFailed:
         return False
     return True
 
 
-def unboost_ops(account_id: str, original_id: str, reblog: dict[str, Any] | None,
-                reblog_id: str) -> list[base.Op]:
-    """Undo a boost: its edge (while it exists), the reblog status and its stats, and the
-    reblog's URI entry where the URI index names it (a remote boost's Announce id)."""
-    ops = [base.Op("Delete", key=keys.reblog_edge(account_id, original_id),
-                   condition="attribute_exists(PK)"),
-           base.Op("Delete", key=keys.status(reblog_id)),
-           base.Op("Delete", key=keys.status_stats(reblog_id))]
-    if reblog is not None and reblog.get("uri") and \
-            uris.find(reblog["uri"]) == ("status", reblog_id):
-        ops.append(uris.release_op(reblog["uri"], "status", reblog_id))
-    return ops
-
-
-def unboost(account_id: str, original_id: str) -> Edge | None:
-    """Undo the account's boost of a status; the boost edge's record as it was, None if there
-    was none. Undone concurrently (a condition that fails) is no error: nothing is written."""
+def unboost(account_id: str, original_id: str) -> tuple[Edge | None, bool]:
+    """Undo the account's boost of a status — its edge, the reblog status and its stats, the
+    reblog's URI entry where the URI index names it (a remote boost's Announce id) — and its
+    counts: (the boost edge's record as it was, None if there was none; whether the counts
+    went down here). Undone concurrently is no error: nothing is written."""
     found = edge(BOOST, account_id, original_id)
     if found is None:
-        return None
-    reblog = statuses_repo.get(found["reblog_id"])
+        return None, False
+    reblog_id = found["reblog_id"]
+    reblog = statuses_repo.get(reblog_id)
+    key = keys.reblog_edge(account_id, original_id)
+    release = [uris.release_op(reblog["uri"], "status", reblog_id)] \
+        if reblog is not None and reblog.get("uri") and \
+        uris.find(reblog["uri"]) == ("status", reblog_id) else []
+
+    def build(now: bool) -> list[base.Op]:
+        return [counters.delete_read(key, found) if now else
+                base.Op("Delete", key=key, condition="attribute_exists(PK)"),
+                base.Op("Delete", key=keys.status(reblog_id)),
+                base.Op("Delete", key=keys.status_stats(reblog_id)), *release]
+
+    counted = [("reblog", found)] + ([("status", reblog)] if reblog is not None else [])
     try:
-        base.transact(unboost_ops(account_id, original_id, reblog, found["reblog_id"]))
+        return found, counters.write_counted(build, removed=counted)
     except base.ConditionFailed:
-        pass
-    return found
+        return found, False
 
 
 # --- pins ---------------------------------------------------------------------------------------------

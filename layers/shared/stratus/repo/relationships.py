@@ -435,15 +435,3 @@ def create(record: dict[str, Any]) -> bool:
     except base.ConditionFailed:
         return False
     return True
-
-
-def end_follow(follower_id: str, followed_id: str) -> None:
-    """A follow ends, and the follower's endorsement of the account with it (what follows —
-    counts, feeds, telling the other server — is the stream's)."""
-    write([remove_op(keys.follow(follower_id, followed_id)),
-           remove_op(keys.endorsement(follower_id, followed_id))])
-
-
-def remove_follow_request(target_id: str, requester_id: str) -> Follow | None:
-    """Delete a pending request; returns its record as it was (None if there was none)."""
-    return remove(keys.follow_request(target_id, requester_id))

@@ -114,7 +114,7 @@ def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> ViewerEdges:
     for item in base.batch_get(wanted):
         kind, status_id = keys.prefix_of(item["SK"]), keys.id_in(item["SK"])
         kinds[kind].add(status_id)
-        if kind in uncounted and not item.get("counted"):
+        if kind in uncounted and not (item.get("counted") or item.get("tallied")):
             edges.expect(status_id, uncounted[kind], 1)
     return edges
 

@@ -19,13 +19,13 @@ from typing import Any
 from stratus.core import clock
 from stratus.core.errors import Busy
 from stratus.jobs.messages import Count
+from stratus.model import counting
 from stratus.model import tags as tags_model
 from stratus.repo import counters as repo
 from stratus.repo import tags as tags_repo
 from stratus.repo import transaction
 from stratus.repo import trends as trends_repo
 from stratus.repo.counters import (
-    ACCOUNT,
     ACCOUNT_TAG,
     CANDIDATE,
     FIRST_WINS,
@@ -37,7 +37,6 @@ from stratus.repo.counters import (
     REQUEST,
     SEEN,
     SIGNUP,
-    STATUS,
     TAG,
     WEEK,
     Target,
@@ -49,13 +48,14 @@ MAX_OPS = 100  # TransactWriteItems' limit
 DISTRIBUTABLE = ("public", "unlisted")
 
 
-def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[str, Any]]]:
+def deltas(job: Count, *, live: bool = True
+           ) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[str, Any]]]:
     """Counter changes for one inserted or removed item: ({target: {counter: delta}},
-    {target: {attribute: value}}). Mastodon's rules: direct statuses count nowhere; replies
-    count on the parent only when public or unlisted; weekly activity is history (removals
-    do not rewrite it); a follow counts on both accounts, a pending request on its target; a
-    public original counts a use of each of its hashtags that day, and a `tag_use` item one
-    more distinct account."""
+    {target: {attribute: value}}) — with `live`, those a request keeps too
+    (model/counting.live: statuses, replies, likes, boosts, follows, follow requests).
+    Mastodon's other rules: weekly activity is history (removals do not rewrite it); a public
+    original counts a use of each of its hashtags that day, and a `tag_use` item one more
+    distinct account."""
     item, inserted = job.item, job.event == "INSERT"
     sign = 1 if inserted else -1
     adds: dict[Target, dict[str, int]] = {}
@@ -63,6 +63,13 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
 
     def add(target: Target, counter: str, delta: int = sign) -> None:
         adds.setdefault(target, {})[counter] = adds.get(target, {}).get(counter, 0) + delta
+
+    if live and job.event in ("INSERT", "REMOVE"):
+        for target, counters in counting.live(job.item_type, item).items():
+            for counter, delta in counters.items():
+                add(target, counter, sign * delta)
+        if inserted:
+            sets.update(counting.stamps(job.item_type, item))
 
     def tag_day(name: str, measure: str, day: str) -> None:
         add((TAG, name), tags_model.history_attribute(measure, day), 1)
@@ -106,12 +113,6 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         if inserted:
             add(week(), "registrations")
     elif job.item_type == "status":
-        if item.get("visibility") != "direct":
-            add((ACCOUNT, item["account_id"]), "statuses_count")
-            if inserted and item.get("created_at"):
-                sets[(ACCOUNT, item["account_id"])] = {"last_status_at": item["created_at"]}
-            if item.get("in_reply_to_id") and item.get("visibility") in DISTRIBUTABLE:
-                add((STATUS, item["in_reply_to_id"]), "replies_count")
         if item.get("local") and not item.get("reblog_of_id"):
             add((INSTANCE, None), "local_posts")
             if inserted:
@@ -124,19 +125,9 @@ def deltas(job: Count) -> tuple[dict[Target, dict[str, int]], dict[Target, dict[
         if item.get("visibility") in DISTRIBUTABLE and not item.get("reblog_of_id"):
             for name in item.get("tags", []):
                 account_tag(name, sign, item.get("created_at") if inserted else None)
-    elif job.item_type == "fav":
-        add((STATUS, item["status_id"]), "favourites_count")
+    elif job.item_type in ("fav", "reblog"):
         if inserted:
             trend_candidate("statuses", clock.day_key(clock.now()), item["status_id"])
-    elif job.item_type == "reblog":
-        add((STATUS, item["status_id"]), "reblogs_count")
-        if inserted:
-            trend_candidate("statuses", clock.day_key(clock.now()), item["status_id"])
-    elif job.item_type == "follow":
-        add((ACCOUNT, item["account_id"]), "following_count")
-        add((ACCOUNT, item["target_id"]), "followers_count")
-    elif job.item_type == "follow_request":
-        add((ACCOUNT, item["target_id"]), "follow_requests_count")
     elif job.item_type == "notification":
         # A grouped notification counts in its group's head (the grouped listing's entry);
         # a filtered mention counts in its sender's notification request.
@@ -241,8 +232,24 @@ class _Change:
         return set(self.adds) | set(self.sets)
 
 
-def _plan(message_id: str, job: Count) -> _Change | None:
-    adds, sets = deltas(job)
+def _plan(message_id: str, job: Count, untallied: set[str]) -> _Change | None:
+    """The guarded counter change of one job. An item a request counted (`tallied`) counts here
+    only what the request does not keep; the removal of an item counts down its live counters
+    unless a request did (`untallied`: the marked incarnations), and the rest only if the
+    worker had counted it."""
+    item = job.item
+    live_type = job.item_type in counting.LIVE_TYPES and job.event in ("INSERT", "REMOVE")
+    tallied = live_type and bool(item.get(counting.TALLIED))
+    if job.event == "REMOVE" and live_type and not item.get("counted"):
+        if not tallied or counting.incarnation(job.item_type, item) in untallied:
+            return None  # never counted, or counted down by the request that removed it
+        adds = {t: {k: -v for k, v in c.items()}
+                for t, c in counting.live(job.item_type, item).items()}
+        return _Change(message_id, repo.undo_once(job.event_id), adds) if adds else None
+    skip_live = (job.event == "INSERT" and tallied) or (
+        job.event == "REMOVE" and live_type and
+        counting.incarnation(job.item_type, item) in untallied)
+    adds, sets = deltas(job, live=not skip_live)
     if not adds and not sets:
         return None
     if job.item_type in ONCE_PER_EVENT:
@@ -256,6 +263,14 @@ def _plan(message_id: str, job: Count) -> _Change | None:
     else:
         return None  # removed before it was ever counted: nothing to take back
     return _Change(message_id, guard, adds, sets)
+
+
+def _untallied(batch: list[tuple[str, Count]]) -> set[str]:
+    """The removals in a batch whose live counters a request took back (one batched read)."""
+    removed = [(job.item_type, job.item) for _, job in batch
+               if job.event == "REMOVE" and job.item_type in counting.LIVE_TYPES and
+               job.item.get("id") and (job.item.get(counting.TALLIED) or job.item.get("counted"))]
+    return repo.untallied(removed) if removed else set()
 
 
 def _chunks(changes: list[_Change]) -> Iterable[list[_Change]]:
@@ -316,7 +331,9 @@ def _apply_chunk(chunk: list[_Change]) -> list[str]:
 
 def apply_batch(batch: list[tuple[str, Count]]) -> list[str]:
     """Apply a batch of counter jobs; returns the message ids to redeliver."""
-    changes = [c for message_id, job in batch if (c := _plan(message_id, job)) is not None]
+    untallied = _untallied(batch)
+    changes = [c for message_id, job in batch
+               if (c := _plan(message_id, job, untallied)) is not None]
     retry: list[str] = []
     for chunk in _chunks(changes):
         try:

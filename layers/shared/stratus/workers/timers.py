@@ -66,11 +66,11 @@ def publish_scheduled(scheduled_id: str) -> str | None:
     if viewer is None:  # the account is gone, and its schedule with it
         scheduled_repo.forget(scheduled_id)
         return None
-    status_item, ops = posting.build(viewer, dict(item["params"]),
-                                     application=item.get("application"),
-                                     scheduled_id=scheduled_id)
+    status_item, write = posting.build(viewer, dict(item["params"]),
+                                       application=item.get("application"),
+                                       scheduled_id=scheduled_id)
     try:
-        transaction.write([scheduled_repo.remove_op(scheduled_id), *ops])
+        write([scheduled_repo.remove_op(scheduled_id)])
     except transaction.ConditionFailed:
         return None  # already published by an earlier delivery
     posting.after_create(status_item)

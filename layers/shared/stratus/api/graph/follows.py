@@ -122,7 +122,7 @@ def unfollow(viewer: Viewer, target_id: str) -> dict[str, Any]:
     if target.id in view.following:
         _end_follow(me, target.id)
     if target.id in view.requested:
-        repo.remove_follow_request(target.id, me)
+        follows_repo.remove_follow_request(target.id, me)
     view.following.pop(target.id, None)
     view.requested.pop(target.id, None)
     view.endorsed.discard(target.id)
@@ -130,10 +130,11 @@ def unfollow(viewer: Viewer, target_id: str) -> dict[str, Any]:
 
 
 def _end_follow(follower_id: str, followed_id: str) -> None:
-    """A follow ends, and the follower's endorsement of the account with it. What follows is
-    the stream's (jobs/outbox.py): counts, the home feed, and the other server is told (an
-    Undo(Follow) to a followed remote account, a Reject(Follow) to a remote follower)."""
-    repo.end_follow(follower_id, followed_id)
+    """A follow ends, and the follower's endorsement of the account with it, and both
+    accounts' counts. What follows is the stream's (jobs/outbox.py): the home feed, and the
+    other server is told (an Undo(Follow) to a followed remote account, a Reject(Follow) to a
+    remote follower)."""
+    follows_repo.end_follow(follower_id, followed_id)
 
 
 def remove_from_followers(viewer: Viewer, target_id: str) -> dict[str, Any]:
@@ -167,7 +168,7 @@ def authorize(viewer: Viewer, requester_id: str) -> dict[str, Any]:
         follow_ = repo.follow_item(ids.new_id(), requester.id, me, options, authorized=True,
                                    uri=request.get("uri"))
     # False: it follows already (authorized concurrently); the request is gone either way.
-    follows_repo.authorize_request(me, requester.id, follow_, gone=NotFound())
+    follows_repo.authorize_request(request, follow_, gone=NotFound())
     requester.relations.requested_by.discard(requester.id)
     requester.relations.followed_by.add(requester.id)
     return requester.entity()
@@ -176,7 +177,7 @@ def authorize(viewer: Viewer, requester_id: str) -> dict[str, Any]:
 def reject(viewer: Viewer, requester_id: str) -> dict[str, Any]:
     """POST /api/v1/follow_requests/:account_id/reject."""
     requester = relationships.subject(viewer, requester_id)
-    if repo.remove_follow_request(viewer.account_id, requester.id) is None:
+    if follows_repo.remove_follow_request(viewer.account_id, requester.id) is None:
         raise NotFound()
     requester.relations.requested_by.discard(requester.id)
     return requester.entity()

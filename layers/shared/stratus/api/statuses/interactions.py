@@ -1,6 +1,7 @@
 """Favourites, boosts, bookmarks, pins and conversation mutes. Each is idempotent and returns
-the status with fresh flags. Likes and boosts write only the viewer's own items (their counters
-follow from the stream, workers/counters.py); pins check their limit in one transaction."""
+the status with fresh flags. Likes and boosts are counted with the edge they write, so the
+next request sees the count (repo/counters.write_counted); pins check their limit in one
+transaction."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def favourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
     return statuses_read.show(viewer.account_id, status["id"])
 
 
-def _remove(viewer: Viewer, status_id: str, kind: str, counter: str | None) -> dict[str, Any]:
+def _remove(viewer: Viewer, status_id: str, kind: str) -> dict[str, Any]:
     """Undo an edge. If the viewer has it, no visibility check (Mastodon: works even after the
     author blocked you); otherwise the status must be visible (404) and nothing changes."""
     item = repo.get(status_id) if ids.is_id(str(status_id)) else None
@@ -47,15 +48,26 @@ def _remove(viewer: Viewer, status_id: str, kind: str, counter: str | None) -> d
     edge = interactions_repo.edge(kind, viewer.account_id, item["id"]) if item else None
     if edge is None:
         return statuses_read.show(viewer.account_id, status_id)
-    removed = interactions_repo.remove(kind, viewer.account_id, item["id"])
-    # The counter follows from the stream; show the viewer the count without their like.
-    taken_back = {item["id"]: {counter: -1}} if counter and removed and removed.get("counted") \
-        else None
+    taken_back = None
+    if kind == interactions_repo.FAVOURITE:
+        removed, counted_here = interactions_repo.unfavourite(viewer.account_id, item["id"])
+        taken_back = _not_yet_taken_back(item["id"], "favourites_count", removed, counted_here)
+    else:
+        interactions_repo.remove(kind, viewer.account_id, item["id"])
     return status_views.render([repo.get(item["id"])], viewer.account_id, taken_back)[0]
 
 
+def _not_yet_taken_back(status_id: str, counter: str, removed: dict[str, Any] | None,
+                        counted_here: bool) -> dict[str, dict[str, int]] | None:
+    """An undone like or boost whose count the counters worker has still to take back (its
+    count was contended): the viewer is shown the count without it already."""
+    if removed is None or counted_here or not (removed.get("tallied") or removed.get("counted")):
+        return None
+    return {status_id: {counter: -1}}
+
+
 def unfavourite(viewer: Viewer, status_id: str) -> dict[str, Any]:
-    return _remove(viewer, status_id, interactions_repo.FAVOURITE, "favourites_count")
+    return _remove(viewer, status_id, interactions_repo.FAVOURITE)
 
 
 def bookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
@@ -65,7 +77,7 @@ def bookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
 
 
 def unbookmark(viewer: Viewer, status_id: str) -> dict[str, Any]:
-    return _remove(viewer, status_id, interactions_repo.BOOKMARK, None)
+    return _remove(viewer, status_id, interactions_repo.BOOKMARK)
 
 
 def reblog_visibility(viewer: Viewer, original: dict[str, Any], requested: Any) -> str:
@@ -102,13 +114,14 @@ def reblog(viewer: Viewer, status_id: str, visibility_param: Any) -> dict[str, A
 def unreblog(viewer: Viewer, status_id: str) -> dict[str, Any]:
     item = repo.get(status_id) if ids.is_id(str(status_id)) else None
     original_id = (item.get("reblog_of_id") or item["id"]) if item else None
-    edge = interactions_repo.unboost(viewer.account_id, original_id) if original_id else None
+    edge, counted_here = interactions_repo.unboost(viewer.account_id, original_id) \
+        if original_id else (None, False)
     if edge is None:
         return statuses_read.show(viewer.account_id, status_id)
     original = repo.get(original_id)
     if original is None:
         raise NotFound()
-    taken_back = {original_id: {"reblogs_count": -1}} if edge.get("counted") else None
+    taken_back = _not_yet_taken_back(original_id, "reblogs_count", edge, counted_here)
     return status_views.render([original], viewer.account_id, taken_back)[0]
 
 

@@ -11,7 +11,6 @@ from stratus.api.oauth import oauth
 from stratus.core.errors import Busy
 from stratus.model.viewer import Viewer
 from stratus.repo import search as search_repo
-from stratus.repo import transaction
 
 
 def create(viewer: Viewer, params: dict[str, Any]) -> str:
@@ -19,8 +18,8 @@ def create(viewer: Viewer, params: dict[str, Any]) -> str:
     prepared = prepare(viewer, params)
     app = oauth.get_app(viewer.token.get("client_id"))
     application = {"name": app["name"], "website": app.get("website")} if app else None
-    item, ops = build(viewer, prepared, application=application)
-    transaction.write(ops)
+    item, write = build(viewer, prepared, application=application)
+    write()
     after_create(item)
     if item.get("tags"):  # a tag is searchable as soon as it is used (Mastodon makes the Tag
         search_repo.index_tags(item["tags"])  # in the request); the search worker does the rest

@@ -16,6 +16,7 @@ from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.read import status_views
 from stratus.read import statuses as statuses_read
+from stratus.repo import counters as counters_repo
 from stratus.repo import interactions as interactions_repo
 from stratus.repo import polls as polls_repo
 from stratus.repo import scheduler, status_writes, transaction
@@ -47,14 +48,15 @@ def delete(viewer: Viewer, status_id: str) -> dict[str, Any]:
     entity["spoiler_text"] = item.get("spoiler_text", "")
     pinned = interactions_repo.edge(interactions_repo.PIN, viewer.account_id,
                                     status_id) is not None
-    # Counters, others' likes, boosts and bookmarks, notifications and edits of it follow
-    # from the stream (the outbox's status removal rule). Media goes back to the unattached
-    # pool (kept for a redraft, expires if unused).
+    # The author's statuses_count and the parent's replies_count go down with it; others'
+    # likes, boosts and bookmarks, notifications and edits of it follow from the stream (the
+    # outbox's status removal rule). Media goes back to the unattached pool (kept for a
+    # redraft, expires if unused).
     expiry = int((clock.now() + timedelta(days=1)).timestamp())
     ops = status_writes.removal_ops(item, gone=NotFound(), media_kept_until=expiry)
     if pinned:
         ops += interactions_repo.unpin_ops(viewer.account_id, status_id)
-    transaction.write(ops)
+    counters_repo.write_counted(lambda now: ops, removed=[("status", item)])
     if item.get("poll_id"):
         scheduler.cancel(f"poll-{item['poll_id']}")
     return entity

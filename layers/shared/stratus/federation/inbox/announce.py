@@ -96,7 +96,7 @@ def handle(ctx: Context) -> None:
 
 def _remove(actor_id: str, original_id: str) -> bool:
     """Undo the actor's boost of a status as a local unboost is undone; False if it had none."""
-    return interactions_repo.unboost(actor_id, original_id) is not None
+    return interactions_repo.unboost(actor_id, original_id)[0] is not None
 
 
 def undo(ctx: Context, announce: dict[str, Any] | str) -> None:

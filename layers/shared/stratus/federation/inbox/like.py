@@ -32,5 +32,5 @@ def handle(ctx: Context) -> None:
 
 def undo(ctx: Context, like: dict) -> None:
     status_id = local_status_id(object_id(like.get("object")))
-    if status_id is None or interactions_repo.unfavourite(ctx.actor_id, status_id) is None:
+    if status_id is None or interactions_repo.unfavourite(ctx.actor_id, status_id)[0] is None:
         mark_undone(ctx, object_id(like))
