@@ -97,9 +97,50 @@ def cmd_emoji(args: argparse.Namespace) -> None:
     print(f"imported :{emoji['shortcode']}: ({emoji['content_type']}, {emoji['size']} bytes)")
 
 
+def _recounted(label: str, changes: dict[str, tuple[int, int]] | None) -> None:
+    if changes is None:
+        print(f"{label}: not found")
+    elif changes:
+        print(f"{label}: " + ", ".join(f"{name} {was} -> {now}"
+                                       for name, (was, now) in sorted(changes.items())))
+    else:
+        print(f"{label}: ok")
+
+
+def _account_id(username: str) -> str:
+    from stratus.repo import accounts as accounts_repo
+
+    name, _, domain = username.lstrip("@").partition("@")
+    account_id = accounts_repo.id_by_handle(name, domain or None)
+    if account_id is None:
+        raise CliError(f"no account @{username.lstrip('@')}")
+    return account_id
+
+
+def cmd_recount(args: argparse.Namespace) -> None:
+    """Counts made again from the items they stand for (tootctl cache recount)."""
+    from stratus.workers import recount
+
+    if not args.all and not (args.names if args.group == "accounts" else args.ids):
+        raise CliError("name what to recount, or pass --all")
+    if args.group == "accounts":
+        ids_ = list(recount.local_accounts()) if args.all else \
+            [_account_id(name) for name in args.names]
+        for account_id in ids_:
+            _recounted(f"account {account_id}", recount.recount_account(account_id))
+        return
+    ids_ = [s for a in recount.local_accounts() for s in recount.statuses_of(a)] \
+        if args.all else args.ids
+    for status_id in ids_:
+        _recounted(f"status {status_id}", recount.recount_status(status_id))
+
+
 def cmd_accounts(args: argparse.Namespace) -> None:
     from stratus.api.accounts import operator
 
+    if args.action == "recount":
+        cmd_recount(args)
+        return
     if args.action == "create":
         account_id, password = operator.operator_create(
             args.username, args.email, args.password, role=args.role,
@@ -206,7 +247,20 @@ def parser() -> argparse.ArgumentParser:
     modify.add_argument("--disable", action="store_true")
     modify.add_argument("--enable", action="store_true")
     modify.add_argument("--reset-password", action="store_true")
+    recount = a_actions.add_parser("recount", help="count followers, follows, requests and "
+                                                   "statuses again from the items themselves")
+    recount.add_argument("names", nargs="*", metavar="USERNAME", help="user or user@domain")
+    recount.add_argument("--all", action="store_true", help="every local account")
     a.set_defaults(run=cmd_accounts)
+
+    st = groups.add_parser("statuses", help="statuses")
+    st_actions = st.add_subparsers(dest="action", required=True)
+    recount = st_actions.add_parser("recount", help="count likes, boosts and replies again "
+                                                    "from the items themselves")
+    recount.add_argument("ids", nargs="*", metavar="ID")
+    recount.add_argument("--all", action="store_true",
+                         help="every status of every local account")
+    st.set_defaults(run=cmd_recount)
 
     # announce area
     n = groups.add_parser("announcements", help="create, change and delete announcements")
