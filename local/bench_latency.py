@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from . import cfn
+from .bench_streaming import _serve
 
 # As local/devserver.py: a burst of threads overflows the clients' 10 pooled connections.
 logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
@@ -131,22 +132,6 @@ class Arrivals:
                 status_id = (item.get("status_id") or {}).get("S")
                 if status_id:
                     self.arrived("notification", status_id, at)
-
-
-def _serve(runtime: Any) -> tuple[Any, int]:
-    import socket
-
-    import uvicorn
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(runtime.gateway, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="off"))
-    threading.Thread(target=server.run, name="bench-http", daemon=True).start()
-    while not server.started:
-        time.sleep(0.01)
-    return server, port
 
 
 def _token(account_id: str, name: str, scopes: list[str]) -> str:
