@@ -1,5 +1,7 @@
-"""Counters kept from the stream: the guard that makes one item change count exactly once, and
-the aggregated increments a batch of changes applies in one transaction.
+"""Counters: the ones a request keeps itself (`write_counted`: an item and its counts in one
+transaction, or the item alone while its counter items are hot), the ones kept from the stream —
+the guard that makes one item change count exactly once, and the aggregated increments a batch
+of changes applies in one transaction — and the recount's reads and writes.
 
 A change counts once because its guard is written in the same transaction as the increments:
 an insert sets `counted` on the item that justifies the counter (only if the item still exists
