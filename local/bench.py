@@ -142,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
+    if args and args[0] == "reads":  # `python -m local.bench reads [--json]`: DynamoDB rounds
+        # and calls of every read page of issue #22, at 20 and 40 items
+        from .bench_reads import cli as reads
+
+        return reads(args[1:], start_stack)
     if args == ["search"]:  # `python -m local.bench search`: round trips per search type
         from .bench_search import run as search
 
@@ -186,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
-              "streaming [CLIENTS] | trends [POSTS] | search | delivery [FOLLOWERS] [HOSTS] | "
+              "streaming [CLIENTS] | trends [POSTS] | search | reads [--json] | delivery [FOLLOWERS] [HOSTS] | "
               "latency [--json] [--posts N] [--writers N] [--posts-each N] [--interval S] | "
               "memory [WRITES]]",
               file=sys.stderr)
@@ -249,6 +254,9 @@ def timings(runtime) -> None:
     from .bench_search import run as search
 
     search(runtime)  # a search of each type
+    from .bench_reads import run as reads
+
+    reads(runtime)  # rounds and calls of every read page (issue #22)
     from .bench_timelines import run as timelines
 
     timelines(runtime)  # home pages, fan-out to 1,000 and 10,000 followers

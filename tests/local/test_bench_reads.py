@@ -1,0 +1,33 @@
+"""`python -m local.bench reads` (local/bench_reads.py) groups a request's DynamoDB calls into
+rounds by their start and end times: calls in flight together are one round, calls one after
+another one round each. Synthetic timestamps only: nothing here times a real request."""
+
+from __future__ import annotations
+
+from local.bench_reads import rounds
+
+
+def test_sequential_calls_are_a_round_each():
+    assert rounds([(0.0, 1.0), (1.0, 2.0), (2.5, 3.0)]) == [[0], [1], [2]]
+
+
+def test_overlapping_calls_are_one_round():
+    # A parallel BatchGetItem round: three calls started before any of them finished.
+    assert rounds([(0.0, 1.0), (0.1, 1.2), (0.2, 0.9)]) == [[0, 1, 2]]
+
+
+def test_a_parallel_round_between_sequential_calls():
+    spans = [(0.0, 1.0),  # token
+             (1.1, 2.0), (1.2, 2.4), (1.15, 1.9),  # three reads at once
+             (2.5, 3.0)]  # then one that needed them
+    assert rounds(spans) == [[0], [1, 3, 2], [4]]
+
+
+def test_a_call_overlapping_only_the_longest_of_its_round_joins_it():
+    # The round lasts until its last call ends: a call starting before that is in it.
+    assert rounds([(0.0, 5.0), (1.0, 2.0), (3.0, 4.0), (5.0, 6.0)]) == [[0, 1, 2], [3]]
+
+
+def test_order_of_the_log_does_not_matter_and_nothing_is_none():
+    assert rounds([(2.0, 3.0), (0.0, 1.0)]) == [[1], [0]]
+    assert rounds([]) == []
