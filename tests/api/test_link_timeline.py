@@ -116,6 +116,7 @@ def test_a_status_is_listed_once_when_its_job_comes_twice(client, discoverable, 
     drain()  # the sign-ups' own jobs first
     status = post(client, tokens["alice"], status=f"twice {ARTICLE}")
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "EffectsQueue") == 2  # status_created, links_changed
+    # status_created, links_changed, and the author's directory entry (last_status_at moved)
+    assert deliver_twice(runtime, "EffectsQueue") == 3
     drain()
     assert ids_of(link_timeline(client, ARTICLE)) == [status["id"]]

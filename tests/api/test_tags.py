@@ -82,7 +82,8 @@ def test_history_is_counted_once_when_jobs_are_delivered_twice(client, people, r
     drain()  # the sign-ups' own jobs first
     post(client, tokens["alice"], status="#twice")
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "EffectsQueue") == 1  # the use is noted twice
+    # the use is noted twice (and the author's directory entry, last_status_at moved)
+    assert deliver_twice(runtime, "EffectsQueue") == 2
     effects = next(q for q in runtime.pipeline.queues if q.queue == "EffectsQueue")
     while runtime.pipeline.pump_queue(effects):
         pass

@@ -37,8 +37,9 @@ def test_effects_twice(client, people, runtime, drain):
     status = post(client, tokens["alice"], status="hello @bob #once")
     client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["carol"])
     dispatch_only(runtime)
-    # 4 sign-ups (each: staff told, a key pair made), the post, the like
-    assert deliver_twice(runtime, "EffectsQueue") == 10
+    # 4 sign-ups (each: staff told, a key pair made), the post, the author's directory entry
+    # (last_status_at is written with the post), the like
+    assert deliver_twice(runtime, "EffectsQueue") == 11
     drain()
     assert all(actor_keys_repo.get(a) is not None for a in ids_.values())
     assert [n["notification_type"] for n in effects_repo.notifications(ids_["bob"])] == ["mention"]
@@ -134,6 +135,7 @@ def test_a_job_that_keeps_failing_goes_to_the_dlq_after_max_receives(client, peo
                                                                       drain, monkeypatch):
     ids_, tokens = people
     status = post(client, tokens["alice"], status="failing")
+    drain()  # the post's own effects (the author's directory entry …) first
     client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
     dispatch_only(runtime)
     from stratus.jobs import messages
