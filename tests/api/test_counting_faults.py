@@ -197,3 +197,35 @@ def test_recount_mends_corrupted_counts(client, people, drain, monkeypatch, caps
     assert cli.main(["statuses", "recount", target["id"]]) == 0  # nothing left to mend
     assert capsys.readouterr().out.strip().endswith(": ok")
     assert cli.main(["accounts", "recount", "nobody"]) == 1
+
+
+def test_a_throttled_counted_write_is_written_alone_not_failed(client, people, drain,
+                                                                 monkeypatch, no_backoff):
+    """DynamoDB's ThrottlingException (what botocore raises once its own retries are spent) on
+    the counted write is contention like a cancelled transaction: the like is written alone
+    (200) and counted by the worker; a write that stays throttled is a 429, never a 500."""
+    _, tokens = people
+    target = post(client, tokens["alice"], status="throttled")
+    drain()
+    ddb = dynamodb()
+    real = ddb.transact_write_items
+    calls = {"n": 0, "limit": 1}
+
+    def throttled(**kwargs):
+        calls["n"] += 1
+        if calls["n"] <= calls["limit"]:
+            raise ddb.exceptions.ClientError(
+                {"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}},
+                "TransactWriteItems")
+        return real(**kwargs)
+
+    monkeypatch.setattr(ddb, "transact_write_items", throttled)
+    liked = client.post(f"/api/v1/statuses/{target['id']}/favourite", headers=tokens["bob"])
+    assert liked.status_code == 200 and liked.json()["favourites_count"] == 1
+    assert calls["n"] == 2  # the counted write refused, the like alone written
+    calls.update(n=0, limit=100)
+    refused = client.post("/api/v1/statuses", headers=tokens["carol"], data={"status": "hi"})
+    assert refused.status_code == 429
+    monkeypatch.undo()
+    drain()
+    assert counts_of(client, target["id"]) == (0, 0, 1)
