@@ -2,20 +2,81 @@
 
 Service name and metrics namespace come from POWERTOOLS_* environment variables (template.yaml
 Globals). Tracing is a no-op outside Lambda (POWERTOOLS_TRACE_DISABLED in the local stack/tests).
+
+The Tracer is made at the first invocation that traces, not at import: making it imports the
+X-Ray SDK and patches botocore (with `Tracing: Active`, ~100 ms of every function's INIT, and
+the SDK's module body even with tracing off). A handler's first invocation makes it before any
+AWS client is made (clients are made at first use, in the repo layer), so every call is traced
+as before; with tracing off (the local stack, the tests) the SDK is never imported. Only
+botocore is patched: Powertools' default, `patch_all`, also patches `requests` and `sqlite3`,
+which no request of ours goes through, and imports them to do it. `python -m local.bench init`
+measures INIT as Lambda runs it (docs/performance.md).
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging import correlation_paths
 
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Tracer
+
 logger = Logger()
-tracer = Tracer()
 metrics = Metrics()
+
+TRACED_MODULES = ("botocore",)  # what the X-Ray SDK patches: every AWS call we make
+_tracer: Tracer | None = None
+_tracer_lock = threading.Lock()
+
+
+def tracing_enabled() -> bool:
+    """Whether Powertools would trace here: not with POWERTOOLS_TRACE_DISABLED, nor outside
+    Lambda (no LAMBDA_TASK_ROOT), nor under SAM's or Chalice's local emulation."""
+    from aws_lambda_powertools.shared import constants
+    from aws_lambda_powertools.shared.functions import resolve_truthy_env_var_choice
+
+    if resolve_truthy_env_var_choice(env=os.getenv(constants.TRACER_DISABLED_ENV, "false")):
+        return False
+    return bool(os.getenv(constants.LAMBDA_TASK_ROOT_ENV)) and not (
+        os.getenv(constants.SAM_LOCAL_ENV) or os.getenv(constants.CHALICE_LOCAL_ENV))
+
+
+def get_tracer() -> Tracer | None:
+    """The process's Powertools Tracer, made (X-Ray SDK imported, botocore patched) at the first
+    call; None when tracing is off."""
+    global _tracer
+    if _tracer is None and tracing_enabled():
+        with _tracer_lock:
+            if _tracer is None:
+                from aws_lambda_powertools import Tracer
+
+                _tracer = Tracer(patch_modules=TRACED_MODULES)
+    return _tracer
+
+
+def _traced(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
+    """`tracer.capture_lambda_handler(capture_response=False)`, the tracer made at the first
+    invocation (`get_tracer`): a subsegment per invocation with the ColdStart and Service
+    annotations, exceptions recorded. Without tracing, `fn` itself."""
+    chosen: Callable[[dict, Any], Any] | None = None
+
+    @functools.wraps(fn)
+    def handler(event: dict, context: Any) -> Any:
+        nonlocal chosen
+        if chosen is None:
+            made = get_tracer()
+            chosen = fn if made is None else made.capture_lambda_handler(
+                fn, capture_response=False)
+        return chosen(event, context)
+
+    return handler
 
 
 HTTP_MARGIN = 1.5  # seconds an HTTP function keeps for its answer after its last outbound request
@@ -29,7 +90,7 @@ def http_handler(app: Any) -> Callable[[dict, Any], dict]:
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP,
                                   clear_state=True)
-    @tracer.capture_lambda_handler(capture_response=False)
+    @_traced
     @metrics.log_metrics(capture_cold_start_metric=True)
     def handler(event: dict, context: Any) -> dict:
         remaining = getattr(context, "get_remaining_time_in_millis", None)
@@ -49,7 +110,7 @@ def job_handler(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
     """Wrap a non-HTTP handler (streams, SQS, schedules) with logs, traces and metrics."""
 
     @logger.inject_lambda_context(clear_state=True)
-    @tracer.capture_lambda_handler(capture_response=False)
+    @_traced
     @metrics.log_metrics(capture_cold_start_metric=True)
     def handler(event: dict, context: Any) -> Any:
         return fn(event, context)

@@ -14,12 +14,14 @@ clear: actor documents read it without the instance secret.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stratus.core import clock
-from stratus.jobs import messages as jobs
 from stratus.read import secrets
 from stratus.repo import actor_keys as repo
+
+if TYPE_CHECKING:  # the job classes are ~25 ms of INIT that the actor documents do not need
+    from stratus.jobs import messages as jobs
 
 KEY_SIZE = 2048
 PUBLIC_EXPONENT = 65537

@@ -14,7 +14,6 @@ import uuid
 from stratus.convert import activitypub as ap
 from stratus.core import ids
 from stratus.core.errors import NotFound
-from stratus.jobs import messages as jobs
 from stratus.model.relationships import FollowOptions
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import follows as follows_repo
@@ -32,6 +31,8 @@ def activity_uri() -> str:
 def reject_follow(local_id: str, remote_id: str, activity_id: str) -> None:
     """Reject a remote Follow that stored nothing (the local account blocks its author, or is
     unavailable): a federation job, as the outbox would make."""
+    from stratus.jobs import messages as jobs  # lazy: its job classes are ~25 ms of INIT
+
     item = {"id": ids.new_id(), "type": "follow", "account_id": remote_id,
             "target_id": local_id, "uri": activity_id}
     queues.send(queues.url(FEDERATION), [jobs.Federate(

@@ -14,13 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import emoji as unicode_emoji
-
 from stratus.core import clock, ids
 from stratus.core.config import settings
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.params import flag
-from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.read.announcements import render
 from stratus.repo import announcements as repo
@@ -82,6 +79,8 @@ def react(viewer: Viewer, announcement_id: str, name: str) -> None:
     if item is None or not item.get("published"):
         raise NotFound()
     custom = _custom_emoji(name)
+    import emoji as unicode_emoji  # lazy: its tables are ~25 ms of INIT
+
     if not name or (custom is None and not unicode_emoji.is_emoji(name)):
         raise Unprocessable(UNRECOGNIZED)
     others = {c["name"] for c in counters if int(c.get("count", 0)) > 0 and c["name"] != name}
@@ -207,6 +206,8 @@ def _reschedule(item: dict[str, Any], before: dict[str, Any] | None = None) -> N
     """A one-off schedule for an unpublished announcement with a future `scheduled_at`; the
     earlier one cancelled when it no longer has one."""
     if not item.get("published") and item.get("scheduled_at"):
+        from stratus.jobs import messages as jobs  # lazy: its job classes are ~25 ms of INIT
+
         scheduler.schedule(_schedule_name(item["id"]), clock.parse_iso(item["scheduled_at"]),
                            jobs.PublishAnnouncement(announcement_id=item["id"],
                                                     scheduled_at=item["scheduled_at"]).to_dict())

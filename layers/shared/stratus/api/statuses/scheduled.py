@@ -11,7 +11,6 @@ from stratus.convert import statuses as convert
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.paging import Page
-from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.read import statuses as statuses_read
 from stratus.repo import scheduled as scheduled_repo
@@ -61,6 +60,8 @@ def create(viewer: Viewer, params: dict[str, Any], scheduled_at: Any) -> dict[st
     transaction.write(scheduled_repo.create_ops(
         item, prepared["media_ids"],
         media_taken=Unprocessable("Validation failed: Media attachments could not be found")))
+    from stratus.jobs import messages as jobs  # lazy: its job classes are ~25 ms of INIT
+
     scheduler.schedule(schedule_name(scheduled_id), when,
                        jobs.PublishScheduled(scheduled_status_id=scheduled_id).to_dict())
     return render(item)
@@ -89,6 +90,8 @@ def move(viewer: Viewer, scheduled_id: str, scheduled_at: Any) -> dict[str, Any]
     item = _own(viewer, scheduled_id)
     when = _when(scheduled_at)
     scheduled_repo.move(scheduled_id, clock.iso(when))
+    from stratus.jobs import messages as jobs  # lazy: its job classes are ~25 ms of INIT
+
     scheduler.schedule(schedule_name(scheduled_id), when,
                        jobs.PublishScheduled(scheduled_status_id=scheduled_id).to_dict())
     return render({**item, "scheduled_at": clock.iso(when)})

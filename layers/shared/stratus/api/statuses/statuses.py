@@ -12,7 +12,6 @@ from stratus.api.statuses.post import create_idempotent
 from stratus.convert import statuses as convert_statuses
 from stratus.core import clock, ids
 from stratus.core.errors import NotFound, Unprocessable
-from stratus.jobs import messages as jobs
 from stratus.model.viewer import Viewer
 from stratus.read import status_views
 from stratus.read import statuses as statuses_read
@@ -120,6 +119,8 @@ def edit(viewer: Viewer, status_id: str, params: dict[str, Any]) -> dict[str, An
                                   poll_options_after=new_options)
     transaction.write(ops)
     if changes.get("poll_id"):
+        from stratus.jobs import messages as jobs  # lazy: its job classes are ~25 ms of INIT
+
         if item.get("poll_id"):
             scheduler.cancel(f"poll-{item['poll_id']}")
         scheduler.schedule(f"poll-{changes['poll_id']}",
