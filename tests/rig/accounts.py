@@ -96,10 +96,11 @@ def mastodon_py_users(base_url: str, *names: str, app: str = "test client") -> l
 
 def make_remote_account(domain: str, username: str, display_name: str = "") -> str:
     """A remote account as federation will store it: its profile, handle, staff index entry,
-    and the entries that find it by domain (repo/accounts.remote_index_ops)."""
+    and the entries that find it by domain (its domain's peer item, repo/peers.remember, and
+    repo/accounts.remote_index_ops)."""
     from stratus.core import clock, ids
     from stratus.repo import accounts as accounts_repo
-    from stratus.repo import keys
+    from stratus.repo import keys, peers
     from stratus.repo import moderation as moderation_repo
 
     account_id = ids.new_id()
@@ -108,6 +109,7 @@ def make_remote_account(domain: str, username: str, display_name: str = "") -> s
                "bot": False, "discoverable": None, "indexable": False,
                "created_at": clock.iso(clock.now()),
                "url": f"https://{domain}/@{username}", "uri": f"https://{domain}/users/{username}"}
+    peers.remember(domain)
     base.transact([accounts_repo.profile_op(profile, new=True),
                    base.put_new({**keys.handle(username, domain), "type": "handle",
                                  "account_id": account_id}),

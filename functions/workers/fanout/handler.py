@@ -8,19 +8,19 @@ from typing import Any
 
 from stratus.core.observability import sqs_batch_handler
 from stratus.jobs import messages
-from stratus.workers import fanout
+from stratus.workers import fanout, fanout_lists
 
 HANDLERS = {messages.FanOut: fanout.fan_out, messages.Deliver: fanout.deliver,
-            messages.DeliverToLists: fanout.deliver_to_lists,
+            messages.DeliverToLists: fanout_lists.deliver_to_lists,
             messages.FanOutToTag: fanout.fan_out_to_tag,
             messages.MergeIntoHome: fanout.merge_into_home,
             messages.ClearFromHome: fanout.clear_from_home,
             messages.RegenerateHome: fanout.regenerate_home,
             messages.AccountActive: fanout.account_active,
-            messages.MergeIntoList: fanout.merge_into_list,
-            messages.ClearFromList: fanout.clear_from_list,
-            messages.DropList: fanout.drop_list,
-            messages.LeaveLists: fanout.leave_lists}
+            messages.MergeIntoList: fanout_lists.merge_into_list,
+            messages.ClearFromList: fanout_lists.clear_from_list,
+            messages.DropList: fanout_lists.drop_list,
+            messages.LeaveLists: fanout_lists.leave_lists}
 
 
 def _record(record: Any) -> None:

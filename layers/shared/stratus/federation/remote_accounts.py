@@ -4,8 +4,9 @@ ProcessAccountService and ResolveAccountService. What a document says, and wheth
 believed, is federation/actor_documents.py.
 
 A remote account is the same `account` profile item a local account has, plus its handle
-(`username@domain`, unique per domain), its staff index entry (origin remote), its entries by
-domain (`repo/accounts.remote_index_ops`) and URI index entries for its actor id and key id
+(`username@domain`, unique per domain), its staff index entry (origin remote), its entry by
+domain (`repo/accounts.remote_index_ops`; its domain's peer item is noted before, outside the
+transaction: `repo/peers.remember`) and URI index entries for its actor id and key id
 (`repo/uris.py`). The domain is the actor id's host, with its port when it has one.
 
 Rules (Mastodon's): accounts of a domain suspended by a block, or outside the allowlist in
@@ -30,7 +31,7 @@ from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import domain_blocks as domain_blocks_repo
 from stratus.repo import moderation as moderation_repo
-from stratus.repo import transaction, uris
+from stratus.repo import peers, transaction, uris
 
 STALE_AFTER = timedelta(hours=24)  # Mastodon's Account#possibly_stale? (1 day)
 WEBFINGER_BYTES = 64 * 1024
@@ -100,6 +101,9 @@ def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
         # lifting the block lifts it (workers/moderation.apply).
         block = domain_blocks_repo.block(policy.block_domain or "")
         profile["silenced_at"] = (block or {}).get("created_at") or clock.iso(clock.now())
+    # The domain's peer item first, outside the transaction (repo/peers.py): concurrent new
+    # actors of one server never conflict on it.
+    peers.remember(profile["domain"])
     ops = [*accounts_repo.remote_create_ops(profile),
            uris.claim_op(profile["uri"], "account", profile["id"], owner_uri=profile["uri"]),
            *moderation_repo.index_ops(profile, None),

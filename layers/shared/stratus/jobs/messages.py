@@ -401,13 +401,16 @@ class PublishScheduled(Job):
 # --- fan-out (home and list feeds) ---------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class FanOut(Job):
-    """A status to put into (or, `removal`, take out of) its receivers' feeds: its followers,
-    a page at a time from the follow-id cursor `after`, each page in `Deliver` batches."""
+    """A status to put into (or, `removal`, take out of) its receivers' feeds: its followers
+    whose follow ids are in (`after`, `until`] (None: unbounded), a page at a time, each page in
+    `Deliver` batches; a full page hands the rest of its range on in parallel parts
+    (workers/fanout.py)."""
 
     name: ClassVar[str] = "fan_out"
     status: dict[str, Any] = field(default_factory=dict)
     removal: bool = False
     after: str | None = None
+    until: str | None = None  # the highest follow id this job and its parts reach
     exclusive: list[str] = field(default_factory=list)  # owners of exclusive lists with the author
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from stratus.core import ids
 from stratus.jobs import messages as jobs
 from stratus.repo import stream
 from stratus.text.links import has_link
@@ -350,10 +351,22 @@ FANNED_OUT = ("id", "account_id", "visibility", "reblog_of_id", "reblog_of_accou
               "created_at", "tags", "local")
 
 
+# Follows made up to this long after the event are in its fan-out (a Lambda's clock may be a
+# little ahead of another's; a later follow merges the author's recent statuses in itself).
+FAN_OUT_MARGIN_MS = 60_000
+
+
 def fan_out(change: Change) -> jobs.Job:
+    """The status's fan-out to the followers whose follows existed when the change happened:
+    their follow ids are at most `until`, derived from the stream record's time, so the job and
+    every redelivery of it split its followers into the same parallel parts."""
     image = change.image
+    created = (change.record.get("dynamodb") or {}).get("ApproximateCreationDateTime")
+    until = ids.id_at(int(float(created) * 1000) + FAN_OUT_MARGIN_MS, upper=True) \
+        if created is not None else None
     return jobs.FanOut(event_id=change.event_id, removal=change.event == "REMOVE",
-                       status={k: image[k] for k in FANNED_OUT if image.get(k) is not None})
+                       status={k: image[k] for k in FANNED_OUT if image.get(k) is not None},
+                       until=until)
 
 
 def account_active(change: Change) -> jobs.Job:

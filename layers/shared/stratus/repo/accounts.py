@@ -169,12 +169,13 @@ def account_item_keys(account_id: str) -> list[dict[str, str]]:
 
 # --- remote accounts by domain (written with the account; domain blocks page through them) ---
 def remote_index_ops(profile: dict[str, Any]) -> list[base.Op]:
-    """What makes a remote account findable by its domain: its membership item and its host in
-    the peers partition (written in the transaction that creates the account)."""
+    """What makes a remote account findable by its domain: its membership item (written in the
+    transaction that creates the account). Its host in the peers partition is noted before
+    that transaction, outside it (`repo/peers.remember`): one item all of a domain's new
+    accounts would otherwise write, and conflict on."""
     domain = profile["domain"].lower()
     return [base.Op("Put", item={**keys.domain_account(domain, profile["id"]),
-                                 "type": "domain_account", "account_id": str(profile["id"])}),
-            base.Op("Put", item={**keys.peer(domain), "type": "peer", "domain": domain})]
+                                 "type": "domain_account", "account_id": str(profile["id"])})]
 
 
 def domain_account_ids(domain: str, *, after: str | None, limit: int) -> list[str]:

@@ -38,12 +38,14 @@ def active_until(now: int) -> int:
 
 
 # --- the graph, as fan-out reads it ---------------------------------------------------------------
-def followers_page(account_id: str, after: str | None, limit: int) -> tuple[list[str], str | None]:
-    """Up to `limit` followers of an account by follow id, after the cursor; and the next
-    cursor (None at the end)."""
+def followers_page(account_id: str, after: str | None, limit: int, *, until: str | None = None
+                   ) -> tuple[list[str], str | None]:
+    """Up to `limit` followers of an account by follow id, after the cursor (and at most
+    `until`, when given); and the next cursor (None at the end)."""
     low = keys.pad(int(after) + 1) if after else keys.pad(0)
+    high = keys.pad(until) if until else keys.MAX_SK
     entries = list(base.query(keys.followers_of(account_id), index="GSI1",
-                              sk_between=(low, keys.MAX_SK), limit=limit))
+                              sk_between=(low, high), limit=limit))
     cursor = entries[-1]["id"] if len(entries) == limit else None
     return [e["account_id"] for e in entries], cursor
 

@@ -3,13 +3,23 @@ Mastodon's rules (`filtered_from_home`, FeedManager#filter_from_home?), in batch
 worker invocations; deletions, unfollows, blocks and mutes take entries out; a new follow merges
 the followed account's recent statuses in; a returning user's feed is rebuilt.
 
-Followers are read a page at a time (`FanOut` jobs continue from a follow-id cursor) and
-delivered in `Deliver` batches: a 10,000-follower post is forty short invocations, never one
-long one, and a batch that runs twice writes the same entries (idempotent puts), so a crash
-halfway resumes without duplicates. Users who have not used the API for a week (their home
-meta's `active_until`, pushed on their first request of a day: `account_active`) get nothing: no
-entries, no `status` notifications, until they return (Mastodon's
-followers_for_local_distribution); their feed is then regenerated.
+Followers are read a page at a time and delivered in `Deliver` batches: a 10,000-follower post
+is forty short invocations, never one long one, and a batch that runs twice writes the same
+entries (idempotent puts), so a crash halfway resumes without duplicates. Pages run in
+parallel: a `FanOut` job covers the followers whose follow ids are in a range (after, until] —
+the first one, all of them up to the stream event's time (jobs/outbox.fan_out) — and a job
+whose page is full hands the rest of its range to `SPLIT` jobs of equal parts of it, which do
+the same. The parts of a range never overlap and always cover it, so each follower is in
+exactly one page; a redelivered job reads the same page and hands on the same parts, whose
+deliveries change nothing twice. A million followers are a thousand pages 14 levels deep (when
+they followed over three years, most of them lately: `python -m local.bench scale`) instead of
+a chain of a thousand jobs one after another; the fan-out queue's `MaximumConcurrency` (template.yaml) caps how many
+run at once, so the API functions keep the account's concurrency (docs/performance.md).
+
+Users who have not used the API for a week (their home meta's `active_until`, pushed on their
+first request of a day: `account_active`) get nothing: no entries, no `status` notifications,
+until they return (Mastodon's followers_for_local_distribution); their feed is then regenerated.
+Lists' timelines follow the same rules (workers/fanout_lists.py).
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from stratus.auth import activity
-from stratus.core import clock
+from stratus.core import clock, ids
 from stratus.jobs import messages as jobs
 from stratus.repo import feeds, queues
 from stratus.repo import lists as lists_repo
@@ -30,6 +40,7 @@ from stratus.workers import effects
 
 FEED_SIZE = 400  # entries kept per feed (Mastodon's FeedManager::MAX_ITEMS)
 FOLLOWERS_PAGE = 1000  # followers read per FanOut job
+SPLIT = 4  # parts a full page hands the rest of its range to, run side by side
 BATCH = 250  # receivers per Deliver job
 MERGE_PER_ACCOUNT = 100  # Mastodon's merge_into_home: MAX_ITEMS / 4
 REGENERATE_PER_ACCOUNT = 40
@@ -116,13 +127,25 @@ def author_lists(author: str) -> tuple[list[dict[str, Any]], list[str]]:
     return targets, exclusive
 
 
+def parts(after: str, until: str, count: int) -> list[tuple[str, str]]:
+    """The range of follow ids (after, until] as at most `count` consecutive ranges of about
+    equal width, each (after, until]: together they hold every id of it, each id once."""
+    low, high = int(after), int(until)
+    if high <= low:
+        return []
+    count = max(1, min(count, high - low))
+    bounds = [low + (high - low) * i // count for i in range(count + 1)]
+    return [(str(bounds[i]), str(bounds[i + 1])) for i in range(count)]
+
+
 def fan_out(job: jobs.FanOut) -> int:
-    """One page of followers: Deliver jobs for it, and a FanOut for the next page. The first
-    page also hands the status to the lists its author is in."""
+    """One page of followers: Deliver jobs for it and, when the page is full, FanOut jobs for
+    the rest of its range, in `SPLIT` parts. The first page also hands the status to the lists
+    its author is in and its hashtags' followers."""
     author = job.status["account_id"]
     exclusive = job.exclusive
     list_jobs: list[jobs.Job] = []
-    receivers, cursor = feeds.followers_page(author, job.after, FOLLOWERS_PAGE)
+    receivers, cursor = feeds.followers_page(author, job.after, FOLLOWERS_PAGE, until=job.until)
     if job.after is None:
         # The author's own home feed too — a local author's (a remote account has none).
         receivers = [author, *receivers] if job.status.get("local", True) else receivers
@@ -137,8 +160,13 @@ def fan_out(job: jobs.FanOut) -> int:
     batches = [jobs.Deliver(event_id=job.event_id, status=job.status, removal=job.removal,
                             receivers=chunk, exclusive=[r for r in chunk if r in exclusive])
                for chunk in (receivers[i:i + BATCH] for i in range(0, len(receivers), BATCH))]
-    follow_up = [jobs.FanOut(event_id=job.event_id, status=job.status, removal=job.removal,
-                             after=cursor, exclusive=exclusive)] if cursor else []
+    follow_up = []
+    if cursor:
+        # A job of before parallel pages (no `until`) bounds its range now.
+        until = job.until or ids.new_id()
+        follow_up = [jobs.FanOut(event_id=job.event_id, status=job.status, removal=job.removal,
+                                 after=low, until=high, exclusive=exclusive)
+                     for low, high in parts(cursor, until, SPLIT)]
     _enqueue(*batches, *list_jobs, *follow_up)
     return len(receivers)
 
@@ -362,78 +390,3 @@ def _reply_targets_listed(listed: dict[str, Any], statuses: list[dict[str, Any]]
     answered = [s["in_reply_to_account_id"] for s in statuses
                 if s.get("in_reply_to_account_id")]
     return lists_repo.memberships(listed["id"], answered) if answered else set()
-
-
-def deliver_to_lists(job: jobs.DeliverToLists) -> int:
-    status = job.status
-    feeds_ = [feeds.of_list(listed["id"]) for listed in job.lists]
-    if job.removal:
-        original = status.get("reblog_of_id")
-        feeds.remove([(feed, status["id"]) for feed in feeds_],
-                     markers=[(feed, original) for feed in feeds_] if original else [])
-        _stream("delete", status["id"], lists=[
-            {"id": listed["id"], "owner_id": listed["owner_id"]} for listed in job.lists])
-        return len(feeds_)
-    now = clock.epoch()
-    owners = sorted({listed["owner_id"] for listed in job.lists})
-    metas = feeds.metas([feeds.home(o) for o in owners])
-    active = {o for o in owners if int(metas.get(feeds.home(o), {}).get("active_until", 0))
-              > now}
-    original = statuses_repo.get(status["reblog_of_id"]) if status.get("reblog_of_id") else None
-    if status.get("reblog_of_id") and original is None:
-        return 0
-    crutches = _crutches(sorted(active), [(status, original)])
-    kept = []
-    for listed in job.lists:
-        owner = listed["owner_id"]
-        if owner not in active:
-            continue
-        members = _reply_targets_listed(listed, [status]) \
-            if listed.get("replies_policy", "list") == "list" else set()
-        if filtered_from_list(status, listed, members) or \
-                filtered_from_home(status, original, owner, crutches):
-            continue
-        kept.append((feeds.of_list(listed["id"]), status))
-    delivered = set(_insert(kept, now))
-    _stream("update", status["id"], lists=[
-        {"id": listed["id"], "owner_id": listed["owner_id"]} for listed in job.lists
-        if feeds.of_list(listed["id"]) in delivered])
-    return len(delivered)
-
-
-def merge_into_list(job: jobs.MergeIntoList) -> int:
-    listed = lists_repo.get(job.owner_id, job.list_id)
-    if listed is None:
-        return 0
-    return _merge(job.owner_id, _recent(job.account_id, MERGE_PER_ACCOUNT), clock.epoch(),
-                  feed=feeds.of_list(job.list_id), listed=listed)
-
-
-def clear_from_list(job: jobs.ClearFromList) -> int:
-    feed = feeds.of_list(job.list_id)
-    doomed = feeds.entries_by(feed, {job.account_id}, limit=FEED_SIZE * 2)
-    feeds.remove([(feed, e["status_id"]) for e in doomed],
-                 markers=[(feed, e["reblog_of_id"]) for e in doomed if e.get("reblog_of_id")])
-    return len(doomed)
-
-
-def drop_list(job: jobs.DropList) -> int:
-    """A deleted list: its members go (their removal clears nothing more: the feed goes)."""
-    members = [m["account_id"] for m in lists_repo.members(job.list_id)]
-    lists_repo.remove_members(job.list_id, members)
-    feeds.drop(feeds.of_list(job.list_id))
-    return len(members)
-
-
-def leave_lists(job: jobs.LeaveLists) -> int:
-    """After an unfollow the account leaves the follower's lists, as in Mastodon."""
-    left = 0
-    after = None
-    while True:
-        page, after = lists_repo.lists_containing(job.target_id, after, LISTS_PAGE)
-        for membership in page:
-            if membership["owner_id"] == job.account_id:
-                lists_repo.remove_members(membership["list_id"], [job.target_id])
-                left += 1
-        if after is None:
-            return left
