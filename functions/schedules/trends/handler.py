@@ -1,5 +1,5 @@
-"""Trends on a schedule (EventBridge): rank every five minutes, ask staff to review every two
-hours. The schedule's constant input names the task."""
+"""Trends on a schedule (EventBridge): rank every five minutes, ask staff to review every six
+hours (Mastodon's intervals). The schedule's constant input names the task."""
 
 from __future__ import annotations
 
