@@ -52,7 +52,7 @@ def authenticate(request: Request) -> Viewer | None:
         return None
     from stratus.auth import identity
 
-    viewer = identity.viewer_for_token(raw)
+    viewer = identity.viewer_for_token(raw, cached=request.method in ("GET", "HEAD"))
     if viewer is None:
         raise Unauthorized(INVALID_TOKEN)
     request.scope["stratus.viewer"] = viewer
