@@ -155,6 +155,8 @@ def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, A
     list, which is not paginated). Three round trips: the account, the viewer's relationship
     with it, the viewer's filters and the first index entries at once (the entries are not
     looked at before the account is known to be shown), then `status_views.read_batch`."""
+    if not ids.is_id(str(account_id)):
+        raise NotFound()
     relations = relationships.loader(viewer_id)
     matcher = parallel.start(lambda: filters.compiled(viewer_id, "account"))
     # 404 for unknown or hidden accounts

@@ -116,12 +116,13 @@ def list_timeline(viewer: Viewer, list_id: str, page: Page
     """A page of one of the viewer's lists (fed by fan-out like home)."""
     # Whose list it is, its first entries and the viewer's filters: one round trip (the
     # entries are not looked at before the list is known to be the viewer's).
+    if not ids.is_id(str(list_id)):
+        lists.own(viewer, list_id)  # 404
     owned = parallel.start(lambda: lists.own(viewer, list_id))
     hydrate = _renderer(viewer.account_id, relationships.loader(viewer.account_id), "home")
     budget = Budget()
-    entries = feeds.entries(feeds.of_list(list_id), *page.id_range(), not page.ascending,
-                            budget=budget, step=page.step)
-    entries = begun(entries) if ids.is_id(str(list_id)) else entries
+    entries = begun(feeds.entries(feeds.of_list(list_id), *page.id_range(),
+                                  not page.ascending, budget=budget, step=page.step))
     owned.result()
     filled = fill_page((_feed_entry(e) for e in entries), hydrate, page, budget=budget,
                        id_of=lambda e: e["id"], result_id=lambda s: s["id"])
