@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from stratus.core import parallel
@@ -244,6 +245,19 @@ def public_hours(scope: str, low: int, high: int, descending: bool, limit: int,
         if item["SK"] != start:
             hours.append(item["SK"])
     return hours[:limit]
+
+
+def newest_public_hours(scope: str, limit: int) -> list[str]:
+    """The newest `limit` hours of a scope that have public statuses, newest first (one
+    Query of the directory)."""
+    return [item["SK"] for item in base.query(keys.public_hours(scope), descending=True,
+                                              limit=limit)]
+
+
+def hour_before(hour: str) -> str:
+    """The public timeline bucket an hour before `hour`."""
+    moment = datetime.strptime(hour, "%Y%m%d%H") - timedelta(hours=1)
+    return moment.strftime("%Y%m%d%H")
 
 
 def edge_public_hour(low: int, high: int, descending: bool) -> str:

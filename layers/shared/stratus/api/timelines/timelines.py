@@ -14,7 +14,7 @@ from typing import Any
 
 from stratus.api.lists import lists
 from stratus.auth import activity
-from stratus.core import clock, ids, parallel
+from stratus.core import clock, ids, parallel, warm
 from stratus.core.errors import NotFound
 from stratus.core.paging import Budget, Page, begun, fill_page
 from stratus.core.params import flag
@@ -29,6 +29,11 @@ MAX_EXTRA_TAGS = 4  # Mastodon takes at most 4 tags from each of any[], all[], n
 REFRESH_RETRY_SECONDS = 3
 HOURS_LISTED = 48  # hours with public statuses one Query lists ahead of a public page
 HOURS_AT_ONCE = 3  # further hours of each scope a public page reads at once
+RECENT_HOURS_TTL = 60  # seconds a process keeps its copy of the newest hours' directory
+
+_recent_hours = {scope: warm.Warm(lambda scope=scope: repo.newest_public_hours(scope,
+                                                                                HOURS_LISTED),
+                                  RECENT_HOURS_TTL) for scope in ("LOCAL", "REMOTE")}
 
 
 def _shown(statuses: list[dict[str, Any]], relations: relationships.Loader
@@ -154,11 +159,13 @@ def _now_id() -> int:
 
 
 def _public_batches(scopes: list[str], low: int, high: int, descending: bool, limit: int,
-                    only_media: bool, budget: Budget) -> Iterator[list[dict[str, Any]]]:
+                    only_media: bool, budget: Budget, newest: bool = False
+                    ) -> Iterator[list[dict[str, Any]]]:
     """Batches of public index entries of `scopes` with ids in [low, high], newest (or, for a
     `min_id` page, oldest) first, each at most `limit` long, walking hour buckets from the
     page's edge. The first batch is the edge's own hour, read beside the list of the hours
-    that have statuses; then `HOURS_AT_ONCE` further hours of every scope at once."""
+    that have statuses (for the `newest` page, with the nearest listed hours, from a warm
+    copy of the list); then `HOURS_AT_ONCE` further hours of every scope at once."""
     def read(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
         parts = parallel.gather(*(lambda s=s, h=h: repo.public_bucket_entries(
             s, h, low, high, descending, limit=limit, only_media=only_media, budget=budget)
@@ -171,11 +178,28 @@ def _public_batches(scopes: list[str], low: int, high: int, descending: bool, li
         return repo.public_hours(scope, low, high, descending, HOURS_LISTED, after)
 
     edge = repo.edge_public_hour(low, high, descending)
-    listed = {s: parallel.start(lambda s=s: listing(s, None)) for s in scopes}
-    yield read([(s, edge) for s in scopes])
-    hours = {s: [h for h in future.result() if h != edge] for s, future in listed.items()}
-    # Every listing that came back full may go on after its last hour.
-    more = {s: h[-1] for s, h in hours.items() if h and len(h) >= HOURS_LISTED - 1}
+    if newest:
+        # The newest page: the hours that have statuses come from this process's warm copy of
+        # the directory, so the first wave needs no listing first. The edge's hour and the one
+        # before it are read whatever the copy says (the effects worker registers a new hour
+        # a moment after its first post).
+        recent = {s: _recent_hours[s].get() for s in scopes}
+        before = repo.hour_before(edge)
+        bottom = repo.edge_public_hour(low, high, not descending)
+        hours = {s: [h for h in recent[s] if h not in (edge, before) and bottom <= h <= edge]
+                 for s in scopes}
+        more = {s: recent[s][-1] for s in scopes
+                if len(recent[s]) >= HOURS_LISTED and recent[s][-1] >= bottom}
+        first = [(s, h) for s in scopes for h in (edge, before, *hours[s][:HOURS_AT_ONCE - 1])]
+        for s in scopes:
+            del hours[s][:HOURS_AT_ONCE - 1]
+        yield read(first)
+    else:
+        listed = {s: parallel.start(lambda s=s: listing(s, None)) for s in scopes}
+        yield read([(s, edge) for s in scopes])
+        hours = {s: [h for h in future.result() if h != edge] for s, future in listed.items()}
+        # Every listing that came back full may go on after its last hour.
+        more = {s: h[-1] for s, h in hours.items() if h and len(h) >= HOURS_LISTED - 1}
     while not budget.spent:
         # Across scopes, nearest hours first (a wave reads the same hours of every scope).
         # Not past the last hour of a listing that goes on: its next hours come first.
@@ -213,7 +237,8 @@ def public(viewer_id: str | None, params: dict[str, Any], page: Page
     found: list[dict[str, Any]] = []
     if low <= high:
         for batch in _public_batches(_scopes(params), low, high, not page.ascending,
-                                     page.limit, only_media, budget):
+                                     page.limit, only_media, budget,
+                                     newest=page.id_range()[1] is None and not page.ascending):
             found += hydrate(batch[:page.limit - len(found)])
             if len(found) >= page.limit or budget.spent:
                 break
