@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
         print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
-              "streaming [CLIENTS] | trends [POSTS] | search | reads [--json] [--fixture PATH] | delivery [FOLLOWERS] [HOSTS] | "
+              "streaming [CLIENTS] | trends [POSTS] | search | reads [--json] | delivery [FOLLOWERS] [HOSTS] | "
               "latency [--json] [--posts N] [--writers N] [--posts-each N] [--interval S] | "
               "memory [WRITES]]",
               file=sys.stderr)
