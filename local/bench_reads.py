@@ -10,9 +10,17 @@ reply and like; a list of 20 of them; a thread of 400 replies; notifications of 
 
 Each request goes through the local API Gateway with the viewer's token: one warm-up, then one
 measured request. Every DynamoDB call is timed on the process's shared boto3 client (botocore's
-`before-call`/`after-call` events); a *round* is a group of calls that overlap in time (a call
-started before every call of the group so far had finished), so calls made in parallel count as
-one round and calls made one after another as one round each (`rounds()`).
+`before-call`/`after-call` events). *Rounds* are the sequential round trips: the longest chain
+of calls each started after the one before it ended (`chain()`), so calls made in parallel
+count once and calls made one after another once each. The call log printed for each page
+groups the calls by overlap (`rounds()`: a call started before every call of the group so far
+had finished joins it), which shows what ran together. While measuring, every call is held
+back `NETWORK_SECONDS` before it is sent, as a network would: without it, the emulator's
+few-millisecond answers race the Python work between steps, and the chain would depend on
+scheduling luck. Only the measured request's own calls count (those made in its context and
+in the tasks it starts and waits for): a background refresh (a kept viewer or role table
+renewed ahead of expiry, auth/identity.py, core/warm.py: `parallel.detached`) is no round
+trip of any request.
 
 With `--json`, stdout carries exactly one JSON object:
 `{"<METHOD> <path> <n items>": {"rounds": R, "calls": C}, ...}` (everything else goes to stderr).
@@ -22,6 +30,7 @@ the thread's context with n = its 400 replies.
 
 from __future__ import annotations
 
+import contextvars
 import io
 import json
 import os
@@ -37,6 +46,11 @@ POSTS_PER_AUTHOR = 3  # 120 posts by followed accounts, plus boosts and the thre
 THREAD_REPLIES = 400
 LIST_MEMBERS = 20
 SIZES = (20, 40)
+# Each measured call waits this long before it is sent, as if the network were between the
+# function and DynamoDB: the emulator answers in a few milliseconds, no slower than the Python
+# work between two steps of a page, so two independent calls could otherwise end up one after
+# the other by chance and look like two round trips (or overlap by chance and look like one).
+NETWORK_SECONDS = 0.1
 PREFIX = "rd"  # usernames of this bench (the default `make bench` run shares one stack)
 
 
@@ -59,6 +73,28 @@ def rounds(spans: list[tuple[float, float]]) -> list[list[int]]:
     return grouped
 
 
+def chain(spans: list[tuple[float, float]]) -> int:
+    """Sequential round trips: the longest chain of calls, given as (start, end) times, each
+    starting after the one before it ended. Calls in flight together never chain; a call that
+    ran beside others of a later step (a read started early and needed late) does not merge
+    two steps into one, as grouping by overlap alone would."""
+    return len(chain_of(spans))
+
+
+def chain_of(spans: list[tuple[float, float]]) -> list[int]:
+    """The indices of `spans` in one longest chain (`chain`), in order."""
+    best: dict[int, list[int]] = {}
+    for index in sorted(range(len(spans)), key=lambda i: spans[i]):
+        before = [best[j] for j in best if spans[j][1] <= spans[index][0]]
+        best[index] = [*max(before, key=len, default=[]), index]
+    return max(best.values(), key=len, default=[])
+
+
+# Which measured request the current context belongs to (0: none).
+_measured: contextvars.ContextVar[int] = contextvars.ContextVar("bench_reads_measured",
+                                                                default=0)
+
+
 class Timed:
     """Every DynamoDB call on the shared client while recording: operation, what it touched,
     start and end (`time.perf_counter()`), from any thread."""
@@ -68,6 +104,7 @@ class Timed:
 
         self.lock = threading.Lock()
         self.calls: list[dict[str, Any]] = []
+        self.measuring = 0
         self.client = dynamodb()
         events = self.client.meta.events
         events.register("before-parameter-build.dynamodb", self._params,
@@ -82,6 +119,10 @@ class Timed:
             context["bench_reads_what"] = _what(params or {})
 
     def _before(self, model: Any = None, context: Any = None, **_: Any) -> None:
+        from stratus.core import parallel
+
+        if _measured.get() != self.measuring or parallel.is_detached():
+            return  # another request's, or background work nobody waits for
         what = context.get("bench_reads_what", "") if isinstance(context, dict) else ""
         call = {"operation": model.name, "what": what,
                 "start": time.perf_counter(), "end": None}
@@ -89,23 +130,30 @@ class Timed:
             context["bench_reads_call"] = call
         with self.lock:
             self.calls.append(call)
+        time.sleep(NETWORK_SECONDS)
 
     def _after(self, context: Any = None, **_: Any) -> None:
         call = context.get("bench_reads_call") if isinstance(context, dict) else None
         if call is not None:
             call["end"] = time.perf_counter()
 
-    def reset(self) -> None:
+    def reset(self) -> int:
+        """Forget the calls so far and record those of the next request: the calls made in
+        the context the caller runs it in (`_measured` set to the number returned), and in
+        the tasks that request hands to other threads (they run in copies of its context)."""
         with self.lock:
             self.calls = []
+            self.measuring += 1
+            return self.measuring
 
-    def measured(self) -> tuple[list[list[int]], list[dict[str, Any]]]:
-        """(rounds, calls) of what was recorded since the last reset."""
+    def measured(self) -> tuple[int, list[list[int]], list[dict[str, Any]]]:
+        """(sequential round trips, the calls grouped by overlap, the calls) of what was
+        recorded since the last reset."""
         with self.lock:
             calls = list(self.calls)
         now = time.perf_counter()
         spans = [(c["start"], c["end"] if c["end"] is not None else now) for c in calls]
-        return rounds(spans), calls
+        return chain(spans), rounds(spans), calls
 
     def close(self) -> None:
         events = self.client.meta.events
@@ -339,16 +387,23 @@ def measure(runtime: Any, fixture: Fixture) -> tuple[dict[str, dict[str, int]],
         for label, path, query, n in cases(fixture):
             key = f"GET {label} {n}"
             _get(runtime, path, query, fixture.token)  # warm-up
-            timed.reset()
-            status, body = _get(runtime, path, query, fixture.token)
-            grouped, calls = timed.measured()
+            measuring = _measured.set(timed.reset())
+            try:
+                status, body = _get(runtime, path, query, fixture.token)
+            finally:
+                _measured.reset(measuring)
+            sequential, grouped, calls = timed.measured()
             if status != 200:
                 raise RuntimeError(f"{key}: HTTP {status}: {str(body)[:300]}")
-            results[key] = {"rounds": len(grouped), "calls": len(calls)}
+            results[key] = {"rounds": sequential, "calls": len(calls)}
             returned[key] = _items(body)
             logs[key] = [f"{r + 1:3}. " + " ‖ ".join(f"{calls[i]['operation']} {calls[i]['what']}"
                                                        for i in members)
                          for r, members in enumerate(grouped)]
+            if sequential > 3:  # what made it wait: the calls one after another
+                spans = [(c["start"], c["end"] or c["start"]) for c in calls]
+                logs[key].append("  one after another: " + " → ".join(
+                    f"{calls[i]['operation']} {calls[i]['what']}" for i in chain_of(spans)))
     finally:
         timed.close()
     return results, logs, returned
@@ -362,15 +417,39 @@ def _table(results: dict[str, dict[str, int]], returned: dict[str, int], out: An
     print(f"{len(over)} of {len(results)} requests take more than 3 rounds", file=out)
 
 
-def run(runtime: Any, as_json: bool = False, out: Any = None) -> dict[str, dict[str, int]]:
-    """Build the fixture, measure, print (a table and each page's calls by round; with
-    `as_json` these go to stderr and the caller prints the JSON object)."""
+def _fixture(runtime: Any, saved: str | None, log: Any) -> Fixture:
+    """The fixture: built, or loaded from `saved` (a snapshot of the stack's data and the
+    fixture's ids, written there by an earlier run) when it exists."""
+    from pathlib import Path
+
+    from . import snapshot
+
+    if saved is None:
+        return build(runtime, log=log)
+    data, ids = Path(saved), Path(saved + ".ids.json")
+    if data.exists() and ids.exists():
+        snapshot.restore(runtime.stack, data, runtime.pipeline)
+        fixture = Fixture()
+        fixture.__dict__.update(json.loads(ids.read_text()))
+        log(f"  fixture loaded from {saved}")
+        return fixture
+    fixture = build(runtime, log=log)
+    snapshot.save(runtime.stack, data, runtime.pipeline)
+    ids.write_text(json.dumps(fixture.__dict__))
+    return fixture
+
+
+def run(runtime: Any, as_json: bool = False, out: Any = None,
+        saved: str | None = None) -> dict[str, dict[str, int]]:
+    """Build the fixture (or load it from `saved`), measure, print (a table and each page's
+    calls by round; with `as_json` these go to stderr and the caller prints the JSON
+    object)."""
     out = out or (sys.stderr if as_json else sys.stdout)
     print(f"\nRead rounds (issue #22): a viewer following {AUTHORS} authors, "
           f"{AUTHORS * POSTS_PER_AUTHOR} posts with media, polls, cards, emoji, mentions, "
           f"boosts; a thread of {THREAD_REPLIES} replies. Building the fixture…",
           file=out, flush=True)
-    fixture = build(runtime, log=lambda line: print(line, file=out, flush=True))
+    fixture = _fixture(runtime, saved, lambda line: print(line, file=out, flush=True))
     results, logs, returned = measure(runtime, fixture)
     _table(results, returned, out)
     for key, lines in logs.items():
@@ -382,11 +461,16 @@ def run(runtime: Any, as_json: bool = False, out: Any = None) -> dict[str, dict[
 
 
 def cli(args: list[str], start_stack: Any) -> int:
-    """`python -m local.bench reads [--json]`."""
-    if any(a != "--json" for a in args):
-        print("usage: python -m local.bench reads [--json]", file=sys.stderr)
-        return 2
+    """`python -m local.bench reads [--json] [--fixture PATH]` (`--fixture`: keep the built
+    fixture in PATH and load it from there next time, for iterating on the read path)."""
     as_json = "--json" in args
+    rest = [a for a in args if a != "--json"]
+    fixture_path = None
+    if len(rest) == 2 and rest[0] == "--fixture":
+        fixture_path = rest[1]
+    elif rest:
+        print("usage: python -m local.bench reads [--json] [--fixture PATH]", file=sys.stderr)
+        return 2
     saved = None
     if as_json:  # whatever the stack or the handlers print goes to stderr, not into the JSON
         sys.stdout.flush()
@@ -395,7 +479,7 @@ def cli(args: list[str], start_stack: Any) -> int:
     try:
         emulator, runtime = start_stack()
         try:
-            results = run(runtime, as_json=as_json)
+            results = run(runtime, as_json=as_json, saved=fixture_path)
         finally:
             emulator.stop()
     finally:

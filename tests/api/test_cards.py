@@ -6,7 +6,7 @@ that links it, the card shows wherever the status renders, and link shares are c
 from __future__ import annotations
 
 import pytest
-from stratus.core import clock
+from stratus.core import clock, parallel
 from stratus.repo import cards as cards_repo
 from stratus.repo import keys
 from stratus.repo import statuses as statuses_repo
@@ -195,7 +195,8 @@ def test_a_page_of_statuses_reads_its_cards_in_one_batch(client, people, drain, 
     calls = {"n": 0}
 
     def count(**_):
-        calls["n"] += 1
+        if not parallel.is_detached():  # a warm cache renewed in the background is no call of the page
+            calls["n"] += 1
 
     def page(limit):
         calls["n"] = 0
@@ -208,6 +209,7 @@ def test_a_page_of_statuses_reads_its_cards_in_one_batch(client, people, drain, 
         assert all(s["card"] for s in shown) and len(shown) == limit
         return calls["n"]
 
+    page(2)  # the warm caches a first request fills
     assert page(2) == page(8)
 
 

@@ -391,3 +391,38 @@ def test_followed_hashtags_bring_public_posts_home(client, active, drain):
     later = post(client, tokens["bob"], status="more #clouds")
     drain()
     assert later["id"] not in home(client, tokens["alice"])
+
+
+def test_public_timeline_goes_on_past_its_hour_listing(client, people, drain, monkeypatch):
+    """The hours a public page walks are listed a few at a time (one Query each), local and
+    remote ones merged nearest first: a page that needs more hours than one listing holds
+    goes on after its last hour, in order, and a `min_id` page walks the other way."""
+    from stratus.api.timelines import timelines
+
+    monkeypatch.setattr(timelines, "HOURS_LISTED", 2)
+    monkeypatch.setattr(timelines, "HOURS_AT_ONCE", 1)
+    ids_, _ = people
+    base_ms = ids.timestamp_ms(ids.new_id())
+    hour = 3600 * 1000
+    made = []
+    for n, hours_ago in enumerate((40, 33, 21, 12, 9, 4, 3)):
+        status_id = ids.new_id(base_ms - hours_ago * hour)
+        local = n % 2 == 0
+        item = {"id": status_id, "account_id": ids_["bob"], "visibility": "public",
+                "thread_id": status_id, "local": local, "text": "old", "content": "<p>old</p>",
+                "uri": f"http://localhost:8000/users/bob/statuses/{status_id}",
+                "created_at": "2026-11-20T10:00:00.000Z", "mention_ids": [], "tags": [],
+                "media_ids": []}
+        transaction.write(status_writes.create_ops(item))
+        made.append((status_id, local))
+    drain()
+    newest_first = [s for s, _ in reversed(made)]
+    listed = [s["id"] for s in client.get("/api/v1/timelines/public").json()]
+    assert listed == newest_first
+    local_only = [s["id"] for s in client.get("/api/v1/timelines/public",
+                                              params={"local": "true"}).json()]
+    assert local_only == [s for s, local in reversed(made) if local]
+    page = client.get("/api/v1/timelines/public", params={"limit": 3, "max_id": made[5][0]})
+    assert [s["id"] for s in page.json()] == newest_first[2:5]
+    oldest = client.get("/api/v1/timelines/public", params={"limit": 3, "min_id": made[0][0]})
+    assert [s["id"] for s in oldest.json()] == list(reversed([s for s, _ in made[1:4]]))

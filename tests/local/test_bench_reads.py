@@ -4,7 +4,7 @@ another one round each. Synthetic timestamps only: nothing here times a real req
 
 from __future__ import annotations
 
-from local.bench_reads import rounds
+from local.bench_reads import chain, rounds
 
 
 def test_sequential_calls_are_a_round_each():
@@ -31,3 +31,16 @@ def test_a_call_overlapping_only_the_longest_of_its_round_joins_it():
 def test_order_of_the_log_does_not_matter_and_nothing_is_none():
     assert rounds([(2.0, 3.0), (0.0, 1.0)]) == [[1], [0]]
     assert rounds([]) == []
+
+
+def test_sequential_round_trips_are_the_longest_chain_of_calls():
+    assert chain([]) == 0
+    assert chain([(0.0, 1.0), (1.0, 2.0), (2.5, 3.0)]) == 3
+    assert chain([(0.0, 1.0), (0.1, 1.2), (0.2, 0.9)]) == 1
+    # A read started early and needed late overlaps two later steps: grouping by overlap
+    # makes them one round, but the page still waited for three calls one after another.
+    spans = [(0.0, 1.0), (0.0, 2.5),  # the feed query, and the feed's state beside it
+             (1.1, 2.0),  # the statuses, after the query
+             (2.1, 3.0)]  # what renders them, after the statuses
+    assert len(rounds(spans)) == 1
+    assert chain(spans) == 3

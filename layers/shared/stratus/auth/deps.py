@@ -52,7 +52,7 @@ def authenticate(request: Request) -> Viewer | None:
         return None
     from stratus.auth import identity
 
-    viewer = identity.viewer_for_token(raw)
+    viewer = identity.viewer_for_token(raw, cached=request.method in ("GET", "HEAD"))
     if viewer is None:
         raise Unauthorized(INVALID_TOKEN)
     request.scope["stratus.viewer"] = viewer
@@ -116,6 +116,11 @@ def require_permission(permission: int, *accepted: str):
 
     def dependency(request: Request) -> Viewer:
         viewer = base(request)
+        if viewer.kept:  # staff rights are decided on the user as stored now, not as kept
+            from stratus.auth import identity
+
+            viewer = identity.fresh(viewer)
+            check_user(viewer)
         if not viewer.can(permission):
             raise Forbidden(NOT_ALLOWED)
         return viewer

@@ -1,13 +1,34 @@
 """Token → viewer resolution (shared by every authenticated route); the viewer's role comes
-from the role table (read/roles.py)."""
+from the role table (read/roles.py).
+
+Reads (GET and HEAD) may take the viewer from this process's memory for `VIEWER_TTL` seconds
+instead of reading the token and the account's profile, stats and user items again (two round
+trips on every request). The price, as documented in docs/security.md: a token revoked, or a
+user disabled or suspended, by another process can still *read* for up to `VIEWER_TTL` seconds
+in a warm process that served it just before. A write always resolves its token afresh, and
+any write this process serves forgets every viewer it kept, so a change made through this
+process (a revocation, new preferences, a post's counts) is seen by its next read at once.
+Endpoints that show the viewer's own account or settings (verify_credentials, preferences)
+read them afresh themselves (`fresh`)."""
 
 from __future__ import annotations
 
+import threading
+import time
+from dataclasses import replace
+
 from stratus.auth.tokens import digest
+from stratus.core import parallel, warm
 from stratus.model.viewer import Viewer
 from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import oauth as oauth_repo
+
+VIEWER_TTL = 10  # seconds a warm process may serve reads on a viewer it resolved
+
+_viewers: warm.Keyed[str, tuple[float, Viewer]] = warm.Keyed(VIEWER_TTL)
+_refreshing: set[str] = set()
+_refreshing_lock = threading.Lock()
 
 
 def viewer_for_account(account_id: str, token: dict | None = None) -> Viewer | None:
@@ -21,10 +42,74 @@ def viewer_for_account(account_id: str, token: dict | None = None) -> Viewer | N
                   role=roles_read.role_for(user.get("role_id")))
 
 
-def viewer_for_token(raw: str) -> Viewer | None:
-    token = oauth_repo.get_token(digest(raw))
+def viewer_for_token(raw: str, *, cached: bool = False) -> Viewer | None:
+    """The viewer behind a raw token; None for an unknown one. `cached`: a read, which may use
+    the viewer this process resolved for the token less than `VIEWER_TTL` seconds ago."""
+    key = digest(raw)
+    if cached:
+        kept = _viewers.get(key)
+        if kept is not None:
+            resolved_at, viewer = kept
+            if time.monotonic() - resolved_at > VIEWER_TTL / 2:
+                _refresh_ahead(key)
+            return viewer
+    else:
+        _viewers.forget()  # a write: what it changes, this process's next reads see
+    return _resolve(key)
+
+
+def _refresh_ahead(key: str) -> None:
+    """Resolve a token that is still being used again in the background, before its kept
+    viewer expires: a client that keeps reading never waits for the token's two round trips,
+    and a revocation still shows within `VIEWER_TTL`."""
+    with _refreshing_lock:
+        if key in _refreshing:
+            return
+        _refreshing.add(key)
+
+    def refresh() -> None:
+        try:
+            viewer = _resolve(key)
+            if viewer is None or not _settled(viewer):
+                _viewers.drop(key)
+        finally:
+            with _refreshing_lock:
+                _refreshing.discard(key)
+
+    parallel.detached(refresh)
+
+
+def _resolve(key: str) -> Viewer | None:
+    generation = _viewers.generation
+    token = oauth_repo.get_token(key)
     if token is None:
         return None
-    if token.get("account_id"):
-        return viewer_for_account(token["account_id"], token)  # None: tokens die with accounts
-    return Viewer(token=token)
+    viewer = viewer_for_account(token["account_id"], token) if token.get("account_id") \
+        else Viewer(token=token)  # None: tokens die with accounts
+    if viewer is not None and _settled(viewer):
+        _viewers.put_unless_forgotten(key, (time.monotonic(), replace(viewer, kept=True)),
+                                      generation)
+    return viewer
+
+
+def _settled(viewer: Viewer) -> bool:
+    """Only a viewer in good standing is kept: one still unconfirmed, pending or refused is
+    resolved on every request, so a confirmation or an approval shows at once."""
+    user, account = viewer.user, viewer.account
+    if user is None or account is None:
+        return viewer.account is None  # an app token
+    return bool(user.get("confirmed_at")) and user.get("approved", True) and \
+        not user.get("disabled") and not account.get("suspended_at")
+
+
+def fresh(viewer: Viewer) -> Viewer:
+    """The viewer with its account, stats and user as stored now (for what shows them): read
+    again only when they came from this process's memory."""
+    if viewer.account_id is None or not viewer.kept:
+        return viewer
+    return viewer_for_account(viewer.account_id, viewer.token) or viewer
+
+
+def forget() -> None:
+    """Forget every viewer this process kept (tokens revoked, accounts changed)."""
+    _viewers.forget()

@@ -10,7 +10,8 @@ all of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -132,3 +133,13 @@ def fill_page(entries: Iterable[E], hydrate: Callable[[list[E]], list[T]], page:
     else:
         link_ids = [started, reached]
     return Filled(found, [i for i in link_ids if i] if reached else [])
+
+
+def begun(entries: Iterator[E]) -> Iterator[E]:
+    """`entries` with its first item already read: a lazy index read started now, so that it
+    runs beside reads started just before it (core/parallel.py)."""
+    first = next(entries, _NOTHING)
+    return entries if first is _NOTHING else itertools.chain([first], entries)
+
+
+_NOTHING: Any = object()

@@ -15,6 +15,7 @@ class Viewer:
     user: dict[str, Any] | None = None
     stats: dict[str, Any] | None = None
     role: roles.Role = field(default=roles.EVERYONE)
+    kept: bool = False  # taken from the process's memory (auth/identity.py), not read now
 
     @property
     def account_id(self) -> str | None:

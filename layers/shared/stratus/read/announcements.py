@@ -13,9 +13,8 @@ from typing import Any
 from stratus.convert import instance as convert_instance
 from stratus.convert import statuses as convert_statuses
 from stratus.core.config import settings
-from stratus.read import status_views
+from stratus.read import custom_emojis, status_views
 from stratus.repo import accounts as accounts_repo
-from stratus.repo import instance as instance_repo
 from stratus.repo import statuses as statuses_repo
 from stratus.text import formatter
 
@@ -60,7 +59,7 @@ def render(items: list[dict[str, Any]], reactions: dict[str, list[dict[str, Any]
     shortcodes = {c for t in texts for c in formatter.parse(t).shortcodes}
     shortcodes |= {r["name"] for rs in reactions.values() for r in rs if r.get("custom_emoji")}
     emojis = {e["shortcode"]: convert_instance.custom_emoji(e)
-              for e in instance_repo.list_emojis() if not e.get("disabled")} \
+              for e in custom_emojis.stored() if not e.get("disabled")} \
         if shortcodes else {}
     rendered = []
     for item in items:

@@ -16,10 +16,10 @@ from typing import Any
 
 from stratus.convert import notifications as convert
 from stratus.convert import reports as convert_reports
+from stratus.core import parallel
 from stratus.policy import visibility
 from stratus.read import filters, relationships, status_views
 from stratus.repo import reports as reports_repo
-from stratus.repo import statuses as statuses_repo
 
 
 def status_id_of(item: dict[str, Any]) -> str | None:
@@ -30,33 +30,79 @@ def status_id_of(item: dict[str, Any]) -> str | None:
 
 class Shown:
     """The statuses of a list request's notifications, rendered once for the viewer with
-    their filters for notifications (compiled once)."""
+    their filters for notifications (compiled once, beside the request's first read), and
+    the accounts that sent them (read with the statuses)."""
 
     def __init__(self, viewer_id: str) -> None:
         self.viewer_id = viewer_id
-        self.matcher = filters.compiled(viewer_id, "notifications")
+        self._matcher = parallel.start(lambda: filters.compiled(viewer_id, "notifications"))
+        self.relations = relationships.loader(viewer_id)
         self.rendered: dict[str, dict[str, Any]] = {}
         self.hidden: set[str] = set()
+        self.senders: dict[str, dict[str, Any]] = {}
+        self.batch: status_views.Batch | None = None  # set by visible_statuses
+
+    @property
+    def matcher(self) -> filters.Matcher:
+        return self._matcher.result()
 
     def keep(self, statuses: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Those a `hide` filter does not remove (rendering the new ones)."""
         new = [s for s in statuses if s["id"] not in self.rendered and s["id"] not in self.hidden]
-        shown = status_views.render(new, self.viewer_id, matcher=self.matcher) if new else []
+        batch = self.batch  # what the last read read for these statuses, if it did
+        if batch is not None and not {s["id"] for s in new} <= {s["id"] for s in batch.statuses}:
+            batch = None
+        shown = status_views.render(new, self.viewer_id, relations=self.relations,
+                                    matcher=self.matcher,
+                                    originals=batch.originals if batch else None,
+                                    loaded=batch.loaded if batch else None) if new else []
         self.rendered.update((e["id"], e) for e in shown)
         self.hidden.update(s["id"] for s in new if s["id"] not in self.rendered)
         return [s for s in statuses if s["id"] in self.rendered]
 
 
+Ready = tuple[set[str], "parallel.Later[status_views.Batch]"]
+
+
+def read_ahead(viewer_id: str, status_ids: list[str], shown: Shown) -> Ready:
+    """`status_views.read_batch` of statuses a page's index entries name, started before the
+    notifications themselves are read (for `visible_statuses(..., ready=)`)."""
+    wanted = list(dict.fromkeys(status_ids))
+    return set(wanted), parallel.start(lambda: status_views.read_batch(
+        [{"id": s} for s in wanted], viewer_id, shown.relations))
+
+
 def visible_statuses(viewer_id: str, items: Iterable[dict[str, Any]],
-                     shown: Shown | None = None) -> dict[str, dict[str, Any]]:
-    """The statuses of these items the viewer may (still) see, by id: one batched read; with
-    `shown`, not those the viewer's filters hide."""
+                     shown: Shown | None = None, ready: Ready | None = None
+                     ) -> dict[str, dict[str, Any]]:
+    """The statuses of these items the viewer may (still) see, by id: two round trips for the
+    statuses and what renders them (status_views.read_batch; `ready`: already under way), the
+    senders read beside them when `shown` keeps them; with `shown`, not those the viewer's
+    filters hide."""
+    items = list(items)
     wanted = [s for s in (status_id_of(i) for i in items) if s]
+    relations = shown.relations if shown is not None else relationships.loader(viewer_id)
+    senders = [a for i in items for a in (i.get("from_account_id"),
+                                          *(m.get("from_account_id")
+                                            for m in i.get("samples", []))) if a]
+    if shown is not None:
+        senders = [a for a in senders if a not in shown.senders]
     if not wanted:
+        if shown is not None and senders:
+            shown.senders.update(status_views.load_accounts(senders))
         return {}
-    found = list(statuses_repo.get_many(wanted).values())
-    view = relationships.loader(viewer_id).statuses(found)
-    visible = visibility.filter_visible(found, view)
+    if ready is not None and set(wanted) <= ready[0]:
+        read = ready[1].result
+    else:
+        def read() -> status_views.Batch:
+            return status_views.read_batch([{"id": s} for s in wanted], viewer_id, relations)
+    batch, accounts = parallel.gather(
+        read,
+        lambda: status_views.load_accounts(senders) if shown is not None and senders else {})
+    if shown is not None:
+        shown.senders.update(accounts)
+        shown.batch = batch
+    visible = visibility.filter_visible(batch.statuses, relations.statuses(batch.statuses))
     if shown is not None:
         visible = shown.keep(visible)
     return {s["id"]: s for s in visible}
@@ -104,7 +150,9 @@ def render(viewer_id: str, pairs: list[tuple[dict[str, Any], dict[str, Any] | No
            shown: Shown | None = None) -> list[dict[str, Any]]:
     """Notification entities for (item, its visible status) pairs; those from suspended
     accounts, about a status the filters hide, or about a report that is gone are left out."""
-    accounts = status_views.load_accounts([i["from_account_id"] for i, _ in pairs])
+    senders = [i["from_account_id"] for i, _ in pairs]
+    known = shown.senders if shown is not None else {}
+    accounts = {**known, **status_views.load_accounts([a for a in senders if a not in known])}
     statuses = render_statuses(viewer_id, (s for _, s in pairs), shown)
     found_reports = reports_of(i for i, _ in pairs)
     rendered = []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from stratus.core import parallel
 from stratus.core.config import settings
 from stratus.core.errors import ApiError, Busy
 from stratus.core.paging import Budget
@@ -226,9 +227,10 @@ def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None,
     """Fetch many items in as few round trips as DynamoDB allows (100 keys per call);
     `consistent` for reads that decide a write (strongly consistent, twice the read cost)."""
     name = table_name or table()
-    found: list[dict[str, Any]] = []
     unique = list({(k["PK"], k["SK"]): k for k in keys}.values())
-    for start in range(0, len(unique), 100):
+
+    def chunk(start: int) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
         request = {name: {"Keys": [serialize(k) for k in unique[start:start + 100]],
                           **({"ConsistentRead": True} if consistent else {})}}
         while request:
@@ -238,7 +240,12 @@ def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None,
                 if item is not None:
                     found.append(item)
             request = response.get("UnprocessedKeys") or {}
-    return found
+        return found
+
+    # The chunks at once: one round trip of wall time for any number of keys.
+    return [item for part in parallel.each([lambda s=s: chunk(s)
+                                              for s in range(0, len(unique), 100)])
+            for item in part]
 
 
 def write_many(*, puts: Sequence[dict[str, Any]] = (), deletes: Sequence[dict[str, str]] = (),

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from stratus.core import parallel
+
 _clients: dict[str, Any] = {}
 _session: Any = None
 _lock = threading.Lock()
@@ -34,7 +36,9 @@ def client(service: str, endpoint_url: str | None = None) -> Any:
                 _session = boto3.session.Session()  # one session: its loader caches models
             made = _session.client(
                 service, endpoint_url=endpoint_url,
-                config=Config(retries={"mode": "standard", "max_attempts": 5})
+                config=Config(retries={"mode": "standard", "max_attempts": 5},
+                              # one connection per call core/parallel.py may have in flight
+                              max_pool_connections=parallel.WORKERS + 2)
             )
             for hook in _hooks:
                 hook(made)

@@ -5,27 +5,13 @@ markers, and sweeps of many notifications at once. Creation is repo/effects.noti
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from collections.abc import Iterator, Sequence
+from typing import Any
 
+from stratus.core import parallel
 from stratus.core.paging import Budget
 from stratus.model.notifications import Notification, NotificationGroup
 from stratus.repo import base, keys
-
-T = TypeVar("T")
-PARALLEL_QUERIES = 8
-
-
-def _parallel(calls: Sequence[Callable[[], T]]) -> list[T]:
-    """Independent reads at once (boto3 clients are thread-safe); each call keeps the caller's
-    context (the local stack checks IAM per function through it)."""
-    if len(calls) <= 1:
-        return [call() for call in calls]
-    with ThreadPoolExecutor(max_workers=min(PARALLEL_QUERIES, len(calls))) as pool:
-        futures = [pool.submit(contextvars.copy_context().run, call) for call in calls]
-        return [future.result() for future in futures]
 
 
 # --- the listing by id ---------------------------------------------------------------------------
@@ -240,7 +226,7 @@ def members_of_groups(account_id: str, wanted: Sequence[tuple[str, str]], limit:
             keys.notification_group_members(account_id, group_key), index="GSI2",
             sk_between=(lo, hi), descending=True, limit=limit)))
 
-    results = _parallel([lambda k=k, u=u: one(k, u) for k, u in wanted])
+    results = parallel.each([lambda k=k, u=u: one(k, u) for k, u in wanted])
     return {k: found for (k, _), found in zip(wanted, results)}
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
+from stratus.core import parallel
 from stratus.core.paging import Budget
 from stratus.model.edges import ViewerEdges
 from stratus.model.statuses import Edit, Media, Poll, Status, StatusStats, Vote
@@ -97,25 +99,44 @@ def edits(status_id: str) -> list[Edit]:
                                         sk_prefix=keys.EDIT_PREFIX)))
 
 
+EDGES_IN_RANGE = 100  # a kind's edges one Query reads over a page's id range
+
+
 def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> ViewerEdges:
     """The viewer's favourites, boosts, bookmarks, pins and muted threads among a page's
-    statuses, from one batched read of deterministic keys."""
-    wanted = []
-    for status in statuses:
-        sid = status["id"]
-        wanted += [keys.favourite(viewer_id, sid), keys.bookmark(viewer_id, sid),
-                   keys.reblog_edge(viewer_id, sid), keys.pin(viewer_id, sid),
-                   keys.muted_thread(viewer_id, status.get("thread_id") or sid)]
+    statuses: one round trip, a Query per kind over the page's id range in the viewer's
+    partition (a page's five point keys per status mostly name edges that do not exist, each
+    still charged); a kind with more than `EDGES_IN_RANGE` edges in that range (a page that
+    spans a long time) reads its point keys instead."""
+    status_ids = {s["id"] for s in statuses}
+    thread_ids = {s.get("thread_id") or s["id"] for s in statuses}
+    kinds = [(keys.FAV, status_ids, keys.favourite), (keys.BOOKMARK, status_ids, keys.bookmark),
+             (keys.REBLOG, status_ids, keys.reblog_edge), (keys.PIN, status_ids, keys.pin),
+             (keys.MUTED_THREAD, thread_ids, keys.muted_thread)]
+
+    def of_kind(prefix: str, wanted: set[str], point: Any) -> list[dict[str, Any]]:
+        low, high = min(wanted, key=int), max(wanted, key=int)
+        found = list(base.query(keys.account_pk(viewer_id),
+                                sk_between=(prefix + keys.pad(low), prefix + keys.pad(high)),
+                                limit=EDGES_IN_RANGE + 1))
+        if len(found) > EDGES_IN_RANGE:
+            found = base.batch_get([point(viewer_id, w) for w in wanted])
+        return [item for item in found if keys.id_in(item["SK"]) in wanted]
+
     edges = ViewerEdges()
-    kinds = {keys.FAV: edges.favourited, keys.REBLOG: edges.reblogged,
-             keys.BOOKMARK: edges.bookmarked, keys.PIN: edges.pinned,
-             keys.MUTED_THREAD: edges.muted_threads}
+    if not statuses:
+        return edges
+    sets = {keys.FAV: edges.favourited, keys.REBLOG: edges.reblogged,
+            keys.BOOKMARK: edges.bookmarked, keys.PIN: edges.pinned,
+            keys.MUTED_THREAD: edges.muted_threads}
     uncounted = {keys.FAV: "favourites_count", keys.REBLOG: "reblogs_count"}
-    for item in base.batch_get(wanted):
-        kind, status_id = keys.prefix_of(item["SK"]), keys.id_in(item["SK"])
-        kinds[kind].add(status_id)
-        if kind in uncounted and not (item.get("counted") or item.get("tallied")):
-            edges.expect(status_id, uncounted[kind], 1)
+    for (kind, _, _), items in zip(kinds, parallel.each([lambda k=k: of_kind(*k)
+                                                         for k in kinds]), strict=True):
+        for item in items:
+            status_id = keys.id_in(item["SK"])
+            sets[kind].add(status_id)
+            if kind in uncounted and not (item.get("counted") or item.get("tallied")):
+                edges.expect(status_id, uncounted[kind], 1)
     return edges
 
 
@@ -193,38 +214,56 @@ def _flags_filter(*, only_media: bool = False, local: bool | None = None,
 def public_bucket_entries(scope: str, hour: str, low: int, high: int, descending: bool, *,
                           limit: int, only_media: bool, budget: Budget) -> list[Status]:
     """The public statuses of one hour of a scope with ids in [low, high], newest (or, not
-    `descending`, oldest) `limit` of them, merged across the hour's shards."""
+    `descending`, oldest) `limit` of them, merged across the hour's shards (read at once)."""
     lo, hi = keys.pad(low), keys.pad(high)
-    found: list[dict[str, Any]] = []
-    for shard in range(keys.PUBLIC_SHARDS):
-        found += base.records(base.query(
-            keys.public_partition(scope, hour, shard), index="GSI3", sk_between=(lo, hi),
+
+    def shard(number: int) -> list[Status]:
+        return list(base.records(base.query(
+            keys.public_partition(scope, hour, number), index="GSI3", sk_between=(lo, hi),
             descending=descending, limit=limit, budget=budget, step=limit,
-            filter=_flags_filter(only_media=only_media)))
+            filter=_flags_filter(only_media=only_media))))
+
+    found = [e for part in parallel.each([lambda n=n: shard(n)
+                                            for n in range(keys.PUBLIC_SHARDS)]) for e in part]
     found.sort(key=lambda e: int(e["id"]), reverse=descending)
     return found[:limit]
 
 
-def next_public_hour(scope: str, hour: str, bound: str, descending: bool) -> str | None:
-    """The nearest hour before (or after) `hour`, up to `bound`, that has public statuses."""
-    low, high = (bound, hour) if descending else (hour, bound)
-    for item in base.query(keys.public_hours(scope), sk_between=(low, high),
-                           descending=descending, limit=2):
-        if item["SK"] != hour:
-            return item["SK"]
-    return None
-
-
-def public_hours(scope: str, low: int, high: int, descending: bool) -> Iterator[str]:
-    """The hours a scope's public statuses with ids in [low, high] may be in, from the newest
-    (or, not `descending`, the oldest) on: the edge's own hour, then each further one that has
-    public statuses (read one at a time, as the caller asks for it)."""
+def public_hours(scope: str, low: int, high: int, descending: bool, limit: int,
+                 after: str | None = None) -> list[str]:
+    """The hours a scope's public statuses with ids in [low, high] may be in, in walking order:
+    the edge's own hour (newest, or, not `descending`, oldest), then up to `limit - 1` further
+    hours that have public statuses (one Query). `after`: the last hour an earlier call gave;
+    the next `limit` hours that have statuses after it."""
     first, last = keys.public_hour(high), keys.public_hour(low)
-    hour: str | None = first if descending else last
-    bound = last if descending else first
-    while hour is not None:
-        yield hour
-        hour = next_public_hour(scope, hour, bound, descending)
+    edge, bound = (first, last) if descending else (last, first)
+    start = after or edge
+    span = (bound, start) if descending else (start, bound)
+    hours = [] if after else [edge]
+    for item in base.query(keys.public_hours(scope), sk_between=span, descending=descending,
+                           limit=limit + 1):
+        if item["SK"] != start:
+            hours.append(item["SK"])
+    return hours[:limit]
+
+
+def newest_public_hours(scope: str, limit: int) -> list[str]:
+    """The newest `limit` hours of a scope that have public statuses, newest first (one
+    Query of the directory)."""
+    return [item["SK"] for item in base.query(keys.public_hours(scope), descending=True,
+                                              limit=limit)]
+
+
+def hour_before(hour: str) -> str:
+    """The public timeline bucket an hour before `hour`."""
+    moment = datetime.strptime(hour, "%Y%m%d%H") - timedelta(hours=1)
+    return moment.strftime("%Y%m%d%H")
+
+
+def edge_public_hour(low: int, high: int, descending: bool) -> str:
+    """The hour a public walk over ids in [low, high] starts in (before `public_hours` says
+    which others have statuses)."""
+    return keys.public_hour(high) if descending else keys.public_hour(low)
 
 
 def public_hour(status_id: str) -> str:

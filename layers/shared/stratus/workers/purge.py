@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.auth import identity
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import media
 from stratus.repo import moderation as repo
@@ -53,6 +54,7 @@ def _tokens(account_id: str) -> int:
     tokens = repo.token_items(account_id, ITEMS_PER_STEP)
     for token in tokens:
         oauth_repo.delete_token(token)
+    identity.forget()
     return len(tokens)
 
 

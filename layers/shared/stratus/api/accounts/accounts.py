@@ -11,7 +11,7 @@ from typing import Any
 
 from stratus.api.admin import access_blocks
 from stratus.api.oauth import oauth
-from stratus.auth import passwords
+from stratus.auth import identity, passwords
 from stratus.auth.confirmation import confirmation_token
 from stratus.auth.tokens import digest, generate
 from stratus.convert import accounts as convert
@@ -264,11 +264,12 @@ def identity_proofs(account_id: str) -> list[dict[str, Any]]:
 
 
 def verify_credentials(viewer: Viewer) -> dict[str, Any]:
+    viewer = identity.fresh(viewer)  # the viewer kept for reads may predate the last write
     return convert.credential_account(viewer.account, viewer.stats, viewer.user, viewer.role)
 
 
 def preferences(viewer: Viewer) -> dict[str, Any]:
-    return convert.preferences(viewer.user)
+    return convert.preferences(identity.fresh(viewer).user)
 
 
 def set_note(viewer: Viewer, target_id: str, comment: Any) -> dict[str, Any]:

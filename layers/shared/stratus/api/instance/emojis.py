@@ -24,6 +24,7 @@ from stratus.core.limits import (
     CUSTOM_EMOJI_SIZE_LIMIT,
 )
 from stratus.imaging.media_types import EXTENSIONS, sniff_image
+from stratus.read import custom_emojis
 from stratus.repo import instance as repo
 from stratus.repo import media
 
@@ -74,9 +75,10 @@ _cached: tuple[Any, float, Listing] | None = None  # (stack settings, expiry, li
 
 
 def forget() -> None:
-    """Drop this process's cached list (an import here is seen at once)."""
+    """Drop this process's cached lists (an import here is seen at once)."""
     global _cached
     _cached = None
+    custom_emojis.forget()
 
 
 def listing() -> Listing:

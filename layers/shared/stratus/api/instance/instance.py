@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from stratus.convert import instance as convert
-from stratus.core import clock
+from stratus.core import clock, parallel
 from stratus.core.errors import NotFound, Unauthorized
 from stratus.read import settings as settings_service
 from stratus.repo import instance as repo
@@ -21,18 +21,24 @@ def _registrations_message(s: dict[str, Any]) -> str | None:
     return clean(s["closed_registrations_message"], rich=True)
 
 
+def _document_parts() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """The settings, the statistics and the rules: one round trip."""
+    s, stats, rules_ = parallel.gather(settings_service.current, repo.get_stats,
+                                       settings_service.rules)
+    return s, stats, rules_
+
+
 def instance_v2() -> dict[str, Any]:
-    s = settings_service.current()
     from stratus.read import secrets
 
-    return convert.instance_v2(s, repo.get_stats(), settings_service.rules(),
+    s, stats, rules_ = _document_parts()
+    return convert.instance_v2(s, stats, rules_,
                                registrations_message=_registrations_message(s),
                                vapid_public_key=secrets.vapid_public_key())
 
 
 def instance_v1() -> dict[str, Any]:
-    s = settings_service.current()
-    return convert.instance_v1(s, repo.get_stats(), settings_service.rules())
+    return convert.instance_v1(*_document_parts())
 
 
 def rules() -> list[dict[str, Any]]:

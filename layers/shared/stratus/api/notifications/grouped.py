@@ -69,8 +69,9 @@ class _Candidate:
 
 
 def _visible_candidates(viewer_id: str, candidates: list[_Candidate],
-                        shown: notes.Shown | None = None) -> list[_Candidate]:
-    statuses = notes.visible_statuses(viewer_id, (c.item for c in candidates), shown)
+                        shown: notes.Shown | None = None, ready: notes.Ready | None = None
+                        ) -> list[_Candidate]:
+    statuses = notes.visible_statuses(viewer_id, (c.item for c in candidates), shown, ready)
     kept = []
     for candidate in candidates:
         status_id = notes.status_id_of(candidate.item)
@@ -88,6 +89,9 @@ def _from_heads(viewer: Viewer, wanted: listing.Browse, page: Page, budget: Budg
                                 budget=budget, step=page.step)
 
     def hydrate(batch: list[dict[str, Any]]) -> list[_Candidate]:
+        # The statuses the entries name, read beside the notifications behind the entries.
+        named = [e["status_id"] for e in batch if e.get("status_id")]
+        ready = notes.read_ahead(viewer.account_id, named, shown) if named else None
         found = repo.items_of(batch)
         candidates = []
         for entry in batch:
@@ -102,7 +106,7 @@ def _from_heads(viewer: Viewer, wanted: listing.Browse, page: Page, budget: Budg
                                              members=list(item.get("samples", []))))
             else:
                 candidates.append(_Candidate(item["id"], convert.group_key(item), item))
-        return _visible_candidates(viewer.account_id, candidates, shown)
+        return _visible_candidates(viewer.account_id, candidates, shown, ready)
 
     return fill_page(entries, hydrate, page, budget=budget, id_of=repo.head_position,
                      result_id=lambda c: c.position)
@@ -184,7 +188,9 @@ def _results(viewer: Viewer, candidates: list[_Candidate], wanted: listing.Brows
         if entity is not None:
             groups.append(entity)
             kept.append(candidate)
-    accounts = status_views.load_accounts([a for g in groups for a in g["sample_account_ids"]])
+    known = shown.senders if shown is not None else {}
+    accounts = {**known, **status_views.load_accounts(
+        [a for g in groups for a in g["sample_account_ids"] if a not in known])}
     statuses = notes.render_statuses(viewer.account_id, (c.status for c in kept), shown)
     found_reports = notes.reports_of(c.item for c in kept)
     final = []

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urlencode, urlsplit
 
+from stratus.auth import identity
 from stratus.auth import scopes as scope_rules
 from stratus.auth.tokens import digest, generate
 from stratus.core import clock, ids
@@ -393,6 +394,7 @@ def revoke(params: dict[str, Any], headers: dict[str, str]) -> None:
     if item["client_id"] != app["client_id"]:
         raise OAuthError("unauthorized_client", DESCRIPTIONS["unauthorized_client"], 403)
     repo.delete_token(item)
+    identity.forget()
 
 
 def revoke_all(account_id: str) -> int:
@@ -400,6 +402,7 @@ def revoke_all(account_id: str) -> int:
     tokens = repo.account_tokens(account_id)
     for item in tokens:
         repo.delete_token(item)
+    identity.forget()
     return len(tokens)
 
 

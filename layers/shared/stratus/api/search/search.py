@@ -16,19 +16,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from stratus.convert import tags as convert_tags
-from stratus.core import clock, ids
+from stratus.core import clock, ids, parallel
 from stratus.core.config import settings
 from stratus.core.errors import ApiError, BadRequest, Unauthorized
-from stratus.core.paging import Budget
+from stratus.core.paging import Budget, begun
 from stratus.core.params import flag, to_i
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
 from stratus.read import accounts as accounts_read
-from stratus.read import relationships, status_views
+from stratus.read import filters, relationships, status_views
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import relationships as relationships_repo
 from stratus.repo import search as repo
-from stratus.repo import statuses as statuses_repo
 from stratus.repo import tags as tags_repo
 from stratus.text import formatter
 from stratus.text.words import words
@@ -93,21 +92,25 @@ def search(viewer: Viewer | None, params: dict[str, Any]) -> dict[str, list[dict
         if found is not None and offset == 0 and kind in (None, found[0]):
             results[found[0]] = [found[1]]
         return results
+    if kind in (None, "accounts") and not query.startswith("#") and resolve:
+        resolve_handle(query)
+    # The three kinds at once: a search takes the round trips of its slowest part.
+    parts: dict[str, Any] = {}
     if kind in (None, "accounts") and not query.startswith("#"):
-        if resolve:
-            resolve_handle(query)
-        results["accounts"] = accounts(query, me, limit=limit, offset=offset,
-                                       following=flag(params.get("following")))
+        parts["accounts"] = lambda: accounts(query, me, limit=limit, offset=offset,
+                                             following=flag(params.get("following")))
     if kind in (None, "statuses") and me is not None:
         account_id = params.get("account_id")
-        results["statuses"] = statuses(
+        parts["statuses"] = lambda: statuses(
             query, me, limit=limit, offset=offset,
             account_id=str(account_id) if account_id not in (None, "") else None,
             min_id=params.get("min_id") if kind else None,
             max_id=params.get("max_id") if kind else None)
     if kind in (None, "hashtags"):
-        results["hashtags"] = hashtags(query, me, limit=limit, offset=offset,
-                                       exclude_unreviewed=flag(params.get("exclude_unreviewed")))
+        parts["hashtags"] = lambda: hashtags(
+            query, me, limit=limit, offset=offset,
+            exclude_unreviewed=flag(params.get("exclude_unreviewed")))
+    results.update(zip(parts, parallel.gather(*parts.values()), strict=True))
     return results
 
 
@@ -203,15 +206,22 @@ def accounts(query: str, me: str | None, *, limit: int, offset: int = 0,
     of the query, shortest matching words first. Anonymous queries shorter than 3 characters
     find only the exact account."""
     handle, terms = _terms(query)
-    exact = _exact(handle)
     wanted = offset + limit
+    searching = bool(terms) and not (me is None and
+                                     len(query.removeprefix("@")) < MIN_QUERY_LENGTH)
+    budget = Budget(entries=EXAMINED)
+    # The exact account and the word index at once, then the exact one's checks beside the
+    # first batch's.
+    exact_later = parallel.start(lambda: _exact(handle))
+    candidates = begun(_account_candidates(terms, budget, step=max(wanted, 20))) \
+        if searching else iter(())
+    exact = exact_later.result()
+    exact_shown = parallel.start(lambda: _shown_accounts([exact], me, following, exact=True)) \
+        if exact is not None else None
     ranked: list[dict[str, Any]] = []
-    if exact is not None:
-        ranked += _shown_accounts([exact], me, following, exact=True).values()
-    if terms and not (me is None and len(query.removeprefix("@")) < MIN_QUERY_LENGTH):
-        budget = Budget(entries=EXAMINED)
+    if searching:
         batch: list[str] = []
-        for account_id in _account_candidates(terms, budget, step=max(wanted, 20)):
+        for account_id in candidates:
             if account_id == exact:
                 continue
             batch.append(account_id)
@@ -224,6 +234,8 @@ def accounts(query: str, me: str | None, *, limit: int, offset: int = 0,
         if batch:
             shown = _shown_accounts(batch, me, following)
             ranked += [shown[a] for a in batch if a in shown]
+    if exact_shown is not None:
+        ranked = [*exact_shown.result().values(), *ranked]
     return ranked[offset:wanted]
 
 
@@ -329,7 +341,9 @@ def statuses(query: str, me: str, *, limit: int, offset: int = 0,
     wanted = offset + limit
     budget = Budget(entries=EXAMINED)
     relations = relationships.loader(me)
+    matcher = parallel.start(lambda: filters.compiled(me, None))  # marks, removes nothing
     found: list[dict[str, Any]] = []
+    batches: list[status_views.Batch] = []
 
     def keep(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         candidates = [e["status_id"] for e in batch
@@ -339,9 +353,11 @@ def statuses(query: str, me: str, *, limit: int, offset: int = 0,
                 break
             having = repo.statuses_with_word(me, term, candidates)
             candidates = [c for c in candidates if c in having]
-        items = statuses_repo.get_many(candidates) if candidates else {}
-        ordered = [items[c] for c in candidates if c in items]
-        return visibility.without_hidden(ordered, relations.statuses(ordered))
+        authors = {e["status_id"]: e.get("author_id") for e in batch}
+        read = status_views.read_batch([{"id": c, "author_id": authors.get(c)}
+                                        for c in candidates], me, relations)
+        batches.append(read)
+        return visibility.without_hidden(read.statuses, relations.statuses(read.statuses))
 
     batch: list[dict[str, Any]] = []
     for entry in repo.status_entries(me, driver, low, high, True, budget=budget,
@@ -355,4 +371,9 @@ def statuses(query: str, me: str, *, limit: int, offset: int = 0,
     else:
         if batch:
             found += keep(batch)
-    return status_views.render(found[offset:wanted], me, relations=relations)
+    # One batch read is what a page of results usually takes: what it read renders them.
+    ready = batches[0] if len(batches) == 1 else None
+    return status_views.render(found[offset:wanted], me, relations=relations,
+                               matcher=matcher.result(),
+                               originals=ready.originals if ready else None,
+                               loaded=ready.loaded if ready else None)

@@ -9,13 +9,14 @@ The viewer's filters are compiled once per request for the timeline's context (h
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Any
 
 from stratus.api.lists import lists
 from stratus.auth import activity
-from stratus.core import clock, ids
+from stratus.core import clock, ids, parallel, warm
 from stratus.core.errors import NotFound
-from stratus.core.paging import Budget, Page, fill_page
+from stratus.core.paging import Budget, Page, begun, fill_page
 from stratus.core.params import flag
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
@@ -26,6 +27,13 @@ from stratus.text import formatter
 
 MAX_EXTRA_TAGS = 4  # Mastodon takes at most 4 tags from each of any[], all[], none[]
 REFRESH_RETRY_SECONDS = 3
+HOURS_LISTED = 48  # hours with public statuses one Query lists ahead of a public page
+HOURS_AT_ONCE = 3  # further hours of each scope a public page reads at once
+RECENT_HOURS_TTL = 60  # seconds a process keeps its copy of the newest hours' directory
+
+_recent_hours = {scope: warm.Warm(lambda scope=scope: repo.newest_public_hours(scope,
+                                                                                HOURS_LISTED),
+                                  RECENT_HOURS_TTL) for scope in ("LOCAL", "REMOTE")}
 
 
 def _shown(statuses: list[dict[str, Any]], relations: relationships.Loader
@@ -37,22 +45,20 @@ def _shown(statuses: list[dict[str, Any]], relations: relationships.Loader
             if not visibility.boosts_excluded(s, view)]
 
 
-def _hydrate_ids(entries: list[dict[str, Any]], relations: relationships.Loader,
-                 keep=lambda status: True) -> list[dict[str, Any]]:
-    found = repo.get_many([e["id"] for e in entries])
-    return _shown([found[e["id"]] for e in entries if e["id"] in found and keep(found[e["id"]])],
-                  relations)
-
-
 def _renderer(viewer_id: str | None, relations: relationships.Loader, context: str,
-              keep=lambda status: True):
+              keep=lambda status: True, matcher: parallel.Later[filters.Matcher] | None = None):
     """Read, check and render a batch of entries with the viewer's filters for `context`
-    (compiled here, once for the request)."""
-    matcher = filters.compiled(viewer_id, context)
+    (compiled once for the request; `matcher`: already being compiled). A batch takes two
+    round trips: the statuses with the originals they boost (the entries name both) beside the
+    viewer's relationships with the entries' authors, then everything the page renders beside
+    the relationships with the originals' authors and remote domains."""
+    matcher = matcher or parallel.start(lambda: filters.compiled(viewer_id, context))
 
     def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        rendered = status_views.render(_hydrate_ids(entries, relations, keep), viewer_id,
-                                       relations=relations, matcher=matcher)
+        batch = status_views.read_batch(entries, viewer_id, relations, keep)
+        rendered = status_views.render(_shown(batch.statuses, relations), viewer_id,
+                                       relations=relations, matcher=matcher.result(),
+                                       originals=batch.originals, loaded=batch.loaded)
         if context == "public":
             # Mastodon's PublicFeed leaves silenced ("limited") accounts out, for everyone.
             rendered = [s for s in rendered if not s["account"].get("limited")]
@@ -92,28 +98,39 @@ def _home_state(viewer: Viewer) -> Refresh | None:
 def home(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str], Refresh | None]:
     """A page of the viewer's home feed, its Link ids, and the rebuild in progress if any
     (Mastodon answers 206 then)."""
-    refresh = _home_state(viewer)
-    relations = relationships.loader(viewer.account_id)
+    # The feed's state, its first entries and the viewer's filters: one round trip.
+    state = parallel.start(lambda: _home_state(viewer))
+    hydrate = _renderer(viewer.account_id, relationships.loader(viewer.account_id), "home")
     budget = Budget()
     entries = feeds.entries(feeds.home(viewer.account_id), *page.id_range(), not page.ascending,
                             budget=budget, step=page.step)
-    filled = fill_page(({"id": e["status_id"]} for e in entries),
-                       _renderer(viewer.account_id, relations, "home"), page,
-                       budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
-    return filled.items, filled.link_ids, refresh
+    filled = fill_page((_feed_entry(e) for e in entries), hydrate, page, budget=budget,
+                       id_of=lambda e: e["id"], result_id=lambda s: s["id"])
+    return filled.items, filled.link_ids, state.result()
+
+
+def _feed_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A feed entry as a batch of entries to hydrate: the status, its author and what it
+    boosts."""
+    return {"id": entry["status_id"], "author_id": entry.get("author_id"),
+            "reblog_of_id": entry.get("reblog_of_id")}
 
 
 def list_timeline(viewer: Viewer, list_id: str, page: Page
                   ) -> tuple[list[dict[str, Any]], list[str]]:
     """A page of one of the viewer's lists (fed by fan-out like home)."""
-    lists.own(viewer, list_id)
-    relations = relationships.loader(viewer.account_id)
+    # Whose list it is, its first entries and the viewer's filters: one round trip (the
+    # entries are not looked at before the list is known to be the viewer's).
+    if not ids.is_id(str(list_id)):
+        lists.own(viewer, list_id)  # 404
+    owned = parallel.start(lambda: lists.own(viewer, list_id))
+    hydrate = _renderer(viewer.account_id, relationships.loader(viewer.account_id), "home")
     budget = Budget()
-    entries = feeds.entries(feeds.of_list(list_id), *page.id_range(), not page.ascending,
-                            budget=budget, step=page.step)
-    filled = fill_page(({"id": e["status_id"]} for e in entries),
-                       _renderer(viewer.account_id, relations, "home"), page,
-                       budget=budget, id_of=lambda e: e["id"], result_id=lambda s: s["id"])
+    entries = begun(feeds.entries(feeds.of_list(list_id), *page.id_range(),
+                                  not page.ascending, budget=budget, step=page.step))
+    owned.result()
+    filled = fill_page((_feed_entry(e) for e in entries), hydrate, page, budget=budget,
+                       id_of=lambda e: e["id"], result_id=lambda s: s["id"])
     return filled.items, filled.link_ids
 
 
@@ -141,26 +158,71 @@ def _now_id() -> int:
     return int(ids.id_at(int(clock.now().timestamp() * 1000), upper=True))
 
 
-def _public_candidates(scope: str, page: Page, only_media: bool, budget: Budget,
-                       hydrate) -> list[dict[str, Any]]:
-    """Up to a page of visible public statuses of one scope (rendered, filters applied),
-    walking hour buckets from the page's edge (newest first, or oldest first for a `min_id`
-    page)."""
-    low, high = page.id_range()
-    low = low if low is not None else 0
-    high = high if high is not None else _now_id()
-    if low > high:
-        return []
-    descending = not page.ascending
-    found: list[dict[str, Any]] = []
-    for hour in repo.public_hours(scope, low, high, descending):
-        if len(found) >= page.limit or budget.spent:
-            break
-        entries = repo.public_bucket_entries(scope, hour, low, high, descending,
-                                             limit=page.limit - len(found),
-                                             only_media=only_media, budget=budget)
-        found += hydrate(entries)
-    return found
+def _public_batches(scopes: list[str], low: int, high: int, descending: bool, limit: int,
+                    only_media: bool, budget: Budget, newest: bool = False
+                    ) -> Iterator[list[dict[str, Any]]]:
+    """Batches of public index entries of `scopes` with ids in [low, high], newest (or, for a
+    `min_id` page, oldest) first, each at most `limit` long, walking hour buckets from the
+    page's edge. The first batch is the edge's own hour, read beside the list of the hours
+    that have statuses (for the `newest` page, with the nearest listed hours, from a warm
+    copy of the list); then `HOURS_AT_ONCE` further hours of every scope at once."""
+    def read(pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+        parts = parallel.gather(*(lambda s=s, h=h: repo.public_bucket_entries(
+            s, h, low, high, descending, limit=limit, only_media=only_media, budget=budget)
+            for s, h in pairs))
+        merged = sorted((e for part in parts for e in part), key=lambda e: int(e["id"]),
+                        reverse=descending)
+        return merged[:limit]
+
+    def listing(scope: str, after: str | None) -> list[str]:
+        return repo.public_hours(scope, low, high, descending, HOURS_LISTED, after)
+
+    edge = repo.edge_public_hour(low, high, descending)
+    if newest:
+        # The newest page: the hours that have statuses come from this process's warm copy of
+        # the directory, so the first wave needs no listing first. The edge's hour and the one
+        # before it are read whatever the copy says (the effects worker registers a new hour
+        # a moment after its first post).
+        recent = {s: _recent_hours[s].get() for s in scopes}
+        before = repo.hour_before(edge)
+        bottom = repo.edge_public_hour(low, high, not descending)
+        hours = {s: [h for h in recent[s] if h not in (edge, before) and bottom <= h <= edge]
+                 for s in scopes}
+        more = {s: recent[s][-1] for s in scopes
+                if len(recent[s]) >= HOURS_LISTED and recent[s][-1] >= bottom}
+        first = [(s, h) for s in scopes for h in (edge, before, *hours[s][:HOURS_AT_ONCE - 1])]
+        for s in scopes:
+            del hours[s][:HOURS_AT_ONCE - 1]
+        yield read(first)
+    else:
+        listed = {s: parallel.start(lambda s=s: listing(s, None)) for s in scopes}
+        yield read([(s, edge) for s in scopes])
+        hours = {s: [h for h in future.result() if h != edge] for s, future in listed.items()}
+        # Every listing that came back full may go on after its last hour.
+        more = {s: h[-1] for s, h in hours.items() if h and len(h) >= HOURS_LISTED - 1}
+    while not budget.spent:
+        # Across scopes, nearest hours first (a wave reads the same hours of every scope).
+        # Not past the last hour of a listing that goes on: its next hours come first.
+        frontier = (max if descending else min)(more.values()) if more else None
+        queue = sorted(((s, h) for s, listed_hours in hours.items() for h in listed_hours
+                        if frontier is None or (h >= frontier if descending else h <= frontier)),
+                       key=lambda pair: pair[1], reverse=descending)
+        if not queue:
+            if not more:
+                return
+            for s, after in list(more.items()):
+                if after == frontier:
+                    got = listing(s, after)
+                    hours[s] = hours.get(s, []) + got
+                    if len(got) >= HOURS_LISTED:
+                        more[s] = got[-1]
+                    else:
+                        del more[s]
+            continue
+        wave = queue[:HOURS_AT_ONCE * len(scopes)]
+        for s, h in wave:
+            hours[s].remove(h)
+        yield read(wave)
 
 
 def public(viewer_id: str | None, params: dict[str, Any], page: Page
@@ -169,9 +231,17 @@ def public(viewer_id: str | None, params: dict[str, Any], page: Page
     only_media = flag(params.get("only_media"))
     budget = Budget()
     hydrate = _renderer(viewer_id, relationships.loader(viewer_id), "public")
+    low, high = page.id_range()
+    low = low if low is not None else 0
+    high = high if high is not None else _now_id()
     found: list[dict[str, Any]] = []
-    for scope in _scopes(params):
-        found += _public_candidates(scope, page, only_media, budget, hydrate)
+    if low <= high:
+        for batch in _public_batches(_scopes(params), low, high, not page.ascending,
+                                     page.limit, only_media, budget,
+                                     newest=page.id_range()[1] is None and not page.ascending):
+            found += hydrate(batch[:page.limit - len(found)])
+            if len(found) >= page.limit or budget.spent:
+                break
     found.sort(key=lambda s: int(s["id"]), reverse=not page.ascending)
     found = found[:page.limit]
     if page.ascending:
