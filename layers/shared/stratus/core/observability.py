@@ -91,7 +91,9 @@ def http_handler(app: Any) -> Callable[[dict, Any], dict]:
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP,
                                   clear_state=True)
     @_traced
-    @metrics.log_metrics(capture_cold_start_metric=True)
+    # No ColdStart metric: a custom metric nothing reads, $0.30 a month per function that
+    # starts cold in an hour (docs/performance.md, "idle cost"); cold starts show in X-Ray.
+    @metrics.log_metrics(capture_cold_start_metric=False)
     def handler(event: dict, context: Any) -> dict:
         remaining = getattr(context, "get_remaining_time_in_millis", None)
         if remaining is None:
@@ -111,7 +113,9 @@ def job_handler(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
 
     @logger.inject_lambda_context(clear_state=True)
     @_traced
-    @metrics.log_metrics(capture_cold_start_metric=True)
+    # No ColdStart metric: a custom metric nothing reads, $0.30 a month per function that
+    # starts cold in an hour (docs/performance.md, "idle cost"); cold starts show in X-Ray.
+    @metrics.log_metrics(capture_cold_start_metric=False)
     def handler(event: dict, context: Any) -> Any:
         return fn(event, context)
 
