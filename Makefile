@@ -56,8 +56,10 @@ build: $(SAM_STAMP) $(STAMP) ## sam build (no container; needs python3.13, e.g. 
 	@# compiles from source (250-550 ms measured, docs/performance.md).
 	$(VENV)/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash .aws-sam/build
 
-bench: $(STAMP) ## cold-start and warm request timings
+bench: $(STAMP) ## the measurements of docs/performance.md (timings, reads, cost per request, idle, ...)
 	$(VENV)/bin/python -m local.bench
+	@# The cost of a realistic mix builds its own instance in a fresh emulator (~12 minutes).
+	$(VENV)/bin/python -m local.bench cost
 
 fuzz: $(STAMP) ## schemathesis against the local stack: requests, 5xx, tracebacks (docs/security.md)
 	$(VENV)/bin/python -m local.fuzz $(FUZZ_ARGS)

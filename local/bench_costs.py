@@ -1,17 +1,24 @@
-"""`make bench`, second part: likes under contention, filtered listings, and what a realistic
-mix of requests costs on AWS (docs/performance.md, "Cost per million requests").
+"""What requests cost, measured: the instruments of `python -m local.bench cost`
+(local/bench_cost.py), and two parts of `make bench` that use them.
 
+- **`Recorder`**: while active, times every Lambda invocation of the local stack (HTTP functions,
+  the WebSocket API's function and the workers behind the stream and the queues) and attributes
+  to it every AWS call it makes (on the shared boto3 clients, with its start and end, so calls
+  in flight together count as one round) and every outbound HTTP request (federation
+  deliveries, web push: `stratus.core.outbound.request`). It reads the DynamoDB request units
+  each call's response reports (the local DynamoDB answers `ReturnConsumedCapacity` with the
+  units DynamoDB would charge: local/capacity.py, local/emulator.py), counts SQS requests as SQS
+  bills them, WebSocket messages (PostToConnection, per 32 KB), S3, SES and Secrets Manager
+  calls, the bytes each invocation logs (Powertools at the template's log level) and each HTTP
+  answer's bytes, and says which invocations start an X-Ray trace.
 - **Contention**: 100 accounts like one status at once through the local API Gateway (32
   threads); requests answered, 5xx, the count once the pipeline has drained, wall time.
 - **Filtered listings**: DynamoDB round trips, entries examined and read units of
   `GET /api/v1/accounts/:id/statuses?only_media=true&limit=40` in a history where most statuses
   match and in a sparse one (1 in 20 of 1,000).
-- **Cost of a request mix** (`MIX`): every Lambda invocation it causes (HTTP functions and the
-  workers behind the stream and the queues) is timed; every DynamoDB call is charged the request
-  units DynamoDB would charge (local/capacity.py); SQS requests are counted as SQS bills them;
-  prices (`PRICES`) turn that into dollars per million API requests.
 
-Run alone with `python -m local.bench costs`.
+`run` (part of `make bench`) runs contention and filtered listings; the cost of a realistic mix
+runs in its own process (`python -m local.bench cost`, also part of `make bench`).
 """
 
 from __future__ import annotations
@@ -20,14 +27,13 @@ import base64
 import contextvars
 import io
 import json
+import logging
 import math
 import os
-import random
 import socket
-import statistics
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -35,10 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from . import capacity, cfn
+from . import capacity
 
 # ------------------------------------------------------------------------------------- prices
-# us-east-1, on-demand, no free tier; checked 2026-11-22 (sources in docs/performance.md).
+# us-east-1, on-demand, no free tier; checked 2026-11-22 and 2026-11-28 (sources in
+# docs/performance.md).
 PRICES = {
     "lambda_gb_second": 0.0000133334,   # arm64, first 7.5 billion GB-s a month
     "lambda_request": 0.20 / 1e6,
@@ -46,56 +53,85 @@ PRICES = {
     "dynamodb_write_unit": 0.625 / 1e6,  # on-demand write request unit
     "sqs_request": 0.40 / 1e6,           # standard queue, per 64 KB chunk of payload
     "http_api_request": 1.00 / 1e6,      # HTTP API, first 300 million, per 512 KB
+    "websocket_message": 1.00 / 1e6,     # WebSocket API, first billion, per 32 KB
+    "websocket_connection_minute": 0.25 / 1e6,
     "ses_email": 0.10 / 1000,
     "s3_put": 0.005 / 1000,              # PUT, COPY, POST, LIST
     "s3_get": 0.0004 / 1000,             # GET and others
     "secrets_call": 0.05 / 10000,
+    "logs_ingested_gb": 0.50,            # CloudWatch Logs, standard class (Lambda's log groups)
+    "xray_trace": 5.00 / 1e6,            # X-Ray traces recorded
+    "transfer_out_gb": 0.09,             # data out to the internet, first 10 TB a month
 }
 SQS_CHUNK = 64 * 1024
-# Typical latency of one call from Lambda, for the corrected variant (an assumption, stated in
-# docs/performance.md): DynamoDB single-digit milliseconds, the others somewhat slower.
+WEBSOCKET_CHUNK = 32 * 1024
+# Typical latency of one call from Lambda, for the corrected durations (an assumption, stated in
+# docs/performance.md): DynamoDB single-digit milliseconds, the others somewhat slower; `http`
+# is an outbound request to another server (an inbox, a push service): TLS and its answer.
 TYPICAL_LATENCY = {"dynamodb": 0.004, "sqs": 0.008, "s3": 0.015, "ses": 0.030,
-                   "secretsmanager": 0.015, "scheduler": 0.020}
+                   "secretsmanager": 0.015, "ssm": 0.010, "scheduler": 0.020,
+                   "apigatewaymanagementapi": 0.010, "http": 0.150}
 DEFAULT_LATENCY = 0.010
 FULL_VCPU_MB = 1769  # Lambda gives a function one full vCPU at 1,769 MB, proportionally less below
-
-# What a Mastodon client does, per 100 API requests (endpoints the stack serves today): reads
-# dominate, as in any social app; timelines and notifications are not built yet, so an author's
-# statuses page stands in for timeline reads.
-MIX = [
-    ("GET /api/v1/statuses/:id", 20),
-    ("GET /api/v1/accounts/:id/statuses?limit=20", 20),
-    ("GET /api/v1/statuses/:id/context", 15),
-    ("GET /api/v1/accounts/:id", 10),
-    ("GET /api/v1/accounts/verify_credentials", 10),
-    ("GET /api/v2/instance", 5),
-    ("GET /api/v1/favourites", 5),
-    ("POST /api/v1/statuses/:id/favourite", 6),
-    ("POST /api/v1/statuses", 5),
-    ("POST /api/v1/statuses/:id/reblog", 3),
-    ("POST /api/v1/accounts (sign-up)", 1),
-]
-MIX_ROUNDS = 2  # measured passes of the 100-request mix (after one warm-up pass)
-
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
-                       "HwAFBQIAX8jx0gAAAABJRU5ErkJggg==")  # one pixel
+# Lambda's own lines per invocation (START, END, REPORT; the XRAY line when the invocation is
+# traced), as it writes them in its default text format.
+_RID = "8f507cfc-17bd-4697-b07a-ac58fc914c95"
+PLATFORM_LOG_BYTES = len(f"START RequestId: {_RID} Version: $LATEST\n"
+                         f"END RequestId: {_RID}\n"
+                         f"REPORT RequestId: {_RID}\tDuration: 12.34 ms\tBilled Duration: 13 ms\t"
+                         f"Memory Size: 512 MB\tMax Memory Used: 118 MB\t\n")
+XRAY_LOG_BYTES = len("XRAY TraceId: 1-6759e988-bd862e3fe1be46a994272793\t"
+                     "SegmentId: 53995c3f42cd8ad8\tSampled: true\t\n")
+TRACE_HEADER = "Root=1-6759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
 
 
 # ------------------------------------------------------------------------------------ recording
+# (service, started, ended) on time.perf_counter(), then the process's CPU time (process_time)
+# at both ends.
+Call = tuple[str, float, float, float, float]
+
+
+def clocks() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def rounds(calls: list[Call]) -> list[list[Call]]:
+    """Calls grouped by overlap: a call that starts before the calls of the round so far have
+    all ended joins it (calls in flight together wait as one)."""
+    grouped: list[list[Call]] = []
+    end = -math.inf
+    for call in sorted(calls, key=lambda c: c[1]):
+        if grouped and call[1] < end:
+            grouped[-1].append(call)
+            end = max(end, call[2])
+        else:
+            grouped.append([call])
+            end = call[2]
+    return grouped
+
+
 @dataclass
 class Invocation:
     function: str
     memory_mb: int
     label: str | None  # the mix entry an HTTP invocation served
+    trigger: str = "other"  # http, websocket, stream, sqs, schedule, other
+    cause: str | None = None  # the mix entry whose work this is (HTTP or a worker behind it)
     wall: float = 0.0
-    overhead: float = 0.0  # the recorder's own work inside the invocation
-    calls: list[tuple[str, float]] = field(default_factory=list)  # (service, seconds)
+    cpu: float = 0.0  # the process's CPU time while it ran
+    overhead: float = 0.0  # the recorder's own work inside the invocation (wall)
+    overhead_cpu: float = 0.0  # (and its CPU time)
+    calls: list[Call] = field(default_factory=list)
     dynamodb: capacity.Charge = field(default_factory=capacity.Charge)
     dynamodb_calls: int = 0
+    log_bytes: int = 0  # what the function logged (Lambda's own lines not included)
+    answer_bytes: int = 0  # an HTTP answer's body and headers
+    outbound_bytes: int = 0  # bodies sent to other servers (deliveries, pushes)
 
     @property
     def aws_seconds(self) -> float:
-        return sum(seconds for _, seconds in self.calls)
+        """Time waiting for calls, calls in flight together counted once."""
+        return sum(max(c[2] for c in r) - r[0][1] for r in rounds(self.calls))
 
     @property
     def measured(self) -> float:
@@ -103,11 +139,18 @@ class Invocation:
 
     @property
     def own(self) -> float:
-        """Time in the function's own code (Python, botocore's serialising included)."""
-        return max(self.wall - self.overhead - self.aws_seconds, 0.0)
+        """CPU time of the function's own code (Python; botocore's serialising counts as the
+        calls'): the process's CPU time while it ran, less what went on inside its calls (the
+        emulator answers in this process) and the recorder's. CPU time, not wall time: other
+        processes on the machine do not lengthen it."""
+        inside = sum(max(c[4] for c in r) - min(c[3] for c in r) for r in rounds(self.calls))
+        return max(self.cpu - self.overhead_cpu - inside, 0.0)
 
     def corrected(self, *, cpu_scaled: bool = False) -> float:
-        latency = sum(TYPICAL_LATENCY.get(service, DEFAULT_LATENCY) for service, _ in self.calls)
+        """Own time, plus a typical latency per round of calls (the slowest call's in a round)
+        instead of the emulator's."""
+        latency = sum(max(TYPICAL_LATENCY.get(c[0], DEFAULT_LATENCY) for c in r)
+                      for r in rounds(self.calls))
         own = self.own * (FULL_VCPU_MB / self.memory_mb if cpu_scaled else 1)
         return own + latency
 
@@ -126,29 +169,115 @@ def memory_sizes(template: dict[str, Any]) -> dict[str, int]:
             if res.get("Type") == "AWS::Serverless::Function"}
 
 
+def log_levels(template: dict[str, Any]) -> dict[str, str]:
+    """Each function's POWERTOOLS_LOG_LEVEL as deployed with the parameters' defaults."""
+    defaults = {name: str(p.get("Default", "")) for name, p in
+                template.get("Parameters", {}).items()}
+
+    def value(raw: Any) -> str | None:
+        if isinstance(raw, dict) and "Ref" in raw:
+            return defaults.get(raw["Ref"])
+        return None if raw is None else str(raw)
+
+    shared = value(((template.get("Globals", {}).get("Function", {}).get("Environment") or {})
+                    .get("Variables") or {}).get("POWERTOOLS_LOG_LEVEL")) or "INFO"
+    return {name: value(((res.get("Properties", {}).get("Environment") or {})
+                         .get("Variables") or {}).get("POWERTOOLS_LOG_LEVEL")) or shared
+            for name, res in template["Resources"].items()
+            if res.get("Type") == "AWS::Serverless::Function"}
+
+
+def trigger_of(event: Any) -> str:
+    """What invoked a function: an HTTP API request, a WebSocket route, a DynamoDB stream batch,
+    an SQS batch, a schedule."""
+    if not isinstance(event, dict):
+        return "other"
+    context = event.get("requestContext")
+    if isinstance(context, dict):
+        return "websocket" if "connectionId" in context else "http"
+    records = event.get("Records")
+    if isinstance(records, list) and records:
+        source = records[0].get("eventSource") or records[0].get("EventSource") or ""
+        return {"aws:dynamodb": "stream", "aws:sqs": "sqs"}.get(source, "other")
+    return "schedule" if event.get("source") == "aws.events" or "task" in event else "other"
+
+
+def _answer_bytes(result: Any) -> int:
+    """The size of an HTTP answer as API Gateway sends it: body (decoded) and headers."""
+    if not isinstance(result, dict):
+        return 0
+    body = result.get("body") or ""
+    size = len(body.encode()) if isinstance(body, str) else len(body)
+    if result.get("isBase64Encoded"):
+        size = size * 3 // 4
+    headers = result.get("headers") or {}
+    return size + sum(len(k) + len(str(v)) + 4 for k, v in headers.items()) + 17
+
+
+class _LogSink(io.TextIOBase):
+    """Stands in for the stream of the Powertools logger's handler: what is written counts
+    towards the invocation writing it."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def write(self, text: str) -> int:
+        self.recorder.logged(len(text.encode("utf-8")))
+        return len(text)
+
+
+class _WarningCounter(logging.Handler):
+    """Warnings and errors of module loggers (Lambda's Python runtime passes them on at its
+    default WARNING level), counted as Lambda writes them: `[LEVEL]\\ttime\\trequest\\tmessage`."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__(logging.WARNING)
+        self.recorder = recorder
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name == self.recorder.powertools_name:
+            return  # counted by the Powertools handler's stream
+        line = f"[{record.levelname}]\t2026-11-28T12:00:00.000Z\t{_RID}\t{record.getMessage()}\n"
+        self.recorder.logged(len(line.encode("utf-8")))
+
+
 class Recorder:
-    """While active: times every Lambda invocation of `runtime`, attributes each AWS call to the
-    invocation that made it, charges DynamoDB calls their request units and counts SQS, SES, S3
-    and Secrets Manager requests as those services bill them."""
+    """While active: times every Lambda invocation of `runtime` and attributes to it what it
+    does (module docstring). `label` names the mix entry being sent; `cause` the entry whose
+    effects the pipeline is running (worker invocations are charged to it)."""
 
     def __init__(self, runtime: Any) -> None:
         self.runtime = runtime
-        self.memory = memory_sizes(runtime.stack.template)
-        self.meter = capacity.Meter(
-            capacity.tables_from_template(runtime.stack.template, runtime.stack.table_names),
-            capacity.MotoStore(cfn.ACCOUNT, cfn.REGION))
+        template = runtime.stack.template
+        self.memory = memory_sizes(template)
+        self.levels = log_levels(template)
+        self.meter = capacity.Meter()
         self.invocations: list[Invocation] = []
         self.label: str | None = None
+        self.cause: str | None = None
         self.api_requests = 0
         self.lock = threading.Lock()
         self.outside = capacity.Charge()  # DynamoDB work no invocation made (should be none)
-        self.moto_reported = 0.0
-        self.sqs_billed = 0
+        # Billed requests by service: sqs, emails, s3_put, s3_get, secrets, ws_messages (per
+        # 32 KB), ws_bytes; in all, and by the mix entry they were caused by (`cause`).
+        self.counts: Counter[str] = Counter()
+        self.by_cause: dict[str | None, Counter[str]] = {}
         self._poller_deletes = 0
-        self.emails = 0
-        self.s3_put = self.s3_get = 0
-        self.secrets = 0
+        self.outside_log_bytes = 0
         self.unpriced: Counter[str] = Counter()
+        self._saved: dict[str, Any] = {}
+
+    def add(self, name: str, count: int) -> None:
+        self.counts[name] += count
+        self.by_cause.setdefault(self.cause or self.label, Counter())[name] += count
+
+    @property
+    def sqs_billed(self) -> int:
+        return self.counts["sqs"]
+
+    @property
+    def emails(self) -> int:
+        return self.counts["emails"]
 
     # -- lifecycle ---------------------------------------------------------------------------
     def __enter__(self) -> Recorder:
@@ -162,16 +291,24 @@ class Recorder:
             real = handler_for(logical_id)  # imports on first use: not timed (Lambda INIT)
 
             def timed(event: dict[str, Any], context: Any) -> Any:
-                http = isinstance(event, dict) and "requestContext" in event
+                trigger = trigger_of(event)
                 invocation = Invocation(logical_id, self.memory.get(logical_id, 512),
-                                        self.label if http else None)
+                                        self.label if trigger == "http" else None, trigger,
+                                        self.cause or self.label)
                 token = _current.set(invocation)
-                started = time.perf_counter()
+                level = self.levels.get(logical_id, "INFO")
+                self._logger().setLevel(level)
+                started, cpu = clocks()
+                result = None
                 try:
-                    return real(event, context)
+                    result = real(event, context)
+                    return result
                 finally:
-                    invocation.wall = time.perf_counter() - started
+                    ended, cpu_ended = clocks()
+                    invocation.wall, invocation.cpu = ended - started, cpu_ended - cpu
                     _current.reset(token)
+                    if trigger == "http":
+                        invocation.answer_bytes = _answer_bytes(result)
                     with self.lock:
                         self.invocations.append(invocation)
             return timed
@@ -180,11 +317,15 @@ class Recorder:
             before = self._poller_deletes
             done = pump_queue(source)
             # Lambda's poller deletes a batch with DeleteMessageBatch (ten per request).
-            self.sqs_billed += math.ceil((self._poller_deletes - before) / 10)
+            self.add("sqs", math.ceil((self._poller_deletes - before) / 10))
             return done
 
         stack.handler = handler
         pipeline.pump_queue = counted_pump_queue
+        self._hook_logs()
+        self._hook_outbound()
+        self._saved["trace"] = os.environ.get("_X_AMZN_TRACE_ID")
+        os.environ["_X_AMZN_TRACE_ID"] = TRACE_HEADER  # Lambda sets it; Powertools logs it
         _active = self
         return self
 
@@ -193,45 +334,111 @@ class Recorder:
         _active = None
         del self.runtime.stack.handler
         del self.runtime.pipeline.pump_queue
+        handler, stream, level, propagate = self._saved.pop("log")
+        handler.setStream(stream)
+        self._logger().setLevel(level)
+        logging.getLogger(self._logger().name).propagate = propagate
+        logging.getLogger().removeHandler(self._saved.pop("warnings"))
+        from stratus.core import outbound
+
+        outbound.request = self._saved.pop("outbound")
+        trace = self._saved.pop("trace")
+        if trace is None:
+            os.environ.pop("_X_AMZN_TRACE_ID", None)
+        else:
+            os.environ["_X_AMZN_TRACE_ID"] = trace
+
+    # -- logs and outbound requests ----------------------------------------------------------
+    @staticmethod
+    def _logger() -> Any:
+        from stratus.core.observability import logger
+
+        return logger
+
+    @property
+    def powertools_name(self) -> str:
+        return self._logger().name
+
+    def _hook_logs(self) -> None:
+        logger = self._logger()
+        handler = logger.registered_handler
+        own = logging.getLogger(logger.name)
+        self._saved["log"] = (handler, handler.setStream(_LogSink(self)), logger.log_level,
+                              own.propagate)
+        own.propagate = False  # its lines go to Lambda's log through its own handler only
+        counter = _WarningCounter(self)
+        logging.getLogger().addHandler(counter)
+        self._saved["warnings"] = counter
+
+    def logged(self, size: int) -> None:
+        invocation = _current.get()
+        if invocation is not None:
+            invocation.log_bytes += size
+        else:
+            self.outside_log_bytes += size
+
+    def _hook_outbound(self) -> None:
+        from stratus.core import outbound
+
+        real = outbound.request
+        self._saved["outbound"] = real
+
+        def timed(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+            invocation = _current.get()
+            started, cpu = clocks()
+            try:
+                return real(method, url, *args, **kwargs)
+            finally:
+                if invocation is not None:
+                    ended, cpu_ended = clocks()
+                    invocation.calls.append(("http", started, ended, cpu, cpu_ended))
+                    body = kwargs.get("body") or b""
+                    invocation.outbound_bytes += len(body) + 400  # headers, signature
+
+        outbound.request = timed
 
     # -- AWS calls -----------------------------------------------------------------------------
     def call_started(self, service: str, operation: str, params: dict[str, Any],
                      context: dict[str, Any]) -> None:
-        started = time.perf_counter()
+        started, cpu = clocks()
         state = self.meter.before(operation, params) if service == "dynamodb" else None
-        now = time.perf_counter()
+        now, cpu_now = clocks()
         invocation = _current.get()
         if invocation is not None:
             invocation.overhead += now - started
-        context["stratus.bench"] = (now, state, params)
+            invocation.overhead_cpu += cpu_now - cpu
+        context["stratus.bench"] = (now, cpu_now, state, params)
 
     def call_ended(self, service: str, operation: str, parsed: dict[str, Any] | None,
                    context: dict[str, Any]) -> None:
-        ended = time.perf_counter()
+        ended, cpu_ended = clocks()
         entry = context.pop("stratus.bench", None)
         if entry is None:
             return
-        started, state, params = entry
+        started, cpu_started, state, params = entry
         invocation = _current.get()
         if invocation is not None:
-            invocation.calls.append((service, ended - started))
-        if parsed is None:  # no answer came (a connection error): nothing to charge
-            return
-        with self.lock:
-            if service == "dynamodb" and state is not None:
-                charged = self.meter.after(operation, state, parsed)
-                self.moto_reported += capacity.reported_units(parsed)
-                if invocation is not None:
-                    invocation.dynamodb += charged
-                    invocation.dynamodb_calls += 1
-                else:
-                    self.outside += charged
-            elif service == "sqs":
-                self._count_sqs(operation, params, parsed, inside=invocation is not None)
-            elif invocation is not None:
-                self._count_other(service, operation)
-        if invocation is not None:
-            invocation.overhead += time.perf_counter() - ended
+            invocation.calls.append((service, started, ended, cpu_started, cpu_ended))
+        try:
+            if parsed is None:  # no answer came (a connection error): nothing to charge
+                return
+            with self.lock:
+                if service == "dynamodb" and state is not None:
+                    charged = self.meter.after(operation, state, parsed)
+                    if invocation is not None:
+                        invocation.dynamodb += charged
+                        invocation.dynamodb_calls += 1
+                    else:
+                        self.outside += charged
+                elif service == "sqs":
+                    self._count_sqs(operation, params, parsed, inside=invocation is not None)
+                elif invocation is not None:
+                    self._count_other(service, operation, params)
+        finally:
+            if invocation is not None:
+                now, cpu_now = clocks()
+                invocation.overhead += now - ended
+                invocation.overhead_cpu += cpu_now - cpu_ended
 
     def _count_sqs(self, operation: str, params: dict[str, Any], parsed: dict[str, Any],
                    *, inside: bool) -> None:
@@ -241,32 +448,39 @@ class Recorder:
         if operation == "ReceiveMessage":
             messages = parsed.get("Messages") or []
             if not messages and not inside:
-                return  # the poller's empty receives: a fixed cost, not per request (see docs)
-            self.sqs_billed += chunks(sum(len(m.get("Body", "").encode()) for m in messages))
+                return  # the poller's empty receives: a fixed cost (python -m local.bench idle)
+            self.add("sqs", chunks(sum(len(m.get("Body", "").encode()) for m in messages)))
         elif not inside and operation == "DeleteMessage":
             self._poller_deletes += 1  # billed per batch by counted_pump_queue
         elif not inside and operation == "ChangeMessageVisibility":
             return  # the local poller's quick retry; Lambda lets the visibility timeout run out
         elif operation == "SendMessageBatch":
-            self.sqs_billed += chunks(sum(len(e.get("MessageBody", "").encode())
-                                          for e in params.get("Entries", [])))
+            self.add("sqs", chunks(sum(len(e.get("MessageBody", "").encode())
+                                       for e in params.get("Entries", []))))
         elif operation == "SendMessage":
-            self.sqs_billed += chunks(len(params.get("MessageBody", "").encode()))
+            self.add("sqs", chunks(len(params.get("MessageBody", "").encode())))
         else:
-            self.sqs_billed += 1
+            self.add("sqs", 1)
 
-    def _count_other(self, service: str, operation: str) -> None:
+    def _count_other(self, service: str, operation: str, params: dict[str, Any]) -> None:
         if service == "ses" and operation in ("SendRawEmail", "SendEmail"):
-            self.emails += 1
+            self.add("emails", 1)
         elif service == "s3" and operation in ("PutObject", "CopyObject", "ListObjectsV2",
                                                "ListObjects", "CreateMultipartUpload"):
-            self.s3_put += 1
+            self.add("s3_put", 1)
         elif service == "s3" and operation == "DeleteObject":
             pass  # free
         elif service == "s3":
-            self.s3_get += 1
+            self.add("s3_get", 1)
         elif service == "secretsmanager":
-            self.secrets += 1
+            self.add("secrets", 1)
+        elif service == "apigatewaymanagementapi" and operation == "PostToConnection":
+            data = params.get("Data") or b""
+            size = len(data.encode() if isinstance(data, str) else data)
+            self.add("ws_messages", max(1, math.ceil(size / WEBSOCKET_CHUNK)))
+            self.add("ws_bytes", size)
+        elif service == "apigatewaymanagementapi":
+            pass  # DeleteConnection, GetConnection: not billed as messages
         else:
             self.unpriced[f"{service}:{operation}"] += 1
 
@@ -303,51 +517,6 @@ def _attach(made: Any) -> None:
     made.meta.events.register("provide-client-params", started, unique_id="stratus-bench-start")
     made.meta.events.register("after-call", ended, unique_id="stratus-bench-end")
     made.meta.events.register("after-call-error", ended, unique_id="stratus-bench-error")
-
-
-# ----------------------------------------------------------------------------------- the costs
-@dataclass
-class Costs:
-    api_requests: int
-    invocations: int
-    gb_seconds: float
-    read_units: float
-    write_units: float
-    sqs_requests: int
-    emails: int
-    s3_put: int
-    s3_get: int
-    secrets: int
-
-    def dollars(self) -> dict[str, float]:
-        p = PRICES
-        return {"Lambda compute": self.gb_seconds * p["lambda_gb_second"],
-                "Lambda requests": self.invocations * p["lambda_request"],
-                "DynamoDB reads": self.read_units * p["dynamodb_read_unit"],
-                "DynamoDB writes": self.write_units * p["dynamodb_write_unit"],
-                "SQS": self.sqs_requests * p["sqs_request"],
-                "API Gateway (HTTP API)": self.api_requests * p["http_api_request"],
-                "SES, S3, Secrets Manager": (self.emails * p["ses_email"]
-                                             + self.s3_put * p["s3_put"]
-                                             + self.s3_get * p["s3_get"]
-                                             + self.secrets * p["secrets_call"])}
-
-    def per_million(self) -> dict[str, float]:
-        return {k: v / self.api_requests * 1e6 for k, v in self.dollars().items()}
-
-
-def gb_seconds(invocations: list[Invocation], duration) -> float:
-    """Lambda bills each invocation's duration rounded up to the millisecond."""
-    return sum(math.ceil(duration(i) * 1000) / 1000 * i.memory_mb / 1024 for i in invocations)
-
-
-def costs(recorder: Recorder, duration) -> Costs:
-    charges = [i.dynamodb for i in recorder.invocations] + [recorder.outside]
-    return Costs(recorder.api_requests, len(recorder.invocations),
-                 gb_seconds(recorder.invocations, duration),
-                 sum(c.read for c in charges), sum(c.write + c.index_write for c in charges),
-                 recorder.sqs_billed, recorder.emails, recorder.s3_put, recorder.s3_get,
-                 recorder.secrets)
 
 
 # ------------------------------------------------------------------------------- the requests
@@ -427,215 +596,6 @@ TEXT = ("Watching the tide come in over the mudflats this morning, the light doi
         "again where everything looks painted. Coffee, then the long walk round. #{tag}")
 
 
-class Community:
-    """Twenty accounts with a few statuses, threads and likes each: what the mix reads and
-    writes."""
-
-    def __init__(self, runtime: Any, size: int = 20) -> None:
-        from stratus.api.statuses import interactions
-        from stratus.api.statuses import post as posting
-
-        self.runtime = runtime
-        self.members, self.app = people("mix", size)
-        self.statuses: list[tuple[str, str]] = []  # (status id, author id)
-        self.threads: list[str] = []
-        for n, person in enumerate(self.members):
-            for i in range(5):
-                sid = posting.create(person.viewer, {"status": TEXT.format(tag=f"walk{i}")})
-                self.statuses.append((sid, person.account_id))
-            if n % 4 == 0:
-                root = parent = self.statuses[-1][0]
-                for j in range(6):
-                    replier = self.members[(n + j + 1) % size]
-                    parent = posting.create(replier.viewer, {"status": f"Reply {j}: lovely.",
-                                                              "in_reply_to_id": parent})
-                self.threads.append(root)
-        rng = random.Random(11)
-        for person in self.members:
-            for sid, _ in rng.sample(self.statuses, 3):
-                interactions.favourite(person.viewer, sid)
-        runtime.pipeline.drain()
-        self.rng = random.Random(7)
-        self.liked: set[tuple[str, str]] = set()
-        # A client signs up with a client-credentials token it got from /oauth/token before;
-        # they are made here, outside the measured requests.
-        self.app_tokens = [app_token(self.app) for _ in range(10)]
-        self.signups = 0
-        self.posts = 0
-
-    def someone(self) -> Person:
-        return self.rng.choice(self.members)
-
-    def fresh_pair(self, exclude_own: bool) -> tuple[Person, str]:
-        while True:
-            person, (sid, author) = self.someone(), self.rng.choice(self.statuses)
-            if (person.account_id, sid) in self.liked or (exclude_own and author ==
-                                                          person.account_id):
-                continue
-            self.liked.add((person.account_id, sid))
-            return person, sid
-
-    def send(self, label: str) -> int:
-        """One request of the mix; returns its HTTP status."""
-        rt, who = self.runtime, self.someone()
-        sid, author = self.rng.choice(self.statuses)
-        if label == "GET /api/v1/statuses/:id":
-            return request(rt, "GET", f"/api/v1/statuses/{sid}", token=who.token)[0]
-        if label == "GET /api/v1/accounts/:id/statuses?limit=20":
-            return request(rt, "GET", f"/api/v1/accounts/{author}/statuses", token=who.token,
-                           query="limit=20")[0]
-        if label == "GET /api/v1/statuses/:id/context":
-            root = self.rng.choice(self.threads)
-            return request(rt, "GET", f"/api/v1/statuses/{root}/context", token=who.token)[0]
-        if label == "GET /api/v1/accounts/:id":
-            return request(rt, "GET", f"/api/v1/accounts/{author}", token=who.token)[0]
-        if label == "GET /api/v1/accounts/verify_credentials":
-            return request(rt, "GET", "/api/v1/accounts/verify_credentials", token=who.token)[0]
-        if label == "GET /api/v2/instance":
-            return request(rt, "GET", "/api/v2/instance")[0]
-        if label == "GET /api/v1/favourites":
-            return request(rt, "GET", "/api/v1/favourites", token=who.token)[0]
-        if label == "POST /api/v1/statuses/:id/favourite":
-            person, sid = self.fresh_pair(exclude_own=False)
-            return request(rt, "POST", f"/api/v1/statuses/{sid}/favourite",
-                           token=person.token)[0]
-        if label == "POST /api/v1/statuses/:id/reblog":
-            person, sid = self.fresh_pair(exclude_own=True)
-            return request(rt, "POST", f"/api/v1/statuses/{sid}/reblog", token=person.token)[0]
-        if label == "POST /api/v1/statuses":
-            self.posts += 1
-            status, _, body = request(rt, "POST", "/api/v1/statuses", token=who.token,
-                                      data={"status": TEXT.format(tag=f"new{self.posts}")})
-            if status == 200:
-                self.statuses.append((body["id"], who.account_id))
-            return status
-        if label == "POST /api/v1/accounts (sign-up)":
-            self.signups += 1
-            n = self.signups
-            token = self.app_tokens.pop() if self.app_tokens else app_token(self.app)
-            return request(rt, "POST", "/api/v1/accounts", token=token,
-                           ip=f"198.51.100.{n % 250 + 1}",
-                           data={"username": f"newcomer{n}", "email": f"newcomer{n}@example.org",
-                                 "password": "a long enough password", "agreement": "true",
-                                 "locale": "en"})[0]
-        raise ValueError(label)
-
-
-def mix_order(seed: int = 3) -> list[str]:
-    order = [label for label, weight in MIX for _ in range(weight)]
-    random.Random(seed).shuffle(order)
-    return order
-
-
-@dataclass
-class MixResult:
-    recorder: Recorder
-    statuses: dict[str, Counter]
-    seconds: float
-
-
-def run_mix(runtime: Any, community: Community, *, rounds: int = MIX_ROUNDS,
-            drain_every: int = 1, order: list[str] | None = None, warm: bool = True
-            ) -> MixResult:
-    """Warm every function with one unmeasured pass, then measure `rounds` passes of the mix
-    (`order`: one pass, default `mix_order()`), draining the pipeline after every `drain_every`
-    requests (1: each event is its own worker invocation, as at low traffic, where every poll of
-    the stream or a queue finds one record)."""
-    if warm:
-        for label in order or mix_order(seed=1):
-            community.send(label)
-        runtime.pipeline.drain()
-    answers: dict[str, Counter] = defaultdict(Counter)
-    started = time.perf_counter()
-    with Recorder(runtime) as recorder:
-        for r in range(rounds):
-            for i, label in enumerate(order or mix_order(seed=100 + r)):
-                recorder.label = label
-                answers[label][community.send(label)] += 1
-                recorder.api_requests += 1
-                recorder.label = None
-                if (i + 1) % drain_every == 0:
-                    runtime.pipeline.drain()
-        runtime.pipeline.drain()
-    return MixResult(recorder, answers, time.perf_counter() - started)
-
-
-# ------------------------------------------------------------------------------------ reports
-def _dollars(value: float) -> str:
-    return f"{value:8.2f}"
-
-
-def report_mix(result: MixResult) -> dict[str, Any]:
-    recorder = result.recorder
-    variants = {
-        "measured": lambda i: i.measured,
-        "corrected": lambda i: i.corrected(),
-        "corrected, CPU-scaled": lambda i: i.corrected(cpu_scaled=True),
-    }
-    per_million = {name: costs(recorder, fn).per_million() for name, fn in variants.items()}
-    n = recorder.api_requests
-    invocations = recorder.invocations
-    print(f"\nCost of the request mix: {n} API requests ({len(MIX)} kinds, per 100: "
-          + ", ".join(f"{label} {w}" for label, w in MIX) + ")")
-    bad = {label: dict(c) for label, c in result.statuses.items()
-           if set(c) - {200}}
-    if bad:
-        print(f"  answers other than 200: {bad}")
-    print(f"{'request':45} {'n':>4} {'measured ms':>12} {'corrected ms':>13} "
-          f"{'DDB calls':>10} {'RRU':>6} {'WRU':>6}")
-    by_label: dict[str, list[Invocation]] = defaultdict(list)
-    for inv in invocations:
-        if inv.label:
-            by_label[inv.label].append(inv)
-    for label, _ in MIX:
-        group = by_label.get(label, [])
-        if not group:
-            continue
-        print(f"{label:45} {len(group):4d} "
-              f"{statistics.median(i.measured for i in group) * 1000:12.1f} "
-              f"{statistics.median(i.corrected() for i in group) * 1000:13.1f} "
-              f"{statistics.mean(i.dynamodb_calls for i in group):10.1f} "
-              f"{statistics.mean(i.dynamodb.read for i in group):6.1f} "
-              f"{statistics.mean(i.dynamodb.write + i.dynamodb.index_write for i in group):6.1f}")
-    workers: dict[str, list[Invocation]] = defaultdict(list)
-    for inv in invocations:
-        if inv.label is None:
-            workers[inv.function].append(inv)
-    print(f"{'worker invocations':45} {'n':>4} {'measured ms':>12} {'corrected ms':>13} "
-          f"{'DDB calls':>10} {'RRU':>6} {'WRU':>6}")
-    for function, group in sorted(workers.items()):
-        print(f"{function:45} {len(group):4d} "
-              f"{statistics.median(i.measured for i in group) * 1000:12.1f} "
-              f"{statistics.median(i.corrected() for i in group) * 1000:13.1f} "
-              f"{statistics.mean(i.dynamodb_calls for i in group):10.1f} "
-              f"{statistics.mean(i.dynamodb.read for i in group):6.1f} "
-              f"{statistics.mean(i.dynamodb.write + i.dynamodb.index_write for i in group):6.1f}")
-    reads = sum(i.dynamodb.read for i in invocations) + recorder.outside.read
-    missed = sum(i.dynamodb.missed for i in invocations) + recorder.outside.missed
-    writes = sum(i.dynamodb.write for i in invocations) + recorder.outside.write
-    index_writes = sum(i.dynamodb.index_write for i in invocations) + recorder.outside.index_write
-    aws_share = sum(i.aws_seconds for i in invocations) / max(
-        sum(i.measured for i in invocations), 1e-9)
-    print(f"per API request: {len(invocations) / n:.2f} Lambda invocations, "
-          f"{reads / n:.2f} read units ({missed / n:.2f} of them on keys that found no item), "
-          f"{writes / n:.2f} write units "
-          f"(+ {index_writes / n:.2f} to GSIs), {recorder.sqs_billed / n:.2f} SQS requests; "
-          f"emulator calls are {aws_share:.0%} of measured handler time; the emulator itself "
-          f"reported {recorder.moto_reported / n:.2f} capacity units per request (its constants)")
-    if recorder.unpriced:
-        print(f"  calls not priced: {dict(recorder.unpriced)}")
-    print("\nDollars per million API requests of the mix (us-east-1 on-demand prices)")
-    print(f"{'':26}" + "".join(f"{name:>24}" for name in variants))
-    for item in next(iter(per_million.values())):
-        print(f"{item:26}" + "".join(f"{_dollars(pm[item]):>24}" for pm in per_million.values()))
-    print(f"{'total':26}" + "".join(f"{_dollars(sum(pm.values())):>24}"
-                                    for pm in per_million.values()))
-    return {"per_million": per_million, "invocations_per_request": len(invocations) / n,
-            "read_units_per_request": reads / n, "missed_read_units_per_request": missed / n,
-            "write_units_per_request": (writes + index_writes) / n,
-            "sqs_per_request": recorder.sqs_billed / n}
-
-
 # ---------------------------------------------------------------------------------- contention
 def contention(runtime: Any, fans: int = 100) -> dict[str, Any]:
     """`fans` accounts like one status at once (32 threads through the local API Gateway)."""
@@ -675,6 +635,10 @@ def contention(runtime: Any, fans: int = 100) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- filtered listings
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
+                       "HwAFBQIAX8jx0gAAAABJRU5ErkJggg==")  # one pixel
+
+
 class _Upload:
     def __init__(self, data: bytes) -> None:
         self.file = io.BytesIO(data)
@@ -710,16 +674,14 @@ def filtered_listings(runtime: Any, histories: list[tuple[str, list[bool]]] | No
     reader = authors.pop()
     for author, (_, media) in zip(authors, histories):
         history(author, media)
-    meter = capacity.Meter(
-        capacity.tables_from_template(runtime.stack.template, runtime.stack.table_names),
-        capacity.MotoStore(cfn.ACCOUNT, cfn.REGION))
+    meter = capacity.Meter()
     results = {}
     print("\nGET /api/v1/accounts/:id/statuses?only_media=true&limit=40")
     print(f"{'history':44} {'statuses':>8} {'DDB calls':>9} {'by operation':>36} "
           f"{'examined':>8} {'RRU':>6} {'of it: index':>12} {'on misses':>9} {'next':>5}")
     for person, (name, _) in zip(authors, histories):
         charges: list[tuple[str, capacity.Charge]] = []
-        meter.attach(dynamodb(), lambda operation, charged, _: charges.append((operation, charged)))
+        meter.attach(dynamodb(), lambda operation, charged: charges.append((operation, charged)))
         try:
             status, headers, body = request(runtime, "GET",
                                             f"/api/v1/accounts/{person.account_id}/statuses",
@@ -746,16 +708,13 @@ def filtered_listings(runtime: Any, histories: list[tuple[str, list[bool]]] | No
 
 # ----------------------------------------------------------------------------------- entry points
 def run(runtime: Any) -> dict[str, Any]:
-    """The three parts, smallest table first (moto's Query walks the whole table, so its latency
-    grows with the data the later parts add)."""
+    """`make bench`'s part: contention, then filtered listings (moto's Query walks its partition
+    or index, so the data each step adds slows the next a little)."""
     import warnings
 
     # Powertools warns of empty metrics at each flush; metrics are off in the local stack.
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    community = Community(runtime)
-    mix = report_mix(run_mix(runtime, community))
-    return {"mix": mix, "contention": contention(runtime),
-            "filtered": filtered_listings(runtime)}
+    return {"contention": contention(runtime), "filtered": filtered_listings(runtime)}
 
 
 def start_emulator() -> tuple[Any, Any]:
@@ -783,16 +742,3 @@ def start_emulator() -> tuple[Any, Any]:
                     extra_env={"POWERTOOLS_LOG_LEVEL": "WARNING",
                                "POWERTOOLS_SERVICE_NAME": "bench"})
     return runtime, emulator
-
-
-def main() -> None:
-    """`python -m local.bench costs`: this part alone, against its own emulator."""
-    runtime, emulator = start_emulator()
-    try:
-        run(runtime)
-    finally:
-        emulator.stop()
-
-
-if __name__ == "__main__":
-    main()

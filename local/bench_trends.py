@@ -7,7 +7,8 @@ of a hashtag by an account that day counts one distinct account and marks the ha
 candidate; three posts in ten get favourites and boosts (Zipf again), which marks them
 candidates. Yesterday had the same hashtags at a similar level, except a few that are new today.
 Then the refresh runs once through the local runtime (the real handler under its IAM role) with
-every DynamoDB call charged as DynamoDB would (local/capacity.py), and the review run once.
+every DynamoDB call charged the units the local DynamoDB reports (local/capacity.py), and the
+review run once.
 Monthly figures assume the refresh every five minutes at that load all month.
 """
 
@@ -18,7 +19,7 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
-from . import capacity, cfn
+from . import capacity
 from .bench_costs import PRICES
 from .lambda_runtime import invoke
 
@@ -87,11 +88,9 @@ def seed(posts: int, rng: random.Random) -> dict[str, int]:
 def measure(runtime: Any, task: str) -> dict[str, Any]:
     from stratus.repo.client import dynamodb
 
-    meter = capacity.Meter(
-        capacity.tables_from_template(runtime.stack.template, runtime.stack.table_names),
-        capacity.MotoStore(cfn.ACCOUNT, cfn.REGION))
+    meter = capacity.Meter()
     charges: list[tuple[str, capacity.Charge]] = []
-    meter.attach(dynamodb(), lambda operation, charged, _: charges.append((operation, charged)))
+    meter.attach(dynamodb(), lambda operation, charged: charges.append((operation, charged)))
     started = time.perf_counter()
     try:
         result = invoke(runtime.stack, "TrendsScheduleFunction", {"task": task})

@@ -1,12 +1,17 @@
-"""What DynamoDB would charge for a request (on-demand request units), computed from DynamoDB's
-published rules beside the emulator, because the emulator cannot say.
+"""What DynamoDB charges for a request (on-demand request units), by DynamoDB's published
+rules: the local stack's DynamoDB answers `ReturnConsumedCapacity` with these units.
 
 moto answers `ReturnConsumedCapacity` with constants (moto/dynamodb/responses.py: 0.5 for any
 GetItem, 1.0 for any other single-item call or Query, 2.0 per transaction item), whatever the
-item sizes, filters or indexes. `make bench` still asks for it on every call (`Meter` adds
-`ReturnConsumedCapacity="TOTAL"`, so the requests are the ones a measurement on AWS would send)
-and computes the units here from the items the request touched, read from the in-process moto
-backend before and after the call.
+item sizes, filters or indexes. local/emulator.py replaces its answer: for a call that asks
+(TOTAL or INDEXES) it computes the units here (`charge`) from the items the call touched, read
+from the emulator's backend before and after the call, and answers them in DynamoDB's shape
+(`consumed_capacity`: per table, with the table's and each global secondary index's share under
+INDEXES). Callers read them from the response as they would on AWS: `Meter` asks for INDEXES on
+every data call of a boto3 client and turns each answer into a `Charge` (`reported`). What the
+emulator charged calls whose error response carries no ConsumedCapacity (a failed condition, a
+cancelled transaction: DynamoDB bills them and reports them only in CloudWatch's
+ConsumedRead/WriteCapacityUnits) it keeps in `emulator.CONSUMED`.
 
 The rules (Amazon DynamoDB Developer Guide: "DynamoDB item sizes and formats", "Capacity unit
 consumption for reads/writes", "Global secondary indexes: write capacity units", "Transactions:
@@ -48,7 +53,7 @@ import base64
 import json
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -151,19 +156,17 @@ def _key_schema(schema: list[dict[str, str]]) -> tuple[str, str | None]:
     return hash_key, range_key
 
 
-def tables_from_template(template: dict[str, Any], names: dict[str, str]) -> dict[str, Table]:
-    """{physical table name: Table} for the template's tables (`names`: logical -> physical)."""
-    found = {}
-    for logical, physical in names.items():
-        props = template["Resources"][logical].get("Properties", {})
-        indexes = []
-        for gsi in props.get("GlobalSecondaryIndexes") or []:
-            projection = gsi.get("Projection") or {}
-            indexes.append(Index(gsi["IndexName"], *_key_schema(gsi["KeySchema"]),
-                                 projection.get("ProjectionType", "KEYS_ONLY"),
-                                 tuple(projection.get("NonKeyAttributes") or ())))
-        found[physical] = Table(physical, *_key_schema(props["KeySchema"]), tuple(indexes))
-    return found
+def table_schema(name: str, key_schema: list[dict[str, str]],
+                 indexes: Iterable[dict[str, Any]] = ()) -> Table:
+    """A Table from DynamoDB's description of it: its KeySchema and GlobalSecondaryIndexes (each
+    with IndexName, KeySchema, Projection), as CreateTable takes and DescribeTable answers."""
+    found = []
+    for gsi in indexes:
+        projection = gsi.get("Projection") or {}
+        found.append(Index(gsi["IndexName"], *_key_schema(gsi["KeySchema"]),
+                           projection.get("ProjectionType", "KEYS_ONLY"),
+                           tuple(projection.get("NonKeyAttributes") or ())))
+    return Table(name, *_key_schema(key_schema), tuple(found))
 
 
 def index_entry(table: Table, index: Index, item: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -200,23 +203,33 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a.keys() == b.keys() and all(_canonical(a[k]) == _canonical(b[k]) for k in a)
 
 
-def index_write_units(table: Table, old: dict[str, Any] | None, new: dict[str, Any] | None
-                      ) -> float:
-    """Write units the table's GSIs consume when `old` becomes `new` (either may be None)."""
-    units = 0.0
+def index_writes(table: Table, old: dict[str, Any] | None, new: dict[str, Any] | None
+                 ) -> dict[str, float]:
+    """Write units each of the table's GSIs consumes when `old` becomes `new` (either may be
+    None), by index name; indexes the write leaves alone are not named."""
+    units: dict[str, float] = {}
     for index in table.indexes:
         before, after = index_entry(table, index, old), index_entry(table, index, new)
         if before is None and after is None:
             continue
         if before is None:
-            units += write_units(item_size(after))
+            spent = write_units(item_size(after))
         elif after is None:
-            units += write_units(item_size(before))
+            spent = write_units(item_size(before))
         elif not _same(index_key(index, before), index_key(index, after)):
-            units += write_units(item_size(before)) + write_units(item_size(after))
+            spent = write_units(item_size(before)) + write_units(item_size(after))
         elif not _same(before, after):
-            units += write_units(item_size(after))
+            spent = write_units(item_size(after))
+        else:
+            continue
+        units[index.name] = spent
     return units
+
+
+def index_write_units(table: Table, old: dict[str, Any] | None, new: dict[str, Any] | None
+                      ) -> float:
+    """Write units the table's GSIs consume when `old` becomes `new`, all indexes together."""
+    return sum(index_writes(table, old, new).values())
 
 
 def index_key(index: Index, entry: dict[str, Any]) -> dict[str, Any]:
@@ -224,15 +237,29 @@ def index_key(index: Index, entry: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ request units
+Part = tuple[str, str | None, str]  # (table, index or None for the table itself, "read"|"write")
+
+
 @dataclass
 class Charge:
-    """Request units of one call: reads, table writes, and writes to global secondary indexes."""
+    """Request units of one call (or of many, added up): reads (of tables and indexes), table
+    writes, and writes to global secondary indexes; `units` has them by table, index and kind."""
 
     read: float = 0.0
     write: float = 0.0
     index_write: float = 0.0
     examined: int = 0  # items (or index entries) read, for Query/Scan
     missed: float = 0.0  # of `read`: the units of GetItem/BatchGetItem keys that found nothing
+    units: dict[Part, float] = field(default_factory=dict)
+
+    def add(self, table: str, index: str | None, kind: str, units: float) -> None:
+        if kind == "read":
+            self.read += units
+        elif index is None:
+            self.write += units
+        else:
+            self.index_write += units
+        self.units[(table, index, kind)] = self.units.get((table, index, kind), 0.0) + units
 
     def __iadd__(self, other: Charge) -> Charge:
         self.read += other.read
@@ -240,7 +267,13 @@ class Charge:
         self.index_write += other.index_write
         self.examined += other.examined
         self.missed += other.missed
+        for part, units in other.units.items():
+            self.units[part] = self.units.get(part, 0.0) + units
         return self
+
+    @property
+    def total(self) -> float:
+        return self.read + self.write + self.index_write
 
 
 class Store(Protocol):
@@ -296,10 +329,12 @@ def charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
     ok = error is None
     result = Charge()
     if operation == "GetItem":
+        table = params["TableName"]
         item = response.get("Item") if _reads_whole_items(params) else \
-            store.item(params["TableName"], params["Key"])
-        result.read = read_units(item_size(item), consistent=bool(params.get("ConsistentRead")))
-        result.missed = 0.0 if item else result.read
+            store.item(table, params["Key"])
+        units = read_units(item_size(item), consistent=bool(params.get("ConsistentRead")))
+        result.add(table, None, "read", units)
+        result.missed = 0.0 if item else units
     elif operation == "BatchGetItem":
         left = response.get("UnprocessedKeys") or {}
         for table, spec in params.get("RequestItems", {}).items():
@@ -309,7 +344,7 @@ def charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
                     continue
                 item = store.item(table, key)
                 units = read_units(item_size(item), consistent=bool(spec.get("ConsistentRead")))
-                result.read += units
+                result.add(table, None, "read", units)
                 result.missed += 0.0 if item else units
     elif operation in ("Query", "Scan"):
         table = tables[params["TableName"]]
@@ -317,17 +352,20 @@ def charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
             items = response.get("Items", [])  # a filtered Scan: what it returned (see above)
         else:
             items = store.examined(params, response)
-        if params.get("IndexName"):
-            index = table.index(params["IndexName"])
+        index_name = params.get("IndexName")
+        if index_name:
+            index = table.index(index_name)
             items = [index_entry(table, index, item) or item for item in items]
         result.examined = len(items)
-        result.read = read_units(sum(item_size(i) for i in items),
-                                 consistent=bool(params.get("ConsistentRead")))
+        result.add(table.name, index_name, "read",
+                   read_units(sum(item_size(i) for i in items),
+                              consistent=bool(params.get("ConsistentRead"))))
     elif operation == "TransactGetItems":
         for entry in params.get("TransactItems", []):
             body = entry["Get"]
-            result.read += read_units(item_size(store.item(body["TableName"], body["Key"])),
-                                      transactional=True)
+            result.add(body["TableName"], None, "read",
+                       read_units(item_size(store.item(body["TableName"], body["Key"])),
+                                  transactional=True))
     elif operation in ("PutItem", "UpdateItem", "DeleteItem"):
         table = params["TableName"]
         result += _write(operation.removesuffix("Item").capitalize(), table, params, ok=ok,
@@ -357,35 +395,142 @@ def _write(kind: str, table_name: str, body: dict[str, Any], *, ok: bool,
     table = tables[table_name]
     key = table.key(body["Item"]) if kind == "Put" else body["Key"]
     old = before.get(key_id(table_name, key))
+    result = Charge()
     if kind == "ConditionCheck":
-        return Charge(read=read_units(item_size(old), transactional=True))
+        result.add(table_name, None, "read", read_units(item_size(old), transactional=True))
+        return result
     if not ok:  # the condition failed (or the transaction was cancelled): nothing changed
         new = body["Item"] if kind == "Put" else old
         size = max(item_size(old), item_size(new)) if old else 0
-        return Charge(write=write_units(size, transactional=transactional))
+        result.add(table_name, None, "write", write_units(size, transactional=transactional))
+        return result
     if kind == "Put":
         new = body["Item"]
     elif kind == "Update":
         new = store.item(table_name, key)
     else:
         new = None
-    return Charge(write=write_units(max(item_size(old), item_size(new)),
-                                    transactional=transactional),
-                  index_write=index_write_units(table, old, new))
+    result.add(table_name, None, "write",
+               write_units(max(item_size(old), item_size(new)), transactional=transactional))
+    for index, units in index_writes(table, old, new).items():
+        result.add(table_name, index, "write", units)
+    return result
+
+
+# ------------------------------------------------------------------ DynamoDB's answer, both ways
+SINGLE_TABLE = {"GetItem", "Query", "Scan", "PutItem", "UpdateItem", "DeleteItem"}
+READS = {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems"}
+
+
+def requested_tables(operation: str, params: dict[str, Any]) -> list[str]:
+    """The tables a call names, in the order it names them."""
+    if operation in SINGLE_TABLE:
+        return [params["TableName"]]
+    if operation in ("BatchGetItem", "BatchWriteItem"):
+        return list(params.get("RequestItems", {}))
+    names: list[str] = []
+    for entry in params.get("TransactItems", []):
+        (_, body), = entry.items()
+        if body["TableName"] not in names:
+            names.append(body["TableName"])
+    return names
+
+
+def _capacity(read: float, write: float) -> dict[str, float]:
+    found = {"CapacityUnits": read + write}
+    if read:
+        found["ReadCapacityUnits"] = read
+    if write:
+        found["WriteCapacityUnits"] = write
+    return found
+
+
+def consumed_capacity(operation: str, params: dict[str, Any], charged: Charge, mode: str
+                      ) -> dict[str, Any] | list[dict[str, Any]]:
+    """`ConsumedCapacity` as DynamoDB answers it (mode TOTAL or INDEXES): one object for a call
+    on one table, a list of one per table for batches and transactions. Each has the table's
+    total (CapacityUnits, and Read/WriteCapacityUnits); INDEXES adds the table's own share
+    (`Table`) and each global secondary index's (`GlobalSecondaryIndexes`) that the call
+    consumed on."""
+    entries = []
+    for table in requested_tables(operation, params):
+        parts = {(index, kind): units for (name, index, kind), units in charged.units.items()
+                 if name == table}
+        read = sum(u for (_, kind), u in parts.items() if kind == "read")
+        write = sum(u for (_, kind), u in parts.items() if kind == "write")
+        entry: dict[str, Any] = {"TableName": table, **_capacity(read, write)}
+        if mode == "INDEXES":
+            entry["Table"] = _capacity(parts.get((None, "read"), 0.0),
+                                       parts.get((None, "write"), 0.0))
+            indexes = sorted({index for index, _ in parts if index is not None})
+            if indexes:
+                entry["GlobalSecondaryIndexes"] = {
+                    index: _capacity(parts.get((index, "read"), 0.0),
+                                     parts.get((index, "write"), 0.0)) for index in indexes}
+        entries.append(entry)
+    return entries[0] if operation in SINGLE_TABLE else entries
+
+
+def reported(operation: str, params: dict[str, Any], parsed: dict[str, Any]) -> Charge:
+    """The units a response reports (its ConsumedCapacity, TOTAL or INDEXES), as a Charge. With
+    INDEXES the table's and each index's share are told apart; without Read/WriteCapacityUnits
+    (older answers) the operation says which kind the units are. What DynamoDB does not report
+    is derived from the call as DynamoDB's rules make it: `examined` is the ScannedCount;
+    `missed`, of GetItem/BatchGetItem keys that found nothing, the minimum read each."""
+    result = Charge()
+    consumed = parsed.get("ConsumedCapacity")
+    entries: list[dict[str, Any]] = [] if consumed is None else \
+        consumed if isinstance(consumed, list) else [consumed]
+    default_kind = "read" if operation in READS else "write"
+
+    def split(capacity: dict[str, Any]) -> list[tuple[str, float]]:
+        if "ReadCapacityUnits" in capacity or "WriteCapacityUnits" in capacity:
+            return [("read", float(capacity.get("ReadCapacityUnits") or 0)),
+                    ("write", float(capacity.get("WriteCapacityUnits") or 0))]
+        return [(default_kind, float(capacity.get("CapacityUnits") or 0))]
+
+    for entry in entries:
+        table = entry.get("TableName", "")
+        if "Table" in entry or "GlobalSecondaryIndexes" in entry:
+            shares = [(None, entry.get("Table") or {})] + \
+                list((entry.get("GlobalSecondaryIndexes") or {}).items())
+        else:
+            shares = [(None, entry)]
+        for index, capacity in shares:
+            for kind, units in split(capacity):
+                if units:
+                    result.add(table, index, kind, units)
+    if operation in ("Query", "Scan"):
+        result.examined = int(parsed.get("ScannedCount", 0))
+    elif operation == "GetItem" and "Item" not in parsed and "Error" not in parsed:
+        result.missed = read_units(0, consistent=bool(params.get("ConsistentRead")))
+    elif operation == "BatchGetItem":
+        left = parsed.get("UnprocessedKeys") or {}
+        for table, spec in params.get("RequestItems", {}).items():
+            asked = len(spec.get("Keys", [])) - len((left.get(table) or {}).get("Keys", []))
+            found = len((parsed.get("Responses") or {}).get(table, []))
+            result.missed += max(asked - found, 0) * read_units(
+                0, consistent=bool(spec.get("ConsistentRead")))
+    return result
+
+
+def reported_units(parsed: dict[str, Any]) -> float:
+    """CapacityUnits as the response reports them, all tables together."""
+    consumed = parsed.get("ConsumedCapacity")
+    if consumed is None:  # e.g. an error response
+        return 0.0
+    entries: Iterable[dict[str, Any]] = consumed if isinstance(consumed, list) else [consumed]
+    return float(sum(e.get("CapacityUnits", 0) or 0 for e in entries))
 
 
 # ---------------------------------------------------------------------------- the moto backend
 class MotoStore:
-    """Items as the in-process moto backend holds them (the emulator serves from this process,
-    so a read here costs microseconds and no request)."""
+    """Items as a moto DynamoDB backend holds them, read in process (the emulator's calls run
+    in this process, so a read here costs microseconds and no request). `backend`: the backend,
+    or a function returning it."""
 
-    def __init__(self, account: str, region: str) -> None:
-        self.account, self.region = account, region
-
-    def _backend(self) -> Any:
-        from moto.dynamodb.models import dynamodb_backends
-
-        return dynamodb_backends[self.account][self.region]
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend if callable(backend) else (lambda: backend)
 
     @staticmethod
     def _plain(value: Any) -> dict[str, Any]:
@@ -399,6 +544,14 @@ class MotoStore:
     def _attrs(self, item: Any) -> dict[str, Any]:
         return {name: self._plain(value) for name, value in item.attrs.items()}
 
+    def tables(self) -> dict[str, Table]:
+        """Every table of the backend, with its global secondary indexes and projections."""
+        return {name: table_schema(name, table.schema,
+                                   [{"IndexName": index.name, "KeySchema": index.schema,
+                                     "Projection": index.projection}
+                                    for index in table.global_indexes])
+                for name, table in self._backend().tables.items()}
+
     def item(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
         from moto.dynamodb.models.dynamo_type import DynamoType
 
@@ -408,8 +561,9 @@ class MotoStore:
             found = self._backend().tables.get(table)
             if found is None:
                 return None
-            hash_key = DynamoType(key[found.hash_key_attr])
-            range_key = DynamoType(key[found.range_key_attr]) if found.range_key_attr else None
+            hash_key = DynamoType(_wire(key[found.hash_key_attr]))
+            range_key = DynamoType(_wire(key[found.range_key_attr])) \
+                if found.range_key_attr else None
             item = found.get_item(hash_key, range_key)
             return self._attrs(item) if item is not None else None
 
@@ -461,30 +615,24 @@ def _wire(value: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ the boto3 hook
-@dataclass
 class Meter:
-    """Charges DynamoDB calls: `before` adds `ReturnConsumedCapacity="TOTAL"` to a data call and
-    snapshots the items it will write, `after` computes its `Charge` from the response. `attach`
-    hooks both onto a boto3 client and reports every call to `report(operation, charge,
-    reported)` (`reported`: the units the emulator itself answered)."""
+    """Reads what DynamoDB reports: `attach` makes every data call of a boto3 client ask for
+    `ReturnConsumedCapacity="INDEXES"` (the request a measurement on AWS would send) and reports
+    each answer to `report(operation, charge)` (`reported`). `before`/`after` are the same two
+    steps for a caller that hooks botocore itself."""
 
-    tables: dict[str, Table]
-    store: Store
-
-    def before(self, operation: str, params: dict[str, Any]) -> Any:
+    @staticmethod
+    def before(operation: str, params: dict[str, Any]) -> dict[str, Any] | None:
         if operation not in DATA_PLANE:
             return None
-        params["ReturnConsumedCapacity"] = "TOTAL"
-        before = {key_id(table, key): self.store.item(table, key)
-                  for table, key in touched_keys(operation, params, self.tables)}
-        return params, before
+        params["ReturnConsumedCapacity"] = "INDEXES"
+        return params
 
-    def after(self, operation: str, state: Any, parsed: dict[str, Any]) -> Charge:
-        params, before = state
-        return charge(operation, params, parsed, before=before, store=self.store,
-                      tables=self.tables)
+    @staticmethod
+    def after(operation: str, state: dict[str, Any], parsed: dict[str, Any]) -> Charge:
+        return reported(operation, state, parsed)
 
-    def attach(self, client: Any, report: Callable[[str, Charge, float], None]) -> None:
+    def attach(self, client: Any, report: Callable[[str, Charge], None]) -> None:
         def started(params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any
                     ) -> None:
             state = self.before(model.name, params)
@@ -494,7 +642,7 @@ class Meter:
         def ended(parsed: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
             state = context.pop("stratus.capacity", None)
             if state is not None:
-                report(model.name, self.after(model.name, state, parsed), reported_units(parsed))
+                report(model.name, self.after(model.name, state, parsed))
 
         client.meta.events.register("provide-client-params.dynamodb", started,
                                     unique_id="stratus-capacity-start")
@@ -506,12 +654,3 @@ class Meter:
         client.meta.events.unregister("provide-client-params.dynamodb",
                                       unique_id="stratus-capacity-start")
         client.meta.events.unregister("after-call.dynamodb", unique_id="stratus-capacity-end")
-
-
-def reported_units(parsed: dict[str, Any]) -> float:
-    """CapacityUnits as the response reports them (moto's constants, in the emulator)."""
-    consumed = parsed.get("ConsumedCapacity")
-    if consumed is None:  # e.g. an error response
-        return 0.0
-    entries: Iterable[dict[str, Any]] = consumed if isinstance(consumed, list) else [consumed]
-    return float(sum(e.get("CapacityUnits", 0) or 0 for e in entries))

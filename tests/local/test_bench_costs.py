@@ -1,5 +1,6 @@
-"""`make bench`'s cost model (local/bench_costs.py) on a few requests: every invocation behind a
-request is timed and charged, and the figures add up to dollars per million requests."""
+"""`make bench`'s instruments (local/bench_costs.py): the Recorder on a few real requests
+(every invocation timed and charged, the DynamoDB units its responses reported, SQS and e-mail
+counted by the request that caused them), and the contention and filtered-listing parts."""
 
 from __future__ import annotations
 
@@ -8,54 +9,79 @@ import pytest
 from local import bench_costs
 
 
-@pytest.fixture
-def community(runtime):
-    return bench_costs.Community(runtime, size=3)
+def test_the_recorder_charges_each_request_what_it_caused(runtime):
+    (author, fan), app = bench_costs.people("rec", 2)
+    from stratus.api.statuses import post as posting
 
-
-def test_a_few_requests_are_timed_charged_and_priced(runtime, community):
-    order = ["GET /api/v1/statuses/:id", "POST /api/v1/statuses/:id/favourite",
-             "POST /api/v1/statuses", "POST /api/v1/accounts (sign-up)"]
-    result = bench_costs.run_mix(runtime, community, rounds=1, order=order, warm=False)
-    recorder = result.recorder
-    assert {label: dict(codes) for label, codes in result.statuses.items()} == \
-        {label: {200: 1} for label in order}
-    assert recorder.api_requests == 4
-    functions = {i.function for i in recorder.invocations}
-    # The HTTP functions, and behind them the workers: the stream's dispatch, the counters
-    # (the like, the post), the mailer (the sign-up's confirmation).
-    assert {"StatusesFunction", "AccountsFunction", "DispatchFunction", "CountersFunction",
-            "MailerFunction"} <= functions
-    http = [i for i in recorder.invocations if i.label]
-    assert sorted(i.label for i in http) == sorted(order)
-    assert all(i.wall > 0 and i.calls and i.dynamodb_calls for i in http)
-    assert all(i.memory_mb == 512 for i in recorder.invocations)  # the template's Globals
-    like = next(i for i in http if i.label == order[1])
-    assert like.dynamodb.write >= 1 and like.dynamodb.read > 0
-    assert recorder.emails == 1
-    assert recorder.sqs_billed >= 2  # dispatch's sends, the poller's receives and deletes
-    assert recorder.outside.read == recorder.outside.write == 0  # all of it is attributed
-
-    costs = bench_costs.costs(recorder, lambda i: i.measured)
-    per_million = costs.per_million()
-    assert per_million["API Gateway (HTTP API)"] == pytest.approx(1.00)
-    assert per_million["Lambda requests"] == pytest.approx(
-        len(recorder.invocations) / 4 * 0.20)
-    assert per_million["SES, S3, Secrets Manager"] >= 0.10 / 1000 / 4 * 1e6  # one e-mail
-    assert per_million["DynamoDB reads"] > 0 and per_million["DynamoDB writes"] > 0
-    assert per_million["Lambda compute"] > 0
-    # Corrected durations swap emulator time for typical latency; CPU scaling only adds.
+    sid = posting.create(author.viewer, {"status": "record me"})
+    runtime.pipeline.drain()
+    app_token = bench_costs.app_token(app)
+    with bench_costs.Recorder(runtime) as recorder:
+        for label, send in [
+            ("like", lambda: bench_costs.request(runtime, "POST",
+                                                 f"/api/v1/statuses/{sid}/favourite",
+                                                 token=fan.token)),
+            ("sign-up", lambda: bench_costs.request(
+                runtime, "POST", "/api/v1/accounts", token=app_token,
+                data={"username": "newcomer", "email": "newcomer@example.org",
+                      "password": "a long enough password", "agreement": "true",
+                      "locale": "en"}))]:
+            recorder.cause = recorder.label = label
+            assert send()[0] == 200
+            recorder.label = None
+            runtime.pipeline.drain()
+            recorder.cause = None
+    like = [i for i in recorder.invocations if i.cause == "like"]
+    assert [i.trigger for i in like].count("http") == 1
+    http = next(i for i in like if i.trigger == "http")
+    assert http.function == "StatusesFunction" and http.label == "like"
+    assert http.wall > 0 and http.calls and http.dynamodb_calls and http.answer_bytes > 0
+    assert http.dynamodb.write >= 1 and http.dynamodb.read > 0  # as the responses reported
+    # Behind the request: the stream's dispatch, the counters, the notification.
+    assert {"DispatchFunction", "CountersFunction"} <= {i.function for i in like}
+    assert all(i.memory_mb == 512 for i in like)  # the template's Globals
+    assert recorder.by_cause["like"]["sqs"] >= 3  # sent, received, deleted (a batch)
+    assert recorder.by_cause["sign-up"]["emails"] == 1
+    assert recorder.outside.total == 0  # every DynamoDB call was made by an invocation
     for i in recorder.invocations:
         assert i.corrected(cpu_scaled=True) >= i.corrected() >= 0
-    report = bench_costs.report_mix(result)
-    assert set(report["per_million"]) == {"measured", "corrected", "corrected, CPU-scaled"}
+        assert i.own <= i.cpu
 
 
-def test_the_recorder_lets_go_of_the_stack(runtime, community):
-    bench_costs.run_mix(runtime, community, rounds=1, order=["GET /api/v2/instance"],
-                        warm=False)
+def test_the_recorder_lets_go_of_the_stack(runtime):
+    from stratus.core import observability, outbound
+
+    request = outbound.request
+    level = observability.logger.log_level
+    with bench_costs.Recorder(runtime):
+        bench_costs.request(runtime, "GET", "/api/v2/instance")
     assert "handler" not in vars(runtime.stack) and "pump_queue" not in vars(runtime.pipeline)
     assert bench_costs._active is None
+    assert outbound.request is request and observability.logger.log_level == level
+
+
+def test_the_log_levels_and_memory_are_read_from_the_template():
+    template = {"Parameters": {"LogLevel": {"Default": "INFO"}},
+                "Globals": {"Function": {"MemorySize": 512, "Environment": {"Variables": {
+                    "POWERTOOLS_LOG_LEVEL": {"Ref": "LogLevel"}}}}},
+                "Resources": {
+                    "A": {"Type": "AWS::Serverless::Function", "Properties": {}},
+                    "B": {"Type": "AWS::Serverless::Function", "Properties": {
+                        "MemorySize": 128,
+                        "Environment": {"Variables": {"POWERTOOLS_LOG_LEVEL": "WARNING"}}}}}}
+    assert bench_costs.log_levels(template) == {"A": "INFO", "B": "WARNING"}
+    assert bench_costs.memory_sizes(template) == {"A": 512, "B": 128}
+
+
+@pytest.mark.parametrize("event, trigger", [
+    ({"requestContext": {"http": {"method": "GET"}}}, "http"),
+    ({"requestContext": {"connectionId": "x", "routeKey": "$connect"}}, "websocket"),
+    ({"Records": [{"eventSource": "aws:dynamodb"}]}, "stream"),
+    ({"Records": [{"eventSource": "aws:sqs"}]}, "sqs"),
+    ({"source": "aws.events", "detail": {}}, "schedule"),
+])
+def test_what_invoked_a_function_is_told_by_its_event(event, trigger):
+    assert bench_costs.trigger_of(event) == trigger
 
 
 def test_concurrent_likes_and_a_filtered_page_are_reported(runtime):

@@ -296,37 +296,84 @@ def test_puts_and_deletes_include_their_index_writes():
     assert (result.write, result.index_write) == (1, 1)
 
 
-def test_the_template_schema_is_read_with_its_projections():
-    template = {"Resources": {"Main": {"Type": "AWS::DynamoDB::Table", "Properties": {
-        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
-                      {"AttributeName": "SK", "KeyType": "RANGE"}],
-        "GlobalSecondaryIndexes": [{
-            "IndexName": "GSI1",
-            "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"},
-                          {"AttributeName": "GSI1SK", "KeyType": "RANGE"}],
-            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["flag"]}}]}}}}
-    tables = capacity.tables_from_template(template, {"Main": "stack-Main"})
-    assert tables == {"stack-Main": Table("stack-Main", "PK", "SK", (
-        Index("GSI1", "GSI1PK", "GSI1SK", "INCLUDE", ("flag",)),))}
+def test_a_table_is_read_from_its_description_with_its_projections():
+    key_schema = [{"AttributeName": "PK", "KeyType": "HASH"},
+                  {"AttributeName": "SK", "KeyType": "RANGE"}]
+    indexes = [{"IndexName": "GSI1",
+                "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"},
+                              {"AttributeName": "GSI1SK", "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["flag"]}}]
+    assert capacity.table_schema("stack-Main", key_schema, indexes) == Table(
+        "stack-Main", "PK", "SK", (Index("GSI1", "GSI1PK", "GSI1SK", "INCLUDE", ("flag",)),))
+
+
+# --- DynamoDB's answer, both ways --------------------------------------------------------------
+def test_consumed_capacity_is_answered_per_table_with_each_index_share():
+    indexed = {**sized(500), **gsi1()}
+    put = {"TableName": "T", "Item": indexed}
+    charged = charge("PutItem", put, {}, before={}, store=Store(indexed), tables=TABLES)
+    assert capacity.consumed_capacity("PutItem", put, charged, "TOTAL") == {
+        "TableName": "T", "CapacityUnits": 2.0, "WriteCapacityUnits": 2.0}
+    assert capacity.consumed_capacity("PutItem", put, charged, "INDEXES") == {
+        "TableName": "T", "CapacityUnits": 2.0, "WriteCapacityUnits": 2.0,
+        "Table": {"CapacityUnits": 1.0, "WriteCapacityUnits": 1.0},
+        "GlobalSecondaryIndexes": {"GSI1": {"CapacityUnits": 1.0, "WriteCapacityUnits": 1.0}}}
+    # A batch answers a list, one entry per table; a query on an index is the index's read.
+    keys = {"RequestItems": {"T": {"Keys": [key(indexed)]}}}
+    batch = charge("BatchGetItem", keys, {}, before={}, store=Store(indexed), tables=TABLES)
+    assert capacity.consumed_capacity("BatchGetItem", keys, batch, "TOTAL") == [
+        {"TableName": "T", "CapacityUnits": 0.5, "ReadCapacityUnits": 0.5}]
+    query = {"TableName": "T", "IndexName": "GSI1", "KeyConditionExpression": "GSI1PK = :p"}
+    read = charge("Query", query, {"Items": [indexed], "ScannedCount": 1}, before={},
+                  store=Store(), tables=TABLES)
+    assert capacity.consumed_capacity("Query", query, read, "INDEXES")["GlobalSecondaryIndexes"] \
+        == {"GSI1": {"CapacityUnits": 0.5, "ReadCapacityUnits": 0.5}}
+
+
+def test_a_reported_answer_is_read_back_into_the_same_charge():
+    indexed = {**sized(500), **gsi1()}
+    checked = sized(5 * KB, pk="checked")
+    params = {"TransactItems": [{"Put": {"TableName": "T", "Item": indexed}},
+                                {"ConditionCheck": {"TableName": "T", "Key": key(checked),
+                                                    "ConditionExpression": "x"}}]}
+    charged = charge("TransactWriteItems", params, {}, before=before(checked),
+                     store=Store(indexed, checked), tables=TABLES)
+    answer = {"ConsumedCapacity": capacity.consumed_capacity("TransactWriteItems", params,
+                                                             charged, "INDEXES")}
+    back = capacity.reported("TransactWriteItems", params, answer)
+    assert (back.read, back.write, back.index_write) == (4, 2, 1) == \
+        (charged.read, charged.write, charged.index_write)
+    # TOTAL without Read/WriteCapacityUnits (older answers): the operation names the kind.
+    assert capacity.reported("PutItem", {}, {"ConsumedCapacity": {
+        "TableName": "T", "CapacityUnits": 3.0}}).write == 3
+
+
+def test_what_dynamodb_does_not_report_is_derived_from_the_call():
+    asked = {"RequestItems": {"T": {"Keys": [{"PK": {"S": k}, "SK": {"S": "s"}}
+                                             for k in ("a", "b", "c", "d")]}}}
+    answer = {"Responses": {"T": [sized(100, pk="a")]},
+              "UnprocessedKeys": {"T": {"Keys": [{"PK": {"S": "d"}, "SK": {"S": "s"}}]}},
+              "ConsumedCapacity": [{"TableName": "T", "CapacityUnits": 1.5}]}
+    result = capacity.reported("BatchGetItem", asked, answer)
+    assert (result.read, result.missed) == (1.5, 1.0)  # b and c found nothing: 0.5 each
+    assert capacity.reported("Query", {}, {"ScannedCount": 7, "Items": []}).examined == 7
+    assert capacity.reported("GetItem", {"ConsistentRead": True}, {}).missed == 1
 
 
 # --- against the emulator ----------------------------------------------------------------------
-def test_the_meter_charges_real_calls_from_the_emulators_items(runtime):
-    """Through the stack's own repository code: every data call asks for ConsumedCapacity, a
-    replaced item is charged its old (larger) size, and a filtered Query pays for all it read."""
-    from local import cfn
+def test_the_meter_reads_what_the_local_dynamodb_reports_for_real_calls(runtime):
+    """Through the stack's own repository code: every data call asks for INDEXES, a replaced
+    item is charged its old (larger) size, and a filtered Query pays for all it read."""
     from stratus.repo import base
     from stratus.repo.client import dynamodb
 
-    tables = capacity.tables_from_template(runtime.stack.template, runtime.stack.table_names)
-    meter = capacity.Meter(tables, capacity.MotoStore(cfn.ACCOUNT, cfn.REGION))
     charges: list[tuple[str, capacity.Charge]] = []
     asked: list[str | None] = []
     ddb = dynamodb()
     ddb.meta.events.register("before-parameter-build.dynamodb",
                              lambda params, **_: asked.append(params.get("ReturnConsumedCapacity")),
                              unique_id="test-asked")
-    meter.attach(ddb, lambda operation, charged, reported: charges.append((operation, charged)))
+    capacity.Meter().attach(ddb, lambda operation, charged: charges.append((operation, charged)))
     try:
         base.put({"PK": "sizing-1", "SK": "A", "body": "x" * 3000})
         base.put({"PK": "sizing-1", "SK": "A", "body": "small"})          # replaces 3 KB
@@ -335,9 +382,9 @@ def test_the_meter_charges_real_calls_from_the_emulators_items(runtime):
         found = list(base.query("sizing-2", filter=("#k = :yes", {"#k": "keep"}, {":yes": True})))
         assert base.get({"PK": "sizing-1", "SK": "A"})["body"] == "small"
     finally:
-        meter.detach(ddb)
+        capacity.Meter.detach(ddb)
         ddb.meta.events.unregister("before-parameter-build.dynamodb", unique_id="test-asked")
-    assert asked and set(asked) == {"TOTAL"}
+    assert asked and set(asked) == {"INDEXES"}
     assert [c.write for op, c in charges[:2]] == [3, 3]
     assert len(found) == 1
     query = next(c for op, c in charges if op == "Query")
