@@ -5,9 +5,12 @@ On AWS this ASGI app runs behind a Lambda function URL in RESPONSE_STREAM mode t
 Lambda Web Adapter (`run.sh` starts uvicorn; the adapter streams the response as it is
 written). The local stack's gateway serves the same app on the REST port. A request is a
 connection like a WebSocket (api/streaming/streaming.py): the stream worker puts its events in the
-connection's mailbox and this app sends them on, polling every `SSE_POLL_SECONDS`, with a
-`:thump` heartbeat comment every 15 s. A response ends before Lambda's 15-minute limit
-(`SSE_MAX_SECONDS`); clients reconnect (Mastodon.py does, with `reconnect_async`).
+connection's mailbox and this app sends them on, polling every `SSE_POLL_SECONDS` (2 s: each poll
+is 1.5 read units), with a `:thump` heartbeat comment every 15 s. A response ends before
+Lambda's 15-minute limit (`SSE_MAX_SECONDS`); clients reconnect (Mastodon.py does, with
+`reconnect_async`). Lambda bills the function for as long as a response is open: an
+always-connected client costs about $4.6 a month at 128 MB, the WebSocket API about $0.03
+(docs/streaming.md, "What streaming costs").
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 
 
 def _settings() -> tuple[float, float]:
-    return (float(os.environ.get("SSE_POLL_SECONDS", "0.5")),
+    return (float(os.environ.get("SSE_POLL_SECONDS", "2")),
             float(os.environ.get("SSE_MAX_SECONDS", "870")))
 
 
