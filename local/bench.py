@@ -1,7 +1,8 @@
-"""`make bench`: cold start (Lambda INIT: imports + app build) and first request per function,
-median of 5 fresh processes, plus warm per-request handler time and DynamoDB round trips for
-the metadata endpoints, then the memory run. Runs against the embedded AWS emulator, as
-`make dev` does; numbers go to docs/performance.md.
+"""`make bench`: cold start per function as Lambda runs it (INIT: imports + app build, then an
+authenticated first request; local/bench_init.py, against a naive function measured in the same
+run), warm per-request handler time and DynamoDB round trips for the metadata endpoints, the
+other parts (reads, search, timelines, ...), then the memory run. Runs against the embedded AWS
+emulator, as `make dev` does; numbers go to docs/performance.md.
 
 `python -m local.bench memory` runs only the memory run: 10,000 writes through the local gateway
 (posts, favourites, boosts, refused duplicate sign-ups) with the pipeline running in the
@@ -17,7 +18,6 @@ import random
 import resource
 import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -28,60 +28,19 @@ from urllib.parse import urlencode
 os.environ.update(POWERTOOLS_SERVICE_NAME="bench", POWERTOOLS_METRICS_DISABLED="true",
                   POWERTOOLS_TRACE_DISABLED="true", POWERTOOLS_LOG_LEVEL="WARNING")
 
-from . import cfn  # noqa: E402
 from .runtime import AWS_DEFAULTS  # noqa: E402
 
-RUNS = 5
 WARM_REQUESTS = 50
 MEMORY_WRITES = 10_000
 MEMORY_LIMIT_MB = 1024
 METADATA_PATHS = ["/api/v1/instance", "/api/v2/instance", "/api/v1/instance/rules",
                   "/api/v1/custom_emojis", "/nodeinfo/2.0", "/api/v1/instance/activity"]
 
-CHILD = r"""
-import json, sys, time, importlib.util
-from local.lambda_runtime import LambdaContext
-from local import cfn
-fn = next(f for f in cfn.functions(cfn.load_template()) if f.logical_id == sys.argv[3])
-context = LambdaContext(fn)
-import os.path
-sys.path.insert(0, os.path.dirname(sys.argv[1]))  # Lambda's code directory: sibling modules
-t0 = time.perf_counter()
-spec = importlib.util.spec_from_file_location("fn", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-handler = getattr(module, sys.argv[2])
-t1 = time.perf_counter()
-handler(json.loads(sys.argv[4]), context)
-t2 = time.perf_counter()
-print(json.dumps({"init_ms": (t1 - t0) * 1000, "first_ms": (t2 - t1) * 1000}))
-import os; os._exit(0)
-"""
-
 
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def first_event(fn: cfn.Function, stack) -> dict:
-    from .gateway import build_event
-
-    if fn.routes:
-        # A plain GET route if the function has one (its first request does real work).
-        plain = [r for r in fn.routes if r.method in ("GET", "ANY") and "{" not in r.path
-                 and r.path != "$default"]
-        route = next((r for r in plain if r.path.startswith("/api/v2")), None) or \
-            (plain[0] if plain else fn.routes[0])
-        path = "/" if route.path == "$default" else route.path.replace("{proxy+}", "rules")
-        return build_event("GET", path, "", [("host", "localhost:8000")], b"", "127.0.0.1",
-                           f"GET {route.path}", {})
-    sample = cfn.ROOT / "events" / f"{fn.logical_id}.json"
-    if sample.exists():
-        return json.loads(sample.read_text())
-    return {"version": "0", "detail-type": "Scheduled Event", "source": "aws.events",
-            "detail": {}}
 
 
 def start_stack():
@@ -110,11 +69,16 @@ def start_stack():
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args == ["costs"]:  # `python -m local.bench costs`: that part alone
-        from .bench_costs import main as costs_main
+    if args and args[0] == "sse":  # `python -m local.bench sse [--json]`: an SSE client's
+        # price a month and the SSE function's memory (docs/streaming.md)
+        from .bench_sse import cli as sse
 
-        costs_main()
-        return 0
+        return sse(args[1:], start_stack)
+    if args and args[0] in ("cost", "costs"):  # `python -m local.bench cost [--json]`: a
+        # realistic mix priced per million requests and per MAU (issue #22), in its own stack
+        from .bench_cost import cli as cost
+
+        return cost(args[1:])
     if args and args[0] == "timelines":  # `python -m local.bench timelines [FOLLOWERS...]`
         from .bench_timelines import run as timelines
 
@@ -147,6 +111,22 @@ def main(argv: list[str] | None = None) -> int:
         from .bench_reads import cli as reads
 
         return reads(args[1:], start_stack)
+    if args and args[0] == "init":  # `python -m local.bench init [--json] [--runs N] [--only
+        # Fn1,Fn2]`: INIT and first request per function as Lambda runs them, against a naive
+        # FastAPI + Mangum + Powertools + boto3 function (issue #22)
+        from .bench_init import cli as init
+
+        return init(args[1:], start_stack)
+    if args and args[0] == "idle":  # `python -m local.bench idle [--json] [--param NAME=VALUE]
+        # [--measure]`: what the stack costs a month with no traffic, from template.yaml
+        from .bench_idle import cli as idle
+
+        return idle(args[1:], start_stack)
+    if args and args[0] == "scale":  # `python -m local.bench scale [--json]`: issue #22's
+        # scenarios at scale with DynamoDB's partition limits (throttles, conflicts, lag)
+        from .bench_scale import cli as scale
+
+        return scale(args[1:], start_stack)
     if args == ["search"]:  # `python -m local.bench search`: round trips per search type
         from .bench_search import run as search
 
@@ -190,8 +170,9 @@ def main(argv: list[str] | None = None) -> int:
             emulator.stop()
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
-        print("usage: python -m local.bench [costs | timelines [FOLLOWERS...] | "
-              "streaming [CLIENTS] | trends [POSTS] | search | reads [--json] | delivery [FOLLOWERS] [HOSTS] | "
+        print("usage: python -m local.bench [cost [--json] | sse [--json] | timelines [FOLLOWERS...] | "
+              "streaming [CLIENTS] | trends [POSTS] | search | reads [--json] [--fixture PATH] | scale [--json] | "
+              "init [--json] [--runs N] [--only Fn1,Fn2] | idle [--json] [--param NAME=VALUE] | delivery [FOLLOWERS] [HOSTS] | "
               "latency [--json] [--posts N] [--writers N] [--posts-each N] [--interval S] | "
               "memory [WRITES]]",
               file=sys.stderr)
@@ -207,24 +188,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def timings(runtime) -> None:
-    env = {**os.environ, "PYTHONPATH": f"{cfn.ROOT / 'layers/shared'}:{cfn.ROOT}"}
+    from .bench_init import run as init
 
-    print(f"Cold start per function (median of {RUNS} fresh processes; init = imports + app "
-          f"build, i.e. Lambda INIT; first = first invocation)")
-    print(f"{'function':22} {'init ms':>9} {'first ms':>9}")
-    for fn in runtime.stack.functions.values():
-        if fn.handler == "run.sh":  # a web app behind the Lambda Web Adapter (the SSE one)
-            continue
-        module, attribute = fn.handler.rsplit(".", 1)
-        path = str(fn.code_dir / f"{module}.py")
-        event = json.dumps(first_event(fn, runtime.stack))
-        samples = []
-        for _ in range(RUNS):
-            out = subprocess.run([sys.executable, "-c", CHILD, path, attribute, fn.logical_id,
-                                  event], env=env, capture_output=True, text=True, check=True)
-            samples.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        print(f"{fn.logical_id:22} {statistics.median(s['init_ms'] for s in samples):9.0f} "
-              f"{statistics.median(s['first_ms'] for s in samples):9.1f}")
+    init(runtime)  # INIT and first request per function, as Lambda runs them, and the anchor
 
     from stratus.repo.client import dynamodb
 
@@ -265,7 +231,7 @@ def timings(runtime) -> None:
     streaming(runtime)  # one post to 100 WebSocket clients
     from .bench_costs import run as costs
 
-    costs(runtime)  # contention, filtered listings, cost per million requests
+    costs(runtime)  # contention, filtered listings (the cost mix: `make bench` runs `cost`)
     from .bench_trends import run as trends
 
     trends(runtime)  # the trends job after a day of 10,000 posts
@@ -275,6 +241,12 @@ def timings(runtime) -> None:
     from .bench_latency import run as latency
 
     latency(runtime)  # post → home, notification, WebSocket, web push: quiet and 20 writers
+    from .bench_scale import run as scale
+
+    scale(runtime)  # a viral status, a million followers, an inbox burst: partition limits
+    from .bench_idle import run as idle
+
+    idle(runtime)  # the stack's cost a month with no traffic, from template.yaml (issue #22)
 
 
 def statuses_bench(gateway, calls) -> None:
