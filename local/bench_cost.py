@@ -1396,16 +1396,9 @@ def cli(args: list[str]) -> int:
     if not as_json:
         run()
         return 0
-    import os
+    from .bench_output import stdout_to_stderr
 
-    sys.stdout.flush()
-    saved = os.dup(1)
-    os.dup2(2, 1)  # whatever the stack prints goes to stderr, not into the JSON
-    try:
+    with stdout_to_stderr():
         result = run(as_json=True)
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
     print(json.dumps(result.as_json()))
     return 0

@@ -736,20 +736,14 @@ def cli(args: list[str], start_stack: Any = None) -> int:
             return 2
     runs = None
     if measure_runs:
-        import os
+        from .bench_output import stdout_to_stderr
 
-        saved = os.dup(1)
-        os.dup2(2, 1)  # what the stack prints stays out of the figures
-        try:
+        with stdout_to_stderr():  # what the stack prints stays out of the figures
             emulator, runtime = start_stack()
             try:
                 runs = measure(runtime)
             finally:
                 emulator.stop()
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
         if not json_out:
             print("Measured runs (an empty stack):")
             for key, value in runs.items():

@@ -60,6 +60,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from . import cfn
+from .bench_output import on_stack
 
 GOAL = 0.8  # issue #22: every function's INIT at most this times the anchor's
 RUNS = 5
@@ -578,28 +579,9 @@ def cli(args: list[str], start_stack: Any) -> int:
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--only", default="", help="function logical ids, comma-separated")
     options = parser.parse_args(args)
-    saved = None
-    if options.json:  # whatever the stack prints goes to stderr, not into the JSON
-        sys.stdout.flush()
-        saved = os.dup(1)
-        os.dup2(2, 1)
-    try:
-        emulator, runtime = start_stack()
-        try:
-            figures = run(runtime, runs=options.runs,
-                          only=set(filter(None, options.only.split(","))),
-                          as_json_out=options.json)
-        finally:
-            emulator.stop()
-    finally:
-        if saved is not None:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
-    if options.json:
-        sys.stdout.write(json.dumps(figures) + "\n")
-        sys.stdout.flush()
-    return 0
+    return on_stack(start_stack, lambda runtime: run(
+        runtime, runs=options.runs, only=set(filter(None, options.only.split(","))),
+        as_json_out=options.json), options.json)
 
 
 # --- one tree against another (tracing off) --------------------------------------------------

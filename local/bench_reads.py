@@ -33,12 +33,12 @@ from __future__ import annotations
 import contextvars
 import io
 import json
-import os
 import sys
 import threading
 import time
 from typing import Any
 
+from .bench_output import on_stack
 from .bench_timelines import _what
 
 AUTHORS = 40
@@ -471,23 +471,5 @@ def cli(args: list[str], start_stack: Any) -> int:
     elif rest:
         print("usage: python -m local.bench reads [--json] [--fixture PATH]", file=sys.stderr)
         return 2
-    saved = None
-    if as_json:  # whatever the stack or the handlers print goes to stderr, not into the JSON
-        sys.stdout.flush()
-        saved = os.dup(1)
-        os.dup2(2, 1)
-    try:
-        emulator, runtime = start_stack()
-        try:
-            results = run(runtime, as_json=as_json, saved=fixture_path)
-        finally:
-            emulator.stop()
-    finally:
-        if saved is not None:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
-    if as_json:
-        sys.stdout.write(json.dumps(results) + "\n")
-        sys.stdout.flush()
-    return 0
+    return on_stack(start_stack, lambda runtime: run(runtime, as_json=as_json,
+                                                     saved=fixture_path), as_json)

@@ -66,7 +66,6 @@ import contextlib
 import heapq
 import json
 import math
-import os
 import re
 import sys
 import threading
@@ -78,6 +77,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import capacity, cfn
+from .bench_output import on_stack
 
 WCU_LIMIT = 1000.0  # write units a second, per partition (table or GSI)
 RCU_LIMIT = 3000.0  # read units a second, per partition
@@ -1196,23 +1196,4 @@ def cli(args: list[str], start_stack: Any) -> int:
         print("usage: python -m local.bench scale [--json]", file=sys.stderr)
         return 2
     as_json = "--json" in args
-    saved = None
-    if as_json:  # whatever the stack or the handlers print goes to stderr, not into the JSON
-        sys.stdout.flush()
-        saved = os.dup(1)
-        os.dup2(2, 1)
-    try:
-        emulator, runtime = start_stack()
-        try:
-            results = run(runtime, as_json=as_json)
-        finally:
-            emulator.stop()
-    finally:
-        if saved is not None:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
-    if as_json:
-        sys.stdout.write(json.dumps(results) + "\n")
-        sys.stdout.flush()
-    return 0
+    return on_stack(start_stack, lambda runtime: run(runtime, as_json=as_json), as_json)
