@@ -19,14 +19,15 @@ realistic mix of requests costs on AWS, per million API requests and per monthly
 - 12 *remote posters* on 4 servers (real RSA keys, stored as federation stores actors), whose
   signed activities reach the shared inbox; every remote inbox, push endpoint and linked page
   is a loopback server that takes everything.
-- History: 6 statuses per member (hashtags, replies and mentions, a link in some: preview
+- History: 4 statuses per member (hashtags, replies and mentions, a link in some: preview
   cards are fetched from the loopback server), likes and boosts among members, 3 notes per
   remote poster, a list per member.
 
 **The mix** (`CLIENT_MIX`, `INBOUND_MIX`): what a Mastodon client sends, per 100 requests, and
 what other servers send (deliveries to the shared inbox, ActivityPub and WebFinger GETs). Each
-kind is sent `samples` times (posts: once by every regular member, once by each big one; the
-big ones weighed as their share of posters, `BIG_SHARE`), each followed by a drain of the
+kind is sent `samples` times (posts: by 14 regular members, one from each pair of neighbouring
+follower quantiles, and by each big one; the big ones weighed as their share of posters,
+`big_share()`: the lognormal's tail above 10,000), each followed by a drain of the
 pipeline: every Lambda invocation the request causes (the HTTP function, then the stream's
 dispatch, the queues' workers, fan-out, federation, deliveries, pushes, WebSocket messages) is
 charged to it (bench_costs.Recorder), one record per stream batch and per SQS batch (quiet
@@ -55,8 +56,10 @@ at each size's rates (sampling, cold starts), plus the idle cost of the stack
 (`python -m local.bench idle`: local/bench_idle.py), divided by the MAU; the anchors beside.
 
 `--json` prints `{"per_million_requests": $, "per_mau_month": {"100": $, "10000": $,
-"1000000": $}, "by_service": {...}}` (and the details). The run takes about 8 minutes on a
-2-core machine; everything but the durations is the same from run to run.
+"1000000": $}, "by_service": {...}}` (and the details). The run takes about 10 minutes on a
+quiet 2-core machine (2 of them building the instance); everything but the durations is the same
+from run to run on the same code (seeded; durations are CPU time, so a busy machine slows the
+run but changes them little).
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ PUBLIC_LISTENERS = 2
 PUSH_SUBSCRIBERS = 9
 MEMBERS_FOLLOWED = 15  # members each member follows
 REMOTE_POSTERS, POSTER_HOSTS, POSTERS_FOLLOWED = 12, 4, 6
-HISTORY_POSTS = 6
+HISTORY_POSTS = 4
 REMOTE_NOTES = 3
 
 # --- the usage profile ------------------------------------------------------------------------
@@ -395,7 +398,7 @@ class Instance:
                     if other.statuses:
                         params = {"status": f"@{other.username} lovely, thank you",
                                   "in_reply_to_id": other.statuses[-1]}
-                elif round_ == 4 and n % 5 == 0:
+                elif round_ == 3 and n % 5 == 0:
                     params["status"] += " " + self.peers.url(f"/article/{n}")
                 member.statuses.append(posting.create(viewer, params))
             self.drain()
@@ -535,11 +538,13 @@ class Instance:
 
     def inbound(self, kind: str, poster: Poster | None = None) -> int:
         """One delivery to the shared inbox, signed by a remote poster."""
+        from stratus.core import clock
         from stratus.federation import signatures
 
         poster = poster or self.rng.choice(self.posters)
         n = self.next()
         public = "https://www.w3.org/ns/activitystreams#Public"
+        now = clock.iso(clock.now())  # just published, as a delivery usually is
         base = {"@context": "https://www.w3.org/ns/activitystreams", "actor": poster.uri,
                 "id": f"{poster.uri}/activities/{n}"}
         if kind == "Create":
@@ -548,7 +553,7 @@ class Instance:
             activity = {**base, "type": "Create", "to": [public], "cc": [f"{poster.uri}/followers"],
                         "object": {"id": note_id, "type": "Note", "attributedTo": poster.uri,
                                    "content": f"<p>{TEXT.format(tag=TAGS[n % 5])}</p>",
-                                   "published": "2026-11-28T10:00:00Z", "url": note_id,
+                                   "published": now, "url": note_id,
                                    "to": [public], "cc": [f"{poster.uri}/followers"],
                                    "tag": [{"type": "Hashtag", "name": f"#{TAGS[n % 5]}",
                                             "href": f"https://x.example/tags/{TAGS[n % 5]}"}]}}
@@ -556,7 +561,7 @@ class Instance:
             member = self.rng.choice(self.members)
             target = self.status_uris[self.rng.choice(member.statuses)]
             activity = {**base, "type": kind, "object": target,
-                        **({"to": [public], "published": "2026-11-28T10:00:00Z"}
+                        **({"to": [public], "published": now}
                            if kind == "Announce" else {})}
         elif kind in ("Delete", "Update"):
             if not poster.notes:
@@ -565,7 +570,7 @@ class Instance:
             obj: dict[str, Any] = {"id": note_id, "type": "Tombstone"} if kind == "Delete" else {
                 "id": note_id, "type": "Note", "attributedTo": poster.uri, "url": note_id,
                 "content": "<p>Edited: the tide was early.</p>", "to": [public],
-                "published": "2026-11-28T10:00:00Z", "updated": "2026-11-28T11:00:00Z"}
+                "published": now, "updated": now}
             activity = {**base, "type": kind, "object": obj, "to": [public]}
         elif kind == "Follow":
             member = self.rng.choice(self.members)
@@ -641,10 +646,16 @@ def _status_of(instance: Instance) -> str:
 
 
 def _post(big: bool) -> Callable[[Instance, int], int]:
+    """A post by a big account (each in turn), or by a regular one: the regular members sorted
+    by followers, sample i takes one of the pair of quantiles 2i, 2i + 1 (alternately the lower
+    and the upper), so REGULAR_MEMBERS / 2 samples stand for the whole distribution."""
     def send(instance: Instance, i: int) -> int:
-        authors = instance.members[REGULAR_MEMBERS:] if big else \
-            instance.members[:REGULAR_MEMBERS]
-        member = authors[i % len(authors)]
+        if big:
+            authors = instance.members[REGULAR_MEMBERS:]
+            member = authors[i % len(authors)]
+        else:
+            authors = sorted(instance.members[:REGULAR_MEMBERS], key=lambda m: m.followers)
+            member = authors[(2 * i + i % 2) % len(authors)]
         text = TEXT.format(tag=TAGS[i % 5])
         if i % 5 == 2:
             text += " " + instance.peers.url(f"/article/new{i}")
@@ -805,7 +816,7 @@ CLIENT_MIX = [
     Kind("POST /api/v1/statuses/:id/unfavourite", _per_100("unlikes"), 2, _unfavourite),
     Kind("POST /api/v1/statuses/:id/reblog", _per_100("boosts"), 3, _reblog),
     Kind("POST /api/v1/statuses (author < 10k followers)", _per_100("posts") * (1 - big_share()),
-         REGULAR_MEMBERS, _post(big=False)),
+         REGULAR_MEMBERS // 2, _post(big=False)),
     Kind(BIG_POST, _per_100("posts") * big_share(), len(BIG_FOLLOWERS), _post(big=True)),
     Kind("POST /api/v1/statuses (reply, mention)", _per_100("replies"), 4, _reply),
     Kind("POST /api/v2/media (a 1280x960 photo)", _per_100("media"), 2, _media),

@@ -44,7 +44,7 @@ from urllib.parse import urlencode
 from . import capacity
 
 # ------------------------------------------------------------------------------------- prices
-# us-east-1, on-demand, no free tier; checked 2026-11-22 and 2026-11-28 (sources in
+# us-east-1, on-demand, no free tier; checked 2026-11-22 and 2026-11-27 (sources in
 # docs/performance.md).
 PRICES = {
     "lambda_gb_second": 0.0000133334,   # arm64, first 7.5 billion GB-s a month
@@ -237,7 +237,7 @@ class _WarningCounter(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.name == self.recorder.powertools_name:
             return  # counted by the Powertools handler's stream
-        line = f"[{record.levelname}]\t2026-11-28T12:00:00.000Z\t{_RID}\t{record.getMessage()}\n"
+        line = f"[{record.levelname}]\t2026-11-27T12:00:00.000Z\t{_RID}\t{record.getMessage()}\n"
         self.recorder.logged(len(line.encode("utf-8")))
 
 

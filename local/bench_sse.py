@@ -10,7 +10,7 @@ Lambda Web Adapter extension (a Rust binary, ~10 MB, not measured here) beside i
 of the mailbox costs in DynamoDB is read from the local DynamoDB's ConsumedCapacity answers.
 
 The price of an always-connected client a month, at the template's MemorySize and
-SSE_POLL_SECONDS, and at 512 MB / 0.5 s (before 2026-11-28): the function is billed for as
+SSE_POLL_SECONDS, and at 512 MB / 0.5 s (before 2026-11-27): the function is billed for as
 long as the response is open (every second of the month, at its memory), one invocation per
 `SSE_MAX_SECONDS`, and each poll's reads. Beside it, the WebSocket API's price for the same
 client: connection-minutes, and a `$connect`/`$disconnect` pair every SESSION_MINUTES
@@ -37,7 +37,7 @@ BEFORE = {"memory_mb": 512, "poll_seconds": 0.5}
 SECONDS_PER_MONTH = 30 * 24 * 3600
 SESSION_MINUTES = 10
 # One WebSocket reconnection ($connect + $disconnect), as `python -m local.bench cost` measured
-# it on 2026-11-28: two invocations of ~20 ms at 512 MB, 3 read and 15 write units.
+# it on 2026-11-27: two invocations of ~20 ms at 512 MB, 3 read and 15 write units.
 RECONNECT = {"invocations": 2, "seconds": 0.040, "read_units": 3.0, "write_units": 15.0}
 
 
