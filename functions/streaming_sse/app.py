@@ -9,7 +9,7 @@ connection's mailbox and this app sends them on, polling every `SSE_POLL_SECONDS
 is 1.5 read units), with a `:thump` heartbeat comment every 15 s. A response ends before
 Lambda's 15-minute limit (`SSE_MAX_SECONDS`); clients reconnect (Mastodon.py does, with
 `reconnect_async`). Lambda bills the function for as long as a response is open: an
-always-connected client costs about $4.6 a month at 128 MB, the WebSocket API about $0.03
+always-connected client costs about $4.6 a month at 128 MB, the WebSocket API about $0.06
 (docs/streaming.md, "What streaming costs").
 """
 
