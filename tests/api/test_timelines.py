@@ -291,20 +291,26 @@ def test_fan_out_to_many_followers_runs_in_batches_without_duplicates(client, pe
         assert len(notes) == 1
 
 
+def _public_status_hours_ago(account_id: str, base_ms: int, hours_ago: int,
+                             local: bool = True) -> str:
+    """A public status minted `hours_ago` before `base_ms` (its hour's bucket), written as
+    posting writes it; its id."""
+    status_id = ids.new_id(base_ms - hours_ago * 3600 * 1000)
+    item = {"id": status_id, "account_id": account_id, "visibility": "public",
+            "thread_id": status_id, "local": local, "text": "old", "content": "<p>old</p>",
+            "uri": f"http://localhost:8000/users/bob/statuses/{status_id}",
+            "created_at": "2026-11-20T10:00:00.000Z", "mention_ids": [], "tags": [],
+            "media_ids": []}
+    transaction.write(status_writes.create_ops(item))
+    return status_id
+
+
 def test_public_timeline_walks_hours_newest_first(client, people, drain, entity):
     ids_, tokens = people
     base_ms = ids.timestamp_ms(ids.new_id())
-    hour = 3600 * 1000
     old_ids = []
     for hours_ago in (30, 5, 2):  # quiet hours in between
-        status_id = ids.new_id(base_ms - hours_ago * hour)
-        item = {"id": status_id, "account_id": ids_["bob"], "visibility": "public",
-                "thread_id": status_id, "local": True, "text": "old", "content": "<p>old</p>",
-                "uri": f"http://localhost:8000/users/bob/statuses/{status_id}",
-                "created_at": "2026-11-20T10:00:00.000Z", "mention_ids": [], "tags": [],
-                "media_ids": []}
-        transaction.write(status_writes.create_ops(item))
-        old_ids.append(status_id)
+        old_ids.append(_public_status_hours_ago(ids_["bob"], base_ms, hours_ago))
     new = post(client, tokens["alice"], status="now")
     private = post(client, tokens["alice"], status="not public", visibility="private")
     unlisted = post(client, tokens["alice"], status="quiet", visibility="unlisted")
@@ -403,18 +409,10 @@ def test_public_timeline_goes_on_past_its_hour_listing(client, people, drain, mo
     monkeypatch.setattr(timelines, "HOURS_AT_ONCE", 1)
     ids_, _ = people
     base_ms = ids.timestamp_ms(ids.new_id())
-    hour = 3600 * 1000
     made = []
     for n, hours_ago in enumerate((40, 33, 21, 12, 9, 4, 3)):
-        status_id = ids.new_id(base_ms - hours_ago * hour)
         local = n % 2 == 0
-        item = {"id": status_id, "account_id": ids_["bob"], "visibility": "public",
-                "thread_id": status_id, "local": local, "text": "old", "content": "<p>old</p>",
-                "uri": f"http://localhost:8000/users/bob/statuses/{status_id}",
-                "created_at": "2026-11-20T10:00:00.000Z", "mention_ids": [], "tags": [],
-                "media_ids": []}
-        transaction.write(status_writes.create_ops(item))
-        made.append((status_id, local))
+        made.append((_public_status_hours_ago(ids_["bob"], base_ms, hours_ago, local), local))
     drain()
     newest_first = [s for s, _ in reversed(made)]
     listed = [s["id"] for s in client.get("/api/v1/timelines/public").json()]

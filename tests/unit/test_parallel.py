@@ -21,7 +21,6 @@ def test_results_come_in_the_order_asked_and_run_on_other_threads():
         return n * n
 
     assert parallel.gather(*(lambda n=n: part(n) for n in range(10))) == [n * n for n in range(10)]
-    assert parallel.each([lambda n=n: n for n in range(3)]) == [0, 1, 2]
     assert parallel.gather() == []
     assert len(threads) > 1
 

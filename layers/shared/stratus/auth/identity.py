@@ -87,8 +87,7 @@ def _resolve(key: str) -> Viewer | None:
     viewer = viewer_for_account(token["account_id"], token) if token.get("account_id") \
         else Viewer(token=token)  # None: tokens die with accounts
     if viewer is not None and _settled(viewer):
-        _viewers.put_unless_forgotten(key, (time.monotonic(), replace(viewer, kept=True)),
-                                      generation)
+        _viewers.put(key, (time.monotonic(), replace(viewer, kept=True)), generation)
     return viewer
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError
 from typing import Any, Generic, TypeVar
 
@@ -69,11 +69,6 @@ def gather(*calls: Callable[[], Any]) -> list[Any]:
     started = [Later(call) for call in calls[1:]]
     first = calls[0]()
     return [first, *(later.result() for later in started)]
-
-
-def each(calls: Sequence[Callable[[], T]]) -> list[T]:
-    """`gather` for a list of calls of one kind."""
-    return gather(*calls)
 
 
 _detached: contextvars.ContextVar[bool] = contextvars.ContextVar("stratus_detached",

@@ -84,12 +84,6 @@ class Keyed(Generic[K, T]):
                 return None
             return found[1]
 
-    def put(self, key: K, value: T) -> None:
-        with self._lock:
-            if len(self._values) >= self._limit:
-                self._values.clear()
-            self._values[key] = (time.monotonic() + self._ttl, value)
-
     def drop(self, key: K) -> None:
         with self._lock:
             self._values.pop(key, None)
@@ -99,8 +93,9 @@ class Keyed(Generic[K, T]):
             self._values.clear()
             self.generation += 1
 
-    def put_unless_forgotten(self, key: K, value: T, generation: int) -> None:
-        """`put`, unless `forget()` was called since `generation` was read."""
+    def put(self, key: K, value: T, generation: int) -> None:
+        """Keep `value` for `key`, unless `forget()` was called since `generation` was read
+        (a value read before a forget must not outlive it)."""
         with self._lock:
             if generation != self.generation:
                 return

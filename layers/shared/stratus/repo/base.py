@@ -243,7 +243,7 @@ def batch_get(keys: Sequence[dict[str, str]], *, table_name: str | None = None,
         return found
 
     # The chunks at once: one round trip of wall time for any number of keys.
-    return [item for part in parallel.each([lambda s=s: chunk(s)
+    return [item for part in parallel.gather(*[lambda s=s: chunk(s)
                                               for s in range(0, len(unique), 100)])
             for item in part]
 

@@ -226,7 +226,7 @@ def members_of_groups(account_id: str, wanted: Sequence[tuple[str, str]], limit:
             keys.notification_group_members(account_id, group_key), index="GSI2",
             sk_between=(lo, hi), descending=True, limit=limit)))
 
-    results = parallel.each([lambda k=k, u=u: one(k, u) for k, u in wanted])
+    results = parallel.gather(*[lambda k=k, u=u: one(k, u) for k, u in wanted])
     return {k: found for (k, _), found in zip(wanted, results)}
 
 

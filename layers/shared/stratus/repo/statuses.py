@@ -130,7 +130,7 @@ def viewer_edges(viewer_id: str, statuses: list[dict[str, Any]]) -> ViewerEdges:
             keys.BOOKMARK: edges.bookmarked, keys.PIN: edges.pinned,
             keys.MUTED_THREAD: edges.muted_threads}
     uncounted = {keys.FAV: "favourites_count", keys.REBLOG: "reblogs_count"}
-    for (kind, _, _), items in zip(kinds, parallel.each([lambda k=k: of_kind(*k)
+    for (kind, _, _), items in zip(kinds, parallel.gather(*[lambda k=k: of_kind(*k)
                                                          for k in kinds]), strict=True):
         for item in items:
             status_id = keys.id_in(item["SK"])
@@ -223,7 +223,7 @@ def public_bucket_entries(scope: str, hour: str, low: int, high: int, descending
             descending=descending, limit=limit, budget=budget, step=limit,
             filter=_flags_filter(only_media=only_media))))
 
-    found = [e for part in parallel.each([lambda n=n: shard(n)
+    found = [e for part in parallel.gather(*[lambda n=n: shard(n)
                                             for n in range(keys.PUBLIC_SHARDS)]) for e in part]
     found.sort(key=lambda e: int(e["id"]), reverse=descending)
     return found[:limit]

@@ -46,13 +46,11 @@ def _shown(statuses: list[dict[str, Any]], relations: relationships.Loader
 
 
 def _renderer(viewer_id: str | None, relations: relationships.Loader, context: str,
-              keep=lambda status: True, matcher: parallel.Later[filters.Matcher] | None = None):
+              keep=lambda status: True):
     """Read, check and render a batch of entries with the viewer's filters for `context`
-    (compiled once for the request; `matcher`: already being compiled). A batch takes two
-    round trips: the statuses with the originals they boost (the entries name both) beside the
-    viewer's relationships with the entries' authors, then everything the page renders beside
-    the relationships with the originals' authors and remote domains."""
-    matcher = matcher or parallel.start(lambda: filters.compiled(viewer_id, context))
+    (compiled once for the request, beside its first index read). A batch takes two round
+    trips (status_views.read_batch)."""
+    matcher = parallel.start(lambda: filters.compiled(viewer_id, context))
 
     def hydrate(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         batch = status_views.read_batch(entries, viewer_id, relations, keep)
