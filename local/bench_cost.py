@@ -30,8 +30,8 @@ follower quantiles, and by each big one; the big ones weighed as their share of 
 `big_share()`: the lognormal's tail above 10,000), each followed by a drain of the
 pipeline: every Lambda invocation the request causes (the HTTP function, then the stream's
 dispatch, the queues' workers, fan-out, federation, deliveries, pushes, WebSocket messages) is
-charged to it (bench_costs.Recorder), one record per stream batch and per SQS batch (quiet
-traffic: busier instances batch more and pay less). A kind's cost is the mean over its samples;
+charged to it (bench_costs.Recorder), one record per stream batch, SQS batch or asynchronous
+invocation (quiet traffic: busier instances batch more and pay less). A kind's cost is the mean over its samples;
 the mix's, the weighted mean.
 
 **Prices** (bench_costs.PRICES, us-east-1, on-demand, no free tier): HTTP API requests;

@@ -474,6 +474,8 @@ class Recorder:
             self.add("s3_get", 1)
         elif service == "secretsmanager":
             self.add("secrets", 1)
+        elif service == "lambda" and operation == "Invoke":
+            pass  # the invocation it makes is charged as a Lambda request where it runs
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":
             data = params.get("Data") or b""
             size = len(data.encode() if isinstance(data, str) else data)

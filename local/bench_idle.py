@@ -24,8 +24,9 @@ What costs money at idle, and why:
   provisioned DynamoDB capacity have a monthly price of their own.
 
 Free at idle (priced at $0, listed): HTTP and WebSocket APIs, CloudFront, S3, Step Functions,
-Lambda functions without provisioned concurrency, SQS queues nobody polls (the dead-letter
-queues), IAM, the DynamoDB stream's mapping itself (Lambda's GetRecords on DynamoDB Streams are
+Lambda functions without provisioned concurrency and their asynchronous invocations (Lambda's
+own queue: the workers whose jobs come that way, repo/queues.py), SQS queues nobody polls (the
+dead-letter queues), IAM, the DynamoDB stream's mapping itself (Lambda's GetRecords on DynamoDB Streams are
 not charged). On-demand DynamoDB tables cost nothing but storage ($0.25/GB-month, PITR
 $0.20/GB-month) when idle; storage is data, not traffic, and the idle figure is a fresh stack's:
 no data, so $0 (stated per table). Left out: the KMS requests DynamoDB makes for tables encrypted
@@ -552,26 +553,23 @@ def _table_line(logical: str, props: dict[str, Any]) -> Line:
 
 
 # -------------------------------------------------------------------------------- the levers
-# What the SQS mappings could become (docs/performance.md, "Idle"). Nothing here is built yet.
+# What the SQS mappings left could become (docs/performance.md, "Idle"). Effects, stream, mail,
+# media, cards, search and federation already take their jobs by asynchronous invocation
+# (repo/queues.py); nothing below is built yet.
 QUEUE_PLAN: dict[str, tuple[str, str]] = {
     "CountersFunctionJobs": ("sqs", "batches of 100 aggregated per counter item, 5 workers at "
                                     "most: SQS batching is the point"),
     "DeliveryFunctionJobs": ("federation queue", "re-sent with DelaySeconds on Mastodon's retry "
                                                  "schedule"),
-    "FederationFunctionJobs": ("federation queue", "long jobs, 10 receives"),
     "InboxWorkerFunctionJobs": ("federation queue", "absorbs inbound bursts, 10 receives"),
     "PushWorkerFunctionJobs": ("federation queue", "growing retry delays: re-sent with a delay "
                                                    "as delivery does, instead of visibility"),
     "TimersFunctionJobs": ("scheduler", "EventBridge Scheduler invokes the function itself "
-                                        "(its retry policy and dead-letter queue)"),
-    "StreamWorkerFunctionJobs": ("async", "3 attempts, 10-minute life = MaximumRetryAttempts 2, "
-                                          "MaximumEventAgeInSeconds 600"),
-    "EffectsFunctionJobs": ("async", ""),
-    "FanoutFunctionJobs": ("async", ""),
-    "SearchIndexFunctionJobs": ("async", ""),
-    "CardsFunctionJobs": ("async", ""),
-    "MailerFunctionJobs": ("async", ""),
-    "MediaWorkerFunctionJobs": ("async", ""),
+                                        "(its retry policy and dead-letter queue); the "
+                                        "schedules already made target the queue: a migration"),
+    "FanoutFunctionJobs": ("async", "capped by reserved concurrency instead of the mapping's "
+                                    "MaximumConcurrency (a new account's quota may be 10: a "
+                                    "parameter)"),
 }
 
 
@@ -594,7 +592,7 @@ def levers(idle: Idle) -> dict[str, Any]:
     metrics = sum(li.dollars for li in idle.of_kind("custom metric"))
     found = {
         "alarms on (Alarms=true)": with_alarms.per_month - idle.per_month,
-        f"SQS mappings {len(mappings)} -> {len(kept)} (typed queues + async invocation)":
+        f"SQS mappings {len(mappings)} -> {len(kept)} (one federation queue, async invocation)":
             plan - today,
         "InstanceSecret -> SSM SecureString parameter": -secrets,
         "no Powertools ColdStart metric (capture_cold_start_metric=False)": -metrics,

@@ -132,6 +132,8 @@ class Function:
     queues: list[dict[str, Any]] = field(default_factory=list)
     schedules: list[dict[str, Any]] = field(default_factory=list)
     timeout: int = 3
+    function_name: Any = None  # FunctionName as the template gives it (None: CloudFormation's)
+    invoke_config: dict[str, Any] | None = None  # EventInvokeConfig: jobs come asynchronously
 
 
 def functions(template: dict[str, Any]) -> list[Function]:
@@ -144,7 +146,9 @@ def functions(template: dict[str, Any]) -> list[Function]:
         props = resource.get("Properties", {})
         env = {**global_env, **props.get("Environment", {}).get("Variables", {})}
         fn = Function(logical, ROOT / props["CodeUri"], props["Handler"], env,
-                      timeout=int(props.get("Timeout", globals_.get("Timeout", 3))))
+                      timeout=int(props.get("Timeout", globals_.get("Timeout", 3))),
+                      function_name=props.get("FunctionName"),
+                      invoke_config=props.get("EventInvokeConfig"))
         for event in props.get("Events", {}).values():
             kind, eprops = event.get("Type"), event.get("Properties", {})
             if kind == "HttpApi":

@@ -60,6 +60,12 @@ call it before the emulator serves a request. Each fix says what moto does and w
    with whatever else the table held. DynamoDB reads one partition. Here a Query on the table
    looks at its partition's items only, and one on an index walks the items once without the
    sort (it sorts what matches, as before); what a Query answers is unchanged.
+11. Asynchronous invocations. moto would run a function in Docker; our functions run
+   in-process (local/lambda_runtime.py). An Invoke with InvocationType=Event on a function the
+   local stack registered (`ASYNC_QUEUES`: those with an `EventInvokeConfig`) is put, as it is,
+   on a queue of the emulator's own that plays Lambda's internal queue; local/pipeline.py
+   delivers it with Lambda's retries and on-failure destination. The answer is AWS's: 202,
+   no body.
 """
 
 from __future__ import annotations
@@ -94,6 +100,7 @@ def prepare() -> None:
         _announced_work()
         _reported_capacity()
         _partition_queries()
+        _asynchronous_invocations()
         _prepared = True
 
 
@@ -579,3 +586,30 @@ def _partition_queries() -> None:
                 and found.type == kind and found.value == raw]
 
     Table.query, Table.all_items = query, all_items
+
+
+# --- 11. asynchronous invocations --------------------------------------------------------------
+# A function's name (or ARN) -> the name of the queue playing its asynchronous-invocation queue
+# (local/stack.py registers them as it builds the stack).
+ASYNC_QUEUES: dict[str, str] = {}
+
+
+def _asynchronous_invocations() -> None:
+    from moto.awslambda.models import LambdaBackend
+    from moto.sqs.models import sqs_backends
+
+    from . import cfn
+
+    original = LambdaBackend.invoke
+
+    @functools.wraps(original)
+    def invoke(self: Any, function_name: str, qualifier: str | None, body: Any, headers: Any,
+               response_headers: Any) -> Any:
+        queue = ASYNC_QUEUES.get(function_name.rsplit(":", 1)[-1])
+        if queue is None or headers.get("X-Amz-Invocation-Type") != "Event":
+            return original(self, function_name, qualifier, body, headers, response_headers)
+        text = body.decode() if isinstance(body, bytes) else str(body or "")
+        sqs_backends[cfn.ACCOUNT][cfn.REGION].send_message(queue, text)
+        return b""
+
+    LambdaBackend.invoke = invoke  # type: ignore[method-assign]

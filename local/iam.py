@@ -428,9 +428,23 @@ def _states(op: str, params: dict[str, Any], region: str, account: str, _: Any
     return [(f"states:{op}", arn or "*")]
 
 
+def _lambda(op: str, params: dict[str, Any], region: str, account: str, _: Any
+            ) -> list[tuple[str, str]]:
+    """Lambda: Invoke is authorised as lambda:InvokeFunction on the function (named by name or
+    ARN; a qualifier is part of the resource)."""
+    name = params.get("FunctionName")
+    if not name:
+        return [(f"lambda:{op}", "*")]
+    arn = name if name.startswith("arn:") else \
+        f"arn:aws:lambda:{region}:{account}:function:{name}"
+    if params.get("Qualifier"):
+        arn += f":{params['Qualifier']}"
+    return [("lambda:InvokeFunction" if op == "Invoke" else f"lambda:{op}", arn)]
+
+
 _MAPPERS: dict[str, Callable[..., list[tuple[str, str]]]] = {
     "dynamodb": _dynamodb, "dynamodbstreams": _dynamodb, "sqs": _sqs, "s3": _s3,
-    "stepfunctions": _states,
+    "stepfunctions": _states, "lambda": _lambda,
     "secretsmanager": _secretsmanager, "scheduler": _scheduler, "ses": _ses, "sesv2": _ses,
 }
 
@@ -438,7 +452,8 @@ _MAPPERS: dict[str, Callable[..., list[tuple[str, str]]]] = {
 _DENIAL = {"s3": ("AccessDenied", 403), "sqs": ("AccessDenied", 403),
            "ses": ("AccessDenied", 403), "dynamodb": ("AccessDeniedException", 400),
            "dynamodbstreams": ("AccessDeniedException", 400),
-           "secretsmanager": ("AccessDeniedException", 400)}
+           "secretsmanager": ("AccessDeniedException", 400),
+           "lambda": ("AccessDeniedException", 403)}
 
 
 # --------------------------------------------------------------------------- enforcement

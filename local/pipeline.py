@@ -32,6 +32,7 @@ from stratus.repo.client import client
 
 from . import cfn, emulator, states
 from .lambda_runtime import invoke
+from .stack import async_queue
 
 logger = logging.getLogger("stratus.local")
 
@@ -63,10 +64,14 @@ class StreamSource:
 @dataclass
 class QueueSource:
     function: str
-    queue: str  # logical id
+    queue: str  # logical id (a function's asynchronous invocations: stack.async_queue)
     url: str
     arn: str
     batch_size: int
+    # Asynchronous invocations (the function's EventInvokeConfig): each message is one event,
+    # tried 1 + `retries` times, then sent to the `on_failure` queue (logical id), if any.
+    retries: int | None = None
+    on_failure: str | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
@@ -77,6 +82,21 @@ class ScheduleSource:
     next_at: float
     name: str
     input: dict[str, Any] | None = None  # the rule's constant input replaces the event
+
+
+def failed_invocation(function_arn: str, message: dict[str, Any], tries: int,
+                      error: BaseException) -> dict[str, Any]:
+    """What Lambda sends an on-failure destination when an asynchronous invocation has used up
+    its retries (Lambda Developer Guide, "Capturing records of Lambda asynchronous invocations")."""
+    return {"version": "1.0", "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "requestContext": {"requestId": message["MessageId"],
+                               "functionArn": f"{function_arn}:$LATEST",
+                               "condition": "RetriesExhausted", "approximateInvokeCount": tries},
+            "requestPayload": json.loads(message["Body"]),
+            "responseContext": {"statusCode": 200, "executedVersion": "$LATEST",
+                                "functionError": "Unhandled"},
+            "responsePayload": {"errorMessage": str(error)[:1000],
+                                "errorType": type(error).__name__}}
 
 
 class Pipeline:
@@ -115,6 +135,17 @@ class Pipeline:
                 self.queues.append(QueueSource(fn.logical_id, logical,
                                                stack.queue_urls[logical], arn,
                                                int(props.get("BatchSize", 10))))
+            if fn.invoke_config is not None:
+                destination = fn.invoke_config.get("DestinationConfig", {}).get(
+                    "OnFailure", {}).get("Destination")
+                arn = resolver.resolve(destination) if destination else None
+                key = async_queue(fn.logical_id)
+                self.queues.append(QueueSource(
+                    fn.logical_id, key, stack.queue_urls[key],
+                    resolver.attributes.get((fn.logical_id, "Arn"), ""), 10,
+                    retries=int(fn.invoke_config.get("MaximumRetryAttempts", 2)),
+                    on_failure=next((q for q in stack.queue_urls
+                                     if resolver.attributes.get((q, "Arn")) == arn), None)))
             for props in fn.schedules:
                 expression = props.get("Schedule") or props.get("ScheduleExpression")
                 every = rate_seconds(expression)
@@ -274,6 +305,8 @@ class Pipeline:
             received += got
         if not received:
             return 0
+        if source.retries is not None:
+            return self._invoked(source, received)
         records = [{
             "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
             "attributes": m.get("Attributes", {}), "messageAttributes": m.get("MessageAttributes", {}),
@@ -295,6 +328,34 @@ class Pipeline:
             else:
                 sqs.delete_message(QueueUrl=source.url, ReceiptHandle=record["receiptHandle"])
         return len(records)
+
+    def _invoked(self, source: QueueSource, received: list[dict[str, Any]]) -> int:
+        """Asynchronous invocations, as Lambda runs them: each event on its own (with the same
+        request id on every try), a failure retried until 1 + `retries` tries, then sent to the
+        on-failure destination in Lambda's record shape and dropped."""
+        sqs = client("sqs")
+        for message in received:
+            tries = int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
+            try:
+                invoke(self.stack, source.function, json.loads(message["Body"]),
+                       request_id=message["MessageId"])
+                failure = None
+            except Exception as exc:  # noqa: BLE001 - Lambda retries the event
+                logger.exception("asynchronous invocation failed",
+                                 extra={"function": source.function})
+                failure = exc
+            if failure is not None and tries <= source.retries:
+                # Lambda waits a minute, then two; locally the retry comes sooner.
+                sqs.change_message_visibility(QueueUrl=source.url,
+                                              ReceiptHandle=message["ReceiptHandle"],
+                                              VisibilityTimeout=self.retry_delay)
+                continue
+            if failure is not None and source.on_failure:
+                sqs.send_message(QueueUrl=self.stack.queue_urls[source.on_failure],
+                                 MessageBody=json.dumps(failed_invocation(
+                                     source.arn, message, tries, failure)))
+            sqs.delete_message(QueueUrl=source.url, ReceiptHandle=message["ReceiptHandle"])
+        return len(received)
 
     # -- schedules ----------------------------------------------------------------------------
     def pump_schedules(self, now: float | None = None) -> int:
@@ -350,8 +411,14 @@ class Pipeline:
                 name = target["Arn"].rsplit(":", 1)[-1]
                 url = client("sqs").get_queue_url(QueueName=name)["QueueUrl"]
                 client("sqs").send_message(QueueUrl=url, MessageBody=payload)
+            elif (fn := self.stack.function_for_arn(target["Arn"])) is not None \
+                    and fn.invoke_config is not None:
+                # Scheduler invokes a Lambda target asynchronously: the event joins the
+                # function's queue of asynchronous invocations (and its retries).
+                client("sqs").send_message(
+                    QueueUrl=self.stack.queue_urls[async_queue(fn.logical_id)],
+                    MessageBody=payload)
             else:
-                fn = self.stack.function_for_arn(target["Arn"])
                 if fn is not None:
                     try:
                         invoke(self.stack, fn.logical_id, json.loads(payload))

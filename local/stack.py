@@ -78,6 +78,7 @@ class Stack:
     bucket_names: dict[str, str] = field(default_factory=dict)
     stream_arns: dict[str, str] = field(default_factory=dict)  # table logical -> stream arn
     secret_arns: dict[str, str] = field(default_factory=dict)
+    function_names: dict[str, str] = field(default_factory=dict)  # physical name -> logical
     # logical -> (ARN, checked definition)
     state_machines: dict[str, tuple[str, states.Definition]] = field(default_factory=dict)
 
@@ -96,8 +97,9 @@ class Stack:
         return merged
 
     def function_for_arn(self, arn: str) -> cfn.Function | None:
+        """The function an ARN (or a name) names."""
         name = arn.rsplit(":", 1)[-1]
-        return self.functions.get(name)
+        return self.functions.get(self.function_names.get(name, name))
 
     def handler(self, logical_id: str) -> Any:
         """Import the function's real handler from its CodeUri, as Lambda would."""
@@ -143,10 +145,12 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
     resolver = cfn.Resolver(template, parameters)
     resources = template.get("Resources", {})
     stack = Stack(template, resolver, {f.logical_id: f for f in cfn.functions(template)})
-    for logical in stack.functions:
+    for logical, fn in stack.functions.items():
+        name = str(resolver.resolve(fn.function_name)) if fn.function_name else logical
         resolver.attributes[(logical, "Arn")] = (
-            f"arn:aws:lambda:{cfn.REGION}:{cfn.ACCOUNT}:function:{logical}")
-        resolver.physical[logical] = logical
+            f"arn:aws:lambda:{cfn.REGION}:{cfn.ACCOUNT}:function:{name}")
+        resolver.physical[logical] = name
+        stack.function_names[name] = logical
 
     unsupported = sorted({f"{logical} ({r.get('Type')})" for logical, r in resources.items()
                           if r.get("Type") not in RESOURCE_TYPES})
@@ -228,7 +232,33 @@ def build(parameters: dict[str, str], *, create: bool = True, template: dict | N
                                              "maxReceiveCount": str(policy["maxReceiveCount"])})})
     for logical, props in machines:
         _state_machine(stack, logical, props, create)
+    for logical, fn in stack.functions.items():
+        if fn.invoke_config is not None:
+            _async_queue(stack, logical, fn, create)
     return stack
+
+
+def async_queue(logical: str) -> str:
+    """The key, in `Stack.queue_urls`, of the queue playing a function's asynchronous-invocation
+    queue."""
+    return f"{logical}:async"
+
+
+def _async_queue(stack: Stack, logical: str, fn: cfn.Function, create: bool) -> None:
+    """Lambda keeps a queue of its own for each function's asynchronous invocations; locally an
+    emulator queue plays it (local/emulator.py, 11), read by local/pipeline.py."""
+    from stratus.repo.client import client
+
+    from . import emulator
+
+    name = f"{STACK}-{logical}-async"
+    sqs = client("sqs")
+    url = (sqs.create_queue(QueueName=name, Attributes={
+        "VisibilityTimeout": str(fn.timeout), "MessageRetentionPeriod": str(
+            int(fn.invoke_config.get("MaximumEventAgeInSeconds", 21600)))})
+        if create else sqs.get_queue_url(QueueName=name))["QueueUrl"]
+    stack.queue_urls[async_queue(logical)] = url
+    emulator.ASYNC_QUEUES[stack.resolver.physical[logical]] = name
 
 
 def _state_machine(stack: Stack, logical: str, props: dict[str, Any], create: bool) -> None:

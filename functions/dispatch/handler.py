@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.core import parallel
 from stratus.core.observability import job_handler, logger
 from stratus.jobs.outbox import STATE_MACHINES, route
 from stratus.repo import machines, queues
 
 
 def _dispatch(event: dict[str, Any], _context: Any) -> dict[str, Any]:
-    """Route the batch's records, then send their jobs ten to a request. Stream batches are
+    """Route the batch's records, then send their jobs (repo/queues.py). Stream batches are
     ordered: a record that cannot be routed is reported and Lambda retries from it on (its
     predecessors' jobs are sent first); a failed send reports the whole batch (consumers are
     idempotent, so jobs sent twice change nothing)."""
@@ -33,8 +34,8 @@ def _dispatch(event: dict[str, Any], _context: Any) -> dict[str, Any]:
             else:
                 by_queue.setdefault(queue, []).append(job.to_dict())
     try:
-        for queue, messages in by_queue.items():
-            queues.send(queues.url(queue), messages)
+        # Each kind's jobs in order; the kinds side by side.
+        parallel.gather(*(lambda q=q, m=m: queues.send(q, m) for q, m in by_queue.items()))
         for machine, job in executions:  # named by the change: a redelivery starts nothing new
             machines.start(machine, machines.execution_name(job.name, job.event_id),
                            job.to_dict())

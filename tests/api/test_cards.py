@@ -68,7 +68,7 @@ def test_mentions_hashtags_and_local_links_are_not_fetched(client, people, drain
     monkeypatch.setattr(outbound, "fetch", lambda url, **_: fetched.append(url))
     post(client, tokens["alice"], status="@bob #cards")
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "CardsQueue") == 0  # no URL at all: no job
+    assert deliver_twice(runtime, "CardsFunction:async") == 0  # no URL at all: no job
     local = post(client, tokens["alice"], status="@bob #cards http://localhost:8000/@bob")
     drain()
     assert fetched == [] and status(client, local["id"])["card"] is None
@@ -114,7 +114,7 @@ def test_redelivered_card_jobs_fetch_and_write_once(client, people, runtime, dra
     _, tokens = people
     posted = post(client, tokens["alice"], status=f"once {story}")
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "CardsQueue") == 1
+    assert deliver_twice(runtime, "CardsFunction:async") == 1
     writes = {"n": 0}
     card_key = {name: {"S": value} for name, value in keys.card(story).items()}
 
@@ -246,7 +246,7 @@ def test_shares_are_counted_once_on_redelivery(
     post(client, tokens["alice"], status=f"a {story}")
     post(client, tokens["bob"], status=f"b {story}")
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "EffectsQueue") >= 2
+    assert deliver_twice(runtime, "EffectsFunction:async") >= 2
     for _ in range(3):  # the index entries and day marks reach the counters
         dispatch_only(runtime)
         deliver_twice(runtime, "CountersQueue")

@@ -194,15 +194,14 @@ def test_a_conversation_is_kept_once_when_its_job_comes_again(client, people, ru
     _, tokens = people
     status = dm(client, tokens["alice"], "@bob psst")
     dispatch_only(runtime)
-    jobs = [json.loads(j) for j in queued(runtime, "EffectsQueue")
+    jobs = [json.loads(j) for j in queued(runtime, "EffectsFunction:async")
             if "direct_status_posted" in j]
     assert len(jobs) == 1
-    url = runtime.stack.queue_urls["EffectsQueue"]
-    send(url, [jobs[0], jobs[0]])
+    send("effects", [jobs[0], jobs[0]])
     drain()
     [conversation] = conversations(client, tokens["bob"])
     client.post(f"/api/v1/conversations/{conversation['id']}/read", headers=tokens["bob"])
-    send(url, [jobs[0]])  # a late redelivery does not make it unread again
+    send("effects", [jobs[0]])  # a late redelivery does not make it unread again
     drain()
     [again] = conversations(client, tokens["bob"])
     assert again["id"] == conversation["id"]

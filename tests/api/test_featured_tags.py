@@ -108,7 +108,7 @@ def test_counts_follow_posts_edits_and_deletions_exactly_once(client, people, ru
     assert client.delete(f"/api/v1/statuses/{newer['id']}", headers=alice).status_code == 200
     dispatch_only(runtime)
     deliver_twice(runtime, "CountersQueue")
-    deliver_twice(runtime, "EffectsQueue")
+    deliver_twice(runtime, "EffectsFunction:async")
     drain()
     after = featured_repo.account_tags(featured_ids(people), ["cats"])["cats"]
     assert after["statuses_count"] == 1 and after["last_status_at"] == older["created_at"]

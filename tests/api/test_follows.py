@@ -133,7 +133,7 @@ def test_redelivered_follow_jobs_count_once_and_notify_once(client, people, runt
     assert deliver_twice(runtime, "CountersQueue") == 2
     # bob's follow notification, and bob's directory entry (his followers_count changed with
     # the follow)
-    assert deliver_twice(runtime, "EffectsQueue") == 2
+    assert deliver_twice(runtime, "EffectsFunction:async") == 2
     drain()
     assert account(client, ids_["bob"])["followers_count"] == 1
     assert account(client, ids_["alice"])["following_count"] == 1

@@ -132,14 +132,13 @@ def test_redelivered_jobs_change_nothing(client, people, runtime, drain, monkeyp
                         lambda job: rebuilds.append(job.account_id) or fanout.regenerate_home(job))
     assert client.get("/api/v1/notifications", headers=tokens["alice"]).status_code == 200
     drain()
-    queue = runtime.stack.queue_urls["FanoutQueue"]
-    send(queue, [jobs.AccountActive(account_id=ids_["alice"],
+    send("fanout", [jobs.AccountActive(account_id=ids_["alice"],
                                     day=clock.day_key(clock.now())).to_dict()])
     drain()
     assert rebuilds.count(ids_["alice"]) == 1
     news = post(client, tokens["bob"], status="news")
     drain()
-    send(queue, [jobs.FanOut(status=fanout.fields_of(statuses_repo.get(news["id"]))).to_dict()])
+    send("fanout", [jobs.FanOut(status=fanout.fields_of(statuses_repo.get(news["id"]))).to_dict()])
     drain()
     assert home(client, tokens["alice"]) == [news["id"]]
     assert _told(ids_["alice"]) == [news["id"]]

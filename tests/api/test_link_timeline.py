@@ -117,6 +117,6 @@ def test_a_status_is_listed_once_when_its_job_comes_twice(client, discoverable, 
     status = post(client, tokens["alice"], status=f"twice {ARTICLE}")
     dispatch_only(runtime)
     # status_created, links_changed, and the author's directory entry (last_status_at moved)
-    assert deliver_twice(runtime, "EffectsQueue") == 3
+    assert deliver_twice(runtime, "EffectsFunction:async") == 3
     drain()
     assert ids_of(link_timeline(client, ARTICLE)) == [status["id"]]

@@ -118,9 +118,9 @@ def test_duplicate_sqs_delivery_through_the_worker(runtime, drain):
     message = Count(event_id="evt-9", event="INSERT", item_type="status",
                     item={"id": "301", "account_id": "1", "local": True,
                           "visibility": "public"}).to_dict()
-    send(runtime.env["COUNTERS_QUEUE_URL"], [message, message])
+    send("counters", [message, message])
     drain()
-    send(runtime.env["COUNTERS_QUEUE_URL"], [message])
+    send("counters", [message])
     drain()
     assert base.get(keys.instance_stats())["local_posts"] == 1
 

@@ -381,7 +381,7 @@ def test_a_failed_push_goes_back_on_the_queue_with_its_delay(client, pushers, ru
     import json
 
     from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
-    from stratus.repo import queues
+    from stratus.core.config import settings
     from stratus.repo.client import client as aws
 
     from local.lambda_runtime import invoke
@@ -394,7 +394,7 @@ def test_a_failed_push_goes_back_on_the_queue_with_its_delay(client, pushers, ru
         receiver.answers = [(503, {"Retry-After": "0"})]
         favourite(client, headers["bob"], status["id"])
         # Run the pipeline up to the push queue, then the worker by hand.
-        push_url = queues.url("push")
+        push_url = settings().queue_url("push")
         runtime.pipeline.queues = [q for q in runtime.pipeline.queues if q.url != push_url]
         drain()
         [message] = aws("sqs").receive_message(QueueUrl=push_url, AttributeNames=["All"],

@@ -235,7 +235,7 @@ def test_a_redelivered_job_notifies_once(client, people, staff, runtime, drain):
     client.post("/api/v1/notifications/clear", headers=mod)
     report(client, tokens["alice"], account_id=ids_["bob"])
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "EffectsQueue") >= 1
+    assert deliver_twice(runtime, "EffectsFunction:async") >= 1
     drain()
     assert [n["type"] for n in notes(client, mod)] == ["admin.report"]
 

@@ -83,8 +83,8 @@ def test_history_is_counted_once_when_jobs_are_delivered_twice(client, people, r
     post(client, tokens["alice"], status="#twice")
     dispatch_only(runtime)
     # the use is noted twice (and the author's directory entry, last_status_at moved)
-    assert deliver_twice(runtime, "EffectsQueue") == 2
-    effects = next(q for q in runtime.pipeline.queues if q.queue == "EffectsQueue")
+    assert deliver_twice(runtime, "EffectsFunction:async") == 2
+    effects = next(q for q in runtime.pipeline.queues if q.queue == "EffectsFunction:async")
     while runtime.pipeline.pump_queue(effects):
         pass
     dispatch_only(runtime)

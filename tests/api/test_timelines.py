@@ -283,7 +283,7 @@ def test_fan_out_to_many_followers_runs_in_batches_without_duplicates(client, pe
     from stratus.repo import effects as effects_repo
     from stratus.repo.queues import send
 
-    send(runtime.stack.queue_urls["FanoutQueue"],
+    send("fanout",
          [jobs.FanOut(status=fanout.fields_of(statuses_repo.get(status["id"]))).to_dict()])
     drain()
     for fan, _ in fans:

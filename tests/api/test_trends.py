@@ -166,8 +166,8 @@ def test_review_mail_goes_to_reviewers_once_per_item(client, runtime, drain):
     run(runtime, "refresh")
     assert run(runtime, "review") == {"asked": 1}
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "MailQueue") == 1
-    deliver_twice(runtime, "EffectsQueue")
+    assert deliver_twice(runtime, "MailerFunction:async") == 1
+    deliver_twice(runtime, "EffectsFunction:async")
     drain()
     mails = [message_from_bytes(path.read_bytes(), policy=default_policy)
              for path in runtime.mailbox.collect()]

@@ -125,11 +125,11 @@ def state() -> dict[str, int]:
 
 
 def queued(queue: str = "inbox") -> int:
-    from stratus.repo import queues
+    from stratus.core.config import settings
     from stratus.repo.client import client
 
     attributes = client("sqs").get_queue_attributes(
-        QueueUrl=queues.url(queue), AttributeNames=[
+        QueueUrl=settings().queue_url(queue), AttributeNames=[
             "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"])["Attributes"]
     return sum(int(v) for v in attributes.values())
 

@@ -130,18 +130,31 @@ def test_a_query_on_an_index_needs_the_index_in_the_resource(runtime):
 
 
 def test_sending_to_a_queue_needs_that_queue(runtime):
-    urls = runtime.stack.queue_urls
     no_counters = without(runtime, "DispatchFunction", lambda s: s.get(
         "SQSSendMessagePolicy", {}).get("QueueName") == {"Fn::GetAtt": ["CountersQueue",
                                                                           "QueueName"]})
     with iam.acting_as(no_counters, "DispatchFunction"):
-        queues.send(urls["EffectsQueue"], [{"job": "probe"}])
+        queues.send("fanout", [{"job": "probe"}])
         with pytest.raises(ClientError) as excinfo:
-            queues.send(urls["CountersQueue"], [{"job": "probe"}])
+            queues.send("counters", [{"job": "probe"}])
     code, message = denied(excinfo)
     assert code == "AccessDenied"  # SQS's code (the SDK sees the query-compatible one)
     assert (f"sqs:SendMessage on resource: arn:aws:sqs:{REGION}:{ACCOUNT}:"
             "stratus-local-CountersQueue ") in message
+
+
+def test_a_job_sent_by_asynchronous_invocation_needs_invoke_on_that_function(runtime):
+    effects = {"Fn::Sub": "${AWS::StackName}-EffectsFunction"}
+    no_effects = without(runtime, "DispatchFunction", lambda s: s.get(
+        "LambdaInvokePolicy", {}).get("FunctionName") == effects)
+    with iam.acting_as(no_effects, "DispatchFunction"):
+        queues.send("mail", [{"job": "probe"}])
+        with pytest.raises(ClientError) as excinfo:
+            queues.send("effects", [{"job": "probe"}])
+    code, message = denied(excinfo)
+    assert code == "AccessDeniedException"
+    assert (f"lambda:InvokeFunction on resource: arn:aws:lambda:{REGION}:{ACCOUNT}:"
+            "function:stratus-local-EffectsFunction ") in message
 
 
 def test_a_schedule_needs_pass_role_on_the_role_it_hands_over(runtime):
@@ -217,7 +230,7 @@ def test_sam_policy_templates_and_managed_policies_expand_as_on_deploy(runtime):
     queue = f"arn:aws:sqs:{REGION}:{ACCOUNT}:stratus-local-"
     # SQSSendMessagePolicy is `sqs:SendMessage*` on the named queue only.
     assert dispatch.decide("sqs:SendMessage", queue + "CountersQueue") == iam.ALLOW
-    assert dispatch.decide("sqs:SendMessage", queue + "TimersQueue") == iam.IMPLICIT_DENY
+    assert dispatch.decide("sqs:SendMessage", queue + "InboxQueue") == iam.IMPLICIT_DENY
     assert dispatch.decide("sqs:ReceiveMessage", queue + "CountersQueue") == iam.IMPLICIT_DENY
     # The stream's on-failure destination adds sqs:SendMessage on the DLQ.
     assert dispatch.decide("sqs:SendMessage", queue + "DispatchDLQ") == iam.ALLOW
@@ -373,5 +386,15 @@ def test_ses_calls():
 
 
 def test_other_services_are_authorised_on_star():
+    assert iam.authorizations("kms", "Decrypt", {"KeyId": "k"}, region=REGION,
+                              account=ACCOUNT) == [("kms:Decrypt", "*")]
+
+
+def test_an_invoke_is_authorised_on_the_function():
     assert iam.authorizations("lambda", "Invoke", {"FunctionName": "f"}, region=REGION,
-                              account=ACCOUNT) == [("lambda:Invoke", "*")]
+                              account=ACCOUNT) == [
+        ("lambda:InvokeFunction", f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:f")]
+    arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:g"
+    assert iam.authorizations("lambda", "Invoke", {"FunctionName": arn, "Qualifier": "live"},
+                              region=REGION, account=ACCOUNT) == [
+        ("lambda:InvokeFunction", arn + ":live")]

@@ -19,6 +19,8 @@ def dispatch_only(runtime) -> None:
 
 
 def queued(runtime, queue: str) -> list[str]:
+    """The jobs waiting on `queue` (a function's asynchronous invocations: `<Function>:async`,
+    each event's jobs), as JSON, taken off it."""
     sqs = aws("sqs")
     bodies = []
     while True:
@@ -27,16 +29,21 @@ def queued(runtime, queue: str) -> list[str]:
         if not got:
             return bodies
         for message in got:
-            bodies.append(message["Body"])
+            if queue.endswith(":async"):
+                bodies += [json.dumps(job) for job in json.loads(message["Body"])["jobs"]]
+            else:
+                bodies.append(message["Body"])
             sqs.delete_message(QueueUrl=runtime.stack.queue_urls[queue],
                                ReceiptHandle=message["ReceiptHandle"])
 
 
 def deliver_twice(runtime, queue: str) -> int:
-    """Every message waiting on `queue` is put back twice (a duplicate delivery)."""
+    """Every job waiting on `queue` is put back twice (a duplicate delivery), each on its own."""
     bodies = queued(runtime, queue)
     url = runtime.stack.queue_urls[queue]
     for body in bodies:
+        if queue.endswith(":async"):
+            body = json.dumps({"jobs": [json.loads(body)]})
         aws("sqs").send_message(QueueUrl=url, MessageBody=body)
         aws("sqs").send_message(QueueUrl=url, MessageBody=body)
     return len(bodies)

@@ -129,7 +129,7 @@ def test_a_post_reaches_every_follower_once_in_parallel_pages_even_redelivered(
 
     # SQS delivers every one of those jobs again: the same batches, and nothing twice.
     handled.clear()
-    send(runtime.stack.queue_urls["FanoutQueue"], [job.to_dict() for job in pages])
+    send("fanout", [job.to_dict() for job in pages])
     drain(max_rounds=1000)
     again = {tuple(job.receivers) for job in handled if isinstance(job, jobs.Deliver)}
     assert again == set(first_batches)

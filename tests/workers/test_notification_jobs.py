@@ -21,7 +21,7 @@ from tests.rig import (
 )
 
 
-def twice(runtime, drain, queue="EffectsQueue") -> int:
+def twice(runtime, drain, queue="EffectsFunction:async") -> int:
     dispatch_only(runtime)
     delivered = deliver_twice(runtime, queue)
     drain()

@@ -1,9 +1,12 @@
-"""SQS delivers at least once: every worker, given each of its messages twice, has the effect
-once; a message that is no job is dropped at once, a job that keeps failing goes to the queue's
-DLQ after the template's maxReceiveCount, and the rest of their batch is applied once and not
-retried (partial batch responses)."""
+"""SQS and Lambda's asynchronous invocations deliver at least once: every worker, given each of
+its jobs twice, has the effect once; a message that is no job is dropped at once, a job that
+keeps failing goes to the DLQ after the template's maxReceiveCount (SQS) or after Lambda's
+retries (EventInvokeConfig), and the rest of an SQS batch is applied once and not retried
+(partial batch responses)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from stratus.jobs.messages import PollExpired
@@ -12,7 +15,6 @@ from stratus.repo import effects as effects_repo
 from stratus.repo import keys
 from stratus.repo import statuses as statuses_repo
 from stratus.repo.client import client as aws
-from stratus.repo.queues import send
 
 from tests.rig import app_token, auth, deliver_twice, dispatch_only, make_app, post, queued
 
@@ -39,7 +41,7 @@ def test_effects_twice(client, people, runtime, drain):
     dispatch_only(runtime)
     # 4 sign-ups (each: staff told, a key pair made), the post, the author's directory entry
     # (last_status_at is written with the post), the like
-    assert deliver_twice(runtime, "EffectsQueue") == 11
+    assert deliver_twice(runtime, "EffectsFunction:async") == 11
     drain()
     assert all(actor_keys_repo.get(a) is not None for a in ids_.values())
     assert [n["notification_type"] for n in effects_repo.notifications(ids_["bob"])] == ["mention"]
@@ -55,7 +57,7 @@ def test_mail_twice(client, runtime, drain):
         "agreement": "true"})
     assert response.status_code == 200
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "MailQueue") == 1
+    assert deliver_twice(runtime, "MailerFunction:async") == 1
     drain()
     assert len(runtime.mailbox.collect()) == 1
 
@@ -68,7 +70,9 @@ def test_timers_twice(client, people, runtime, drain):
                 data={"choices[]": "1"})
     drain()
     job = PollExpired(poll_id=status["poll"]["id"]).to_dict()
-    send(runtime.stack.queue_urls["TimersQueue"], [job, job])
+    for body in (job, job):  # what the scheduler sends, twice
+        aws("sqs").send_message(QueueUrl=runtime.stack.queue_urls["TimersQueue"],
+                                MessageBody=json.dumps(body))
     drain()
     for name in ("alice", "bob"):
         assert [n["notification_type"] for n in effects_repo.notifications(ids_[name])] == \
@@ -90,7 +94,7 @@ def test_media_processing_twice(client, people, runtime, drain):
                            files={"file": ("noise.png", buffer.getvalue(), "image/png")})
     assert response.status_code == 202
     dispatch_only(runtime)
-    assert deliver_twice(runtime, "MediaJobsQueue") == 1
+    assert deliver_twice(runtime, "MediaWorkerFunction:async") == 1
     drain()
     done = client.get(f"/api/v1/media/{response.json()['id']}", headers=tokens["alice"])
     assert done.status_code == 200 and done.json()["blurhash"]
@@ -112,19 +116,31 @@ def receives_of(runtime, queue: str) -> list[int]:
 
 
 def dead_lettered(runtime, dlq: str) -> list[str]:
-    return [m["Body"] for m in aws("sqs").receive_message(
-        QueueUrl=runtime.stack.queue_urls[dlq], MaxNumberOfMessages=10).get("Messages", [])]
+    """The jobs a DLQ holds: an SQS queue's messages as they were, an asynchronous invocation's
+    failure record (Lambda's on-failure destination) by the jobs of the event it carried."""
+    bodies = []
+    for message in aws("sqs").receive_message(QueueUrl=runtime.stack.queue_urls[dlq],
+                                              MaxNumberOfMessages=10).get("Messages", []):
+        body = json.loads(message["Body"])
+        if isinstance(body, dict) and "requestContext" in body:
+            bodies += [json.dumps(job) for job in body["requestPayload"]["jobs"]]
+        else:
+            bodies.append(message["Body"])
+    return bodies
 
 
-@pytest.mark.parametrize("queue, dlq", [("CountersQueue", "CountersDLQ"),
-                                        ("EffectsQueue", "EffectsDLQ"),
-                                        ("MailQueue", "MailDLQ"),
-                                        ("TimersQueue", "TimersDLQ"),
-                                        ("MediaJobsQueue", "MediaJobsDLQ")])
-def test_a_message_that_is_no_job_is_dropped_at_its_first_receive(runtime, drain, queue, dlq):
+@pytest.mark.parametrize("queue, dlq, body", [
+    ("CountersQueue", "CountersDLQ", "not a job"),
+    ("TimersQueue", "TimersDLQ", "not a job"),
+    # an asynchronous invocation's event is JSON (Lambda refuses anything else)
+    ("EffectsFunction:async", "EffectsDLQ", '"not a job"'),
+    ("MailerFunction:async", "MailDLQ", '{"jobs": [{"job": "mystery"}]}'),
+    ("MediaWorkerFunction:async", "MediaJobsDLQ", "[]")])
+def test_a_message_that_is_no_job_is_dropped_at_its_first_receive(runtime, drain, queue, dlq,
+                                                                  body):
     """It can never be run: logged and dropped (messages.Poison), not received again and again
     until it is dead-lettered."""
-    aws("sqs").send_message(QueueUrl=runtime.stack.queue_urls[queue], MessageBody="not a job")
+    aws("sqs").send_message(QueueUrl=runtime.stack.queue_urls[queue], MessageBody=body)
     receives = receives_of(runtime, queue)
     drain()
     assert sum(receives) == 2  # then one last receive finds the queue empty
@@ -141,18 +157,41 @@ def test_a_job_that_keeps_failing_goes_to_the_dlq_after_max_receives(client, peo
     from stratus.jobs import messages
     from stratus.workers import effects
 
+    tries = []
+
     def failing(job):
+        tries.append(job.name)
         raise RuntimeError("the table is busy")
 
     monkeypatch.setitem(effects.HANDLERS, messages.Favourited, failing)
-    receives = receives_of(runtime, "EffectsQueue")
     drain()
-    max_receives = runtime.stack.template["Resources"]["EffectsQueue"]["Properties"][
-        "RedrivePolicy"]["maxReceiveCount"]
-    assert max_receives == 5
-    assert sum(receives) - 1 == max_receives
+    retries = runtime.stack.template["Resources"]["EffectsFunction"]["Properties"][
+        "EventInvokeConfig"]["MaximumRetryAttempts"]
+    assert retries == 2
+    assert tries == ["favourited"] * (1 + retries)
     assert [messages.decode(body).name for body in dead_lettered(runtime, "EffectsDLQ")] == \
         ["favourited"]
+
+
+def test_a_job_that_keeps_failing_goes_to_the_sqs_dlq_after_max_receives(runtime, drain,
+                                                                          monkeypatch):
+    from stratus.jobs.messages import InboxActivity
+    from stratus.workers import inbox
+
+    def failing(job):
+        raise RuntimeError("the table is busy")
+
+    monkeypatch.setattr(inbox, "handle", failing)
+    job = InboxActivity(activity={"id": "https://peer.example/1", "type": "Like"},
+                        actor_id="1").to_dict()
+    aws("sqs").send_message(QueueUrl=runtime.stack.queue_urls["InboxQueue"],
+                            MessageBody=json.dumps(job))
+    receives = receives_of(runtime, "InboxQueue")
+    drain()
+    max_receives = runtime.stack.template["Resources"]["InboxQueue"]["Properties"][
+        "RedrivePolicy"]["maxReceiveCount"]
+    assert sum(receives) - 1 == max_receives
+    assert [json.loads(body) for body in dead_lettered(runtime, "InboxDLQ")] == [job]
 
 
 def test_a_poison_message_does_not_hold_back_its_batch(client, people, runtime, drain):
@@ -162,21 +201,21 @@ def test_a_poison_message_does_not_hold_back_its_batch(client, people, runtime, 
     status = post(client, tokens["alice"], status="mixed batch")
     client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=tokens["bob"])
     dispatch_only(runtime)
-    bodies = queued(runtime, "EffectsQueue")
-    url = runtime.stack.queue_urls["EffectsQueue"]
+    bodies = queued(runtime, "EffectsFunction:async")
+    url = runtime.stack.queue_urls["EffectsFunction:async"]
     aws("sqs").send_message(QueueUrl=url, MessageBody='{"job": "mystery"}')
     for body in bodies:
         aws("sqs").send_message(QueueUrl=url, MessageBody=body)
     applied = []
     from stratus.workers import effects
 
-    real = effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))]
-    effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))] = \
-        lambda job: applied.append(job.name) or real(job)
+    liked = type(effects.jobs.decode(next(b for b in bodies if "favourited" in b)))
+    real = effects.HANDLERS[liked]
+    effects.HANDLERS[liked] = lambda job: applied.append(job.name) or real(job)
     try:
         drain()
     finally:
-        effects.HANDLERS[type(effects.jobs.decode(bodies[-1]))] = real
+        effects.HANDLERS[liked] = real
     assert applied == ["favourited"]
     assert [n["notification_type"] for n in effects_repo.notifications(ids_["alice"])] == \
         ["favourite"]

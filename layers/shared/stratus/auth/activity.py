@@ -46,7 +46,7 @@ def keep_home_fed(account_id: str, now: int) -> bool:
         return False
     from stratus.jobs import messages as jobs  # lazy: its job classes are ~25 ms of INIT
 
-    queues.send(queues.url("fanout"), [jobs.RegenerateHome(account_id=account_id).to_dict()])
+    queues.send("fanout", [jobs.RegenerateHome(account_id=account_id).to_dict()])
     return True
 
 

@@ -88,6 +88,11 @@ class Settings:
         """A job queue's URL by its short name (counters, mail, effects, media)."""
         return self._get(f"{queue.upper()}_QUEUE_URL")
 
+    def job_function(self, queue: str) -> str | None:
+        """The function whose asynchronous invocations carry a kind of job (`<KIND>_FUNCTION`),
+        or None when that kind goes through an SQS queue (`<KIND>_QUEUE_URL`)."""
+        return os.environ.get(f"{queue.upper()}_FUNCTION") or None
+
     def state_machine_arn(self, machine: str) -> str:
         """A state machine's ARN by its short name (purge_account, domain_block)."""
         return self._get(f"{machine.upper()}_STATE_MACHINE_ARN")

@@ -149,9 +149,29 @@ def _permanent(exc: BaseException) -> bool:
     return isinstance(exc, (Permanent, TooDeep, RecursionError))
 
 
+class JobsFailed(Exception):
+    """Some jobs of an asynchronous invocation failed (each is logged): Lambda retries it."""
+
+
+def _as_records(event: Any, context: Any) -> list[dict]:
+    """An asynchronous invocation's jobs (repo/queues.py: `{"jobs": [...]}`; anything else is
+    taken as one job, to be dropped if it is none) as SQS records, so that one record handler
+    serves both ways."""
+    import json
+
+    jobs = event["jobs"] if isinstance(event, dict) and isinstance(event.get("jobs"), list) \
+        else [event]
+    request = getattr(context, "aws_request_id", None) or "async"
+    return [{"messageId": f"{request}/{i}", "receiptHandle": "",
+             "body": json.dumps(job, separators=(",", ":")), "attributes": {},
+             "messageAttributes": {}, "md5OfBody": "", "eventSource": "aws:lambda",
+             "eventSourceARN": "", "awsRegion": ""} for i, job in enumerate(jobs)]
+
+
 def sqs_batch_handler(record_handler: Callable[[Any], Any], *,
                       limits: JobLimits | None = None) -> Callable[[dict, Any], Any]:
-    """An SQS consumer: each record handled on its own, failures reported per message
+    """A job consumer, of SQS batches or of asynchronous invocations (`_as_records`): each
+    record handled on its own, failures reported per message
     (Powertools BatchProcessor → ReportBatchItemFailures), so one poison message is retried
     and dead-lettered without holding back the rest of the batch.
 
@@ -195,8 +215,18 @@ def sqs_batch_handler(record_handler: Callable[[Any], Any], *,
                     "reason": f"{type(exc).__name__}: {str(exc)[:200]}"})
                 return None
 
-        return process_partial_response(event=event, record_handler=run,
-                                        processor=processor, context=context)
+        if isinstance(event, dict) and "Records" in event:
+            return process_partial_response(event=event, record_handler=run,
+                                            processor=processor, context=context)
+        # An asynchronous invocation: its jobs in order; one that failed fails the event, which
+        # Lambda retries whole (jobs are idempotent) and then dead-letters.
+        records = _as_records(event, context)
+        answer = process_partial_response(event={"Records": records}, record_handler=run,
+                                          processor=processor, context=context)
+        failed = answer.get("batchItemFailures") or []
+        if failed:
+            raise JobsFailed(f"{len(failed)} of {len(records)} jobs failed")
+        return answer
 
     handler = job_handler(handle)
     handler.limits = limits  # type: ignore[attr-defined]

@@ -124,7 +124,7 @@ def _fan_out(job: jobs.Federate) -> int:
         send(each, signer, fresh, owners)
     if cursor:
         remembered = [*job.sent, *(_digest(i) for i in fresh)]
-        queues.send(queues.url(FEDERATION), [jobs.Federate(
+        queues.send(FEDERATION, [jobs.Federate(
             event_id=job.event_id, kind=job.kind, account_id=job.account_id, activity=activity,
             signer=signer, after=cursor, part=job.part + 1,
             sent=remembered if len(remembered) <= MAX_SENT else []).to_dict()])
@@ -140,7 +140,7 @@ def _reject_follows(job: jobs.Federate) -> int:
     removal then delivering its Reject(Follow); the next step as a copy of the job."""
     cursor = follows.reject_follows_of_suspended(job.account_id, job.after)
     if cursor is not None:
-        queues.send(queues.url(FEDERATION), [jobs.Federate(
+        queues.send(FEDERATION, [jobs.Federate(
             event_id=job.event_id, kind=job.kind, account_id=job.account_id, item=job.item,
             after=cursor, part=job.part + 1).to_dict()])
     return 0
@@ -154,7 +154,7 @@ def send(activity: dict[str, Any], signer: str | None, inboxes: list[str],
         return
     body = json.dumps(activity, separators=(",", ":"), ensure_ascii=False)
     owners = owners or {}
-    queues.send(queues.url(DELIVERY), [
+    queues.send(DELIVERY, [
         jobs.DeliverActivity(inbox=inbox, body=body, account_id=signer,
                              recipient=owners.get(inbox)).to_dict()
         for inbox in inboxes])
@@ -179,7 +179,7 @@ def clock_now() -> float:
 
 
 def _later(job: jobs.DeliverActivity, due: float, now: float, *, attempt: int) -> None:
-    queues.send(queues.url(DELIVERY),
+    queues.send(DELIVERY,
                 [jobs.DeliverActivity(inbox=job.inbox, body=job.body, account_id=job.account_id,
                                       attempt=attempt, due=due,
                                       recipient=job.recipient).to_dict()],

@@ -35,7 +35,7 @@ def reject_follow(local_id: str, remote_id: str, activity_id: str) -> None:
 
     item = {"id": ids.new_id(), "type": "follow", "account_id": remote_id,
             "target_id": local_id, "uri": activity_id}
-    queues.send(queues.url(FEDERATION), [jobs.Federate(
+    queues.send(FEDERATION, [jobs.Federate(
         event_id=f"reject:{activity_id}", kind="reject", account_id=local_id,
         item=item).to_dict()])
 

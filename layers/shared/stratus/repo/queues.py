@@ -1,4 +1,18 @@
-"""Job queues: sending job messages to SQS in batches of ten."""
+"""Job queues. A kind of job (counters, mail, effects, ...) travels one of two ways, as the
+sending function's environment says (template.yaml):
+
+- **An SQS queue** (`<KIND>_QUEUE_URL`), polled by an event-source mapping: for the kinds that
+  need what only SQS gives — a delay (`delays`), a backoff of our choosing (`retry_later`),
+  batches gathered over a window, a cap on the consumer's concurrency. A mapping long-polls
+  its queue all month long, traffic or not (about $0.26 a month each: docs/performance.md).
+- **The function's asynchronous invocation** (`<KIND>_FUNCTION`): Lambda's own queue. The
+  event is `{"jobs": [...]}`, up to `PER_INVOCATION` jobs in the order they were sent; Lambda
+  retries a failed event twice and then sends it to the function's on-failure destination
+  (template.yaml's `EventInvokeConfig`). Nothing polls: nothing to pay at idle, and ten jobs
+  cost one Lambda request instead of three SQS requests and an invocation's share each.
+
+Either way a job may arrive more than once; consumers are idempotent.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +22,27 @@ from typing import Any
 from stratus.core.config import settings
 from stratus.repo.client import client
 
-
-def url(queue: str) -> str:
-    """A job queue's URL by its short name (counters, mail, effects, media)."""
-    return settings().queue_url(queue)
-
-
 MAX_DELAY = 900  # SQS's longest DelaySeconds
+# Jobs an asynchronous invocation carries (default 10): one for the kinds whose job may take a
+# large share of the function's time (a fetch of up to 45 s, a video to transcode).
+PER_INVOCATION = {"cards": 1, "media": 1}
 
 
-def send(queue_url: str, messages: list[dict[str, Any]], *,
+def send(queue: str, messages: list[dict[str, Any]], *,
          delays: list[int] | None = None) -> None:
-    """Send messages, ten per SendMessageBatch; `delays`: each message's DelaySeconds (at most
-    15 minutes)."""
+    """Send jobs of one kind (`queue`: its short name). Over SQS ten go in a SendMessageBatch;
+    `delays`: each message's DelaySeconds (at most 15 minutes), for kinds carried by SQS only.
+    Over asynchronous invocation the jobs go `PER_INVOCATION` to an Invoke, one Invoke after
+    another, so that they are run in the order they were sent as far as Lambda keeps it."""
+    function = settings().job_function(queue)
+    if function is not None:
+        if delays:
+            raise ValueError(f"{queue} jobs go by asynchronous invocation: they cannot be delayed")
+        size = PER_INVOCATION.get(queue, 10)
+        for start in range(0, len(messages), size):
+            _invoke(function, {"jobs": messages[start:start + size]})
+        return
+    queue_url = settings().queue_url(queue)
     sqs = client("sqs")
     for start in range(0, len(messages), 10):
         batch = messages[start:start + 10]
@@ -34,7 +56,16 @@ def send(queue_url: str, messages: list[dict[str, Any]], *,
             raise RuntimeError(f"could not enqueue {len(response['Failed'])} jobs: {failed}")
 
 
-def retry_later(queue_url: str, receipt_handle: str, seconds: int) -> None:
-    """Make a received message visible again in `seconds` (a retry's backoff; at most 12 h)."""
-    client("sqs").change_message_visibility(QueueUrl=queue_url, ReceiptHandle=receipt_handle,
+def _invoke(function: str, event: dict[str, Any]) -> None:
+    response = client("lambda").invoke(FunctionName=function, InvocationType="Event",
+                                       Payload=json.dumps(event, separators=(",", ":")))
+    if response.get("StatusCode") != 202:
+        raise RuntimeError(f"{function} did not take the job: {response.get('StatusCode')}")
+
+
+def retry_later(queue: str, receipt_handle: str, seconds: int) -> None:
+    """Make a received message of an SQS-carried kind visible again in `seconds` (a retry's
+    backoff; at most 12 h)."""
+    client("sqs").change_message_visibility(QueueUrl=settings().queue_url(queue),
+                                            ReceiptHandle=receipt_handle,
                                             VisibilityTimeout=max(0, min(seconds, 43200)))

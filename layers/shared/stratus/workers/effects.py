@@ -133,7 +133,7 @@ def status_removed(job: jobs.StatusRemoved) -> int:
             if not found:
                 break
             if pages == CASCADE_PAGES:
-                queues.send(queues.url("effects"), [job.to_dict()])  # the rest, in a new job
+                queues.send("effects", [job.to_dict()])  # the rest, in a new job
                 return removed
             remove(found)
             removed += len(found)
@@ -186,7 +186,7 @@ def blocked(job: jobs.Blocked) -> int:
     if found:
         repo.remove_notifications(found)
     if budget.spent and budget.last_id:
-        queues.send(queues.url("effects"), [replace(job, before_id=budget.last_id).to_dict()])
+        queues.send("effects", [replace(job, before_id=budget.last_id).to_dict()])
     return len(found)
 
 
@@ -198,7 +198,7 @@ def status_edited(job: jobs.StatusEdited) -> int:
     boosts = repo.edges_after("REBLOG", job.status_id, job.after, CASCADE_PAGE,
                               until=ids.id_at(edited_ms, upper=True))
     if len(boosts) == CASCADE_PAGE:
-        queues.send(queues.url("effects"), [jobs.StatusEdited(
+        queues.send("effects", [jobs.StatusEdited(
             event_id=job.event_id, status_id=job.status_id, account_id=job.account_id,
             edited_at=job.edited_at, after=boosts[-1]["id"]).to_dict()])
     return _notify([b["account_id"] for b in boosts], "update", job.account_id,
@@ -246,7 +246,7 @@ def _in_pages(fetch: Callable[[int], list], apply: Callable[[list], None], job: 
         done += len(found)
         if len(found) < CASCADE_PAGE:
             return done, False
-    queues.send(queues.url("effects"), [job.to_dict()])
+    queues.send("effects", [job.to_dict()])
     return done, True
 
 

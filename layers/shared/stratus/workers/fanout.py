@@ -107,7 +107,7 @@ def filtered_from_tags(status: dict[str, Any], receiver: str, crutches: Crutches
 
 # --- delivering a status ------------------------------------------------------------------------
 def _enqueue(*messages: jobs.Job) -> None:
-    queues.send(queues.url("fanout"), [m.to_dict() for m in messages])
+    queues.send("fanout", [m.to_dict() for m in messages])
 
 
 def author_lists(author: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -231,7 +231,7 @@ def _stream(event: str, status_id: str, receivers: Iterable[str] = (),
     owners' streams (the stream worker posts it to whoever of them is listening)."""
     receivers, lists = sorted(set(receivers)), list(lists)
     if receivers or lists:
-        queues.send(queues.url("stream"), [jobs.StreamToFeeds(
+        queues.send("stream", [jobs.StreamToFeeds(
             event=event, status_id=status_id, receivers=receivers, lists=lists).to_dict()])
 
 

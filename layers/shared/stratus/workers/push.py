@@ -297,4 +297,4 @@ def backoff_delay(attempt: int, asked: int | None = None) -> int:
 
 def back_off(receipt_handle: str, attempt: int, asked: int | None = None) -> None:
     """Put a failed job back on the push queue after `backoff_delay`."""
-    queues.retry_later(queues.url("push"), receipt_handle, backoff_delay(attempt, asked))
+    queues.retry_later("push", receipt_handle, backoff_delay(attempt, asked))

@@ -115,5 +115,5 @@ def receive(method: str, path: str, query: str, headers: dict[str, str], body: b
     message = job.to_dict()
     if len(json.dumps(message, separators=(",", ":")).encode()) > MAX_JOB_BYTES:
         raise PayloadTooLarge("Activity is too large")
-    queues.send(queues.url("inbox"), [message])
+    queues.send("inbox", [message])
     return True

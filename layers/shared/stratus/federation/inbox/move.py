@@ -49,4 +49,4 @@ def migrate(job: jobs.MoveFollowers) -> None:
         remote_follows.move_follow(follower_id, job.origin_id, job.target_id,
                                    uri=follows.activity_uri())
     if len(entries) == BATCH:
-        queues.send(queues.url("inbox"), [replace(job, after=entries[-1]["id"]).to_dict()])
+        queues.send("inbox", [replace(job, after=entries[-1]["id"]).to_dict()])
