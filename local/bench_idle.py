@@ -597,6 +597,7 @@ def levers(idle: Idle) -> dict[str, Any]:
         "InstanceSecret -> SSM SecureString parameter": -secrets,
         "no Powertools ColdStart metric (capture_cold_start_metric=False)": -metrics,
     }
+    found = {k: v for k, v in found.items() if abs(v) >= 0.005}  # those still open
     after = idle.per_month + sum(v for k, v in found.items() if not k.startswith("alarms"))
     return {"levers": found, "after_levers": after,
             "after_levers_two_pollers": after - plan + plan_floor,

@@ -83,6 +83,7 @@ def describe(runtime: Runtime, endpoint_url: str) -> dict[str, Any]:
     """What stratusctl needs to reach this stack (written to .stratus/endpoint.json)."""
     return {"endpoint_url": endpoint_url, "env": {
         k: v for k, v in runtime.env.items()
-        if k.endswith(("_TABLE", "_BUCKET", "_QUEUE_URL")) or k.startswith(("INSTANCE_", "MEDIA_"))
+        if k.endswith(("_TABLE", "_BUCKET", "_QUEUE_URL", "_FUNCTION"))
+        or k.startswith(("INSTANCE_", "MEDIA_"))
         or k == "STRATUS_ENVIRONMENT"
     }}

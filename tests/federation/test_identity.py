@@ -119,6 +119,33 @@ def test_key_rotation_replaces_the_key_pair(client, people, drain, monkeypatch, 
     assert "Record not found" in capsys.readouterr().err
 
 
+def test_a_signing_key_is_opened_once_per_process_and_a_rotated_one_afresh(client, people,
+                                                                           drain, monkeypatch):
+    """Deliveries sign with the key they unsealed and loaded before (several ms each time), and
+    with the new key as soon as it is rotated."""
+    from cryptography.hazmat.primitives import serialization
+    from stratus.federation import actor_keys
+
+    drain()
+    alice = people[0]["alice"]
+    actor_keys._opened.cache_clear()
+    opened = []
+    real = actor_keys.secrets.unseal
+    monkeypatch.setattr(actor_keys.secrets, "unseal",
+                        lambda sealed, context: opened.append(context) or real(sealed, context))
+
+    def public(key):
+        return key.public_key().public_bytes(serialization.Encoding.PEM,
+                                              serialization.PublicFormat.SubjectPublicKeyInfo)
+
+    first = actor_keys.private_key(alice)
+    assert actor_keys.private_key(alice) is first and len(opened) == 1
+    actor_keys.rotate(alice)
+    rotated = actor_keys.private_key(alice)
+    assert len(opened) == 2
+    assert public(rotated).decode() == actor_keys.public_key_pem(alice) != public(first).decode()
+
+
 # --- WebFinger and host-meta ---------------------------------------------------------------
 def test_webfinger(client, people):
     response = client.get("/.well-known/webfinger?resource=acct:alice@localhost:8000",

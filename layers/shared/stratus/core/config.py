@@ -35,8 +35,9 @@ class Settings:
         return self._get("MEDIA_BUCKET")
 
     @cached_property
-    def instance_secret_arn(self) -> str:
-        return self._get("INSTANCE_SECRET_ARN")
+    def instance_secret_parameter(self) -> str:
+        """The SSM parameter that holds the instance secret (repo/secrets.py)."""
+        return self._get("INSTANCE_SECRET_PARAMETER")
 
     @cached_property
     def domain(self) -> str:

@@ -14,6 +14,7 @@ clear: actor documents read it without the instance secret.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from stratus.core import clock
@@ -73,10 +74,17 @@ def public_key_pem(account_id: str | None) -> str | None:
 
 def private_key(account_id: str | None):
     """The actor's private key (a `cryptography` RSA key) for signing; made if missing."""
+    found = ensure(account_id)
+    return _opened(account_id, found["sealed_private_key"])
+
+
+@functools.lru_cache(maxsize=256)
+def _opened(account_id: str | None, sealed: str):
+    """A sealed key, unsealed and loaded once per process (loading checks the RSA key: several
+    ms of every delivery's time). Keyed by the sealed text, so a rotated key is a new entry."""
     from cryptography.hazmat.primitives import serialization
 
-    found = ensure(account_id)
-    pem = secrets.unseal(found["sealed_private_key"], _context(account_id))
+    pem = secrets.unseal(sealed, _context(account_id))
     return serialization.load_pem_private_key(pem, password=None)
 
 
