@@ -447,6 +447,10 @@ class Recorder:
         def chunks(size: int) -> int:
             return max(1, math.ceil(size / SQS_CHUNK))
 
+        from . import emulator
+
+        if str(params.get("QueueUrl", "")).rsplit("/", 1)[-1] in emulator.ASYNC_QUEUES.values():
+            return  # the local stand-in for Lambda's own queue of asynchronous invocations
         if operation == "ReceiveMessage":
             messages = parsed.get("Messages") or []
             if not messages and not inside:
