@@ -44,8 +44,8 @@ INIT of cold starts (`INIT_SECONDS` at the function's memory, at the rate `cold_
 models from each function's traffic); DynamoDB read and write units as the local DynamoDB
 reports them (GSI writes included; failed conditions from its CloudWatch-like tally; streams
 read by Lambda are free); SQS requests (64 KB chunks; the pollers' empty receives are idle
-cost); S3, SES, the instance secret's reads (an SSM SecureString: the KMS request of one
-read per cold start of a function that holds the parameter's name: an upper bound); CloudWatch Logs ingestion (bytes the functions log at the
+cost); S3, SES, Secrets Manager calls (one per cold start of a function that holds the
+secret's ARN: an upper bound); CloudWatch Logs ingestion (bytes the functions log at the
 template's log level, Lambda's START/END/REPORT/XRAY lines, a cold start's extra lines); X-Ray
 traces recorded (one per trace root: HTTP, WebSocket, stream and schedule invocations; SQS
 workers continue their sender's trace) at the template's tracing and Lambda's fixed sampling
@@ -951,7 +951,7 @@ class Deployment:
 
     memory: dict[str, int]
     traced: dict[str, bool]  # Tracing: Active
-    secret: dict[str, bool]  # holds the instance secret's name (reads it once per environment)
+    secret: dict[str, bool]  # holds the instance secret's ARN (reads it once per environment)
 
     @classmethod
     def of(cls, template: dict[str, Any]) -> Deployment:
@@ -966,7 +966,7 @@ class Deployment:
                                template)
             traced[name] = tracing == "Active"
             env = {**shared_env, **((props.get("Environment") or {}).get("Variables") or {})}
-            secret[name] = "INSTANCE_SECRET_PARAMETER" in env
+            secret[name] = "INSTANCE_SECRET_ARN" in env
         return cls(bench_costs.memory_sizes(template), traced, secret)
 
 

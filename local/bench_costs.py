@@ -58,9 +58,7 @@ PRICES = {
     "ses_email": 0.10 / 1000,
     "s3_put": 0.005 / 1000,              # PUT, COPY, POST, LIST
     "s3_get": 0.0004 / 1000,             # GET and others
-    # the instance secret, an SSM SecureString: standard throughput is free, the KMS Decrypt (or
-    # Encrypt, when it is made) of each read $0.03 per 10,000 (https://aws.amazon.com/kms/pricing/)
-    "secrets_call": 0.03 / 10000,
+    "secrets_call": 0.05 / 10000,
     "logs_ingested_gb": 0.50,            # CloudWatch Logs, standard class (Lambda's log groups)
     "xray_trace": 5.00 / 1e6,            # X-Ray traces recorded
     "transfer_out_gb": 0.09,             # data out to the internet, first 10 TB a month
@@ -478,8 +476,7 @@ class Recorder:
             pass  # free
         elif service == "s3":
             self.add("s3_get", 1)
-        elif service == "secretsmanager" or (service == "ssm" and operation in (
-                "GetParameter", "PutParameter")):
+        elif service == "secretsmanager":
             self.add("secrets", 1)
         elif service == "lambda" and operation == "Invoke":
             pass  # the invocation it makes is charged as a Lambda request where it runs

@@ -428,17 +428,6 @@ def _states(op: str, params: dict[str, Any], region: str, account: str, _: Any
     return [(f"states:{op}", arn or "*")]
 
 
-def _ssm(op: str, params: dict[str, Any], region: str, account: str, _: Any
-         ) -> list[tuple[str, str]]:
-    """Parameter Store: a call on one parameter is authorised on its ARN (`parameter/` and the
-    name without its leading slash)."""
-    names = [params["Name"]] if params.get("Name") else params.get("Names") or []
-    if not names:
-        return [(f"ssm:{op}", "*")]
-    return [(f"ssm:{op}", f"arn:aws:ssm:{region}:{account}:parameter/{n.lstrip('/')}")
-            for n in names]
-
-
 def _lambda(op: str, params: dict[str, Any], region: str, account: str, _: Any
             ) -> list[tuple[str, str]]:
     """Lambda: Invoke is authorised as lambda:InvokeFunction on the function (named by name or
@@ -455,7 +444,7 @@ def _lambda(op: str, params: dict[str, Any], region: str, account: str, _: Any
 
 _MAPPERS: dict[str, Callable[..., list[tuple[str, str]]]] = {
     "dynamodb": _dynamodb, "dynamodbstreams": _dynamodb, "sqs": _sqs, "s3": _s3,
-    "stepfunctions": _states, "lambda": _lambda, "ssm": _ssm,
+    "stepfunctions": _states, "lambda": _lambda,
     "secretsmanager": _secretsmanager, "scheduler": _scheduler, "ses": _ses, "sesv2": _ses,
 }
 
@@ -464,7 +453,7 @@ _DENIAL = {"s3": ("AccessDenied", 403), "sqs": ("AccessDenied", 403),
            "ses": ("AccessDenied", 403), "dynamodb": ("AccessDeniedException", 400),
            "dynamodbstreams": ("AccessDeniedException", 400),
            "secretsmanager": ("AccessDeniedException", 400),
-           "lambda": ("AccessDeniedException", 403), "ssm": ("AccessDeniedException", 400)}
+           "lambda": ("AccessDeniedException", 403)}
 
 
 # --------------------------------------------------------------------------- enforcement

@@ -1,15 +1,15 @@
 """Keeping the local stack's data, and its unfinished work, across restarts of `make dev`.
 
 moto keeps everything in memory. On a clean stop the dev server writes to
-`.stratus/snapshot.json` the tables, media objects, one-off schedules, secrets and the stack's
-SSM parameters (the instance secret), and the work still under way: the stream records the
-pipeline has not yet handed over successfully and every message in the queues (visible, in
-flight or waiting for a retry; the asynchronous invocations waiting in theirs included). The
-next start loads the data, moves the stream reader past the writes the restore itself made (their
-side effects happened before the stop), then hands the saved records back to their function and
-puts the saved messages back in their queues: each pending side effect runs once after the
-restart, and none twice. This is a development convenience that scans whole tables; nothing like
-it runs on AWS, where the stream and the queues outlive any one process.
+`.stratus/snapshot.json` the tables, media objects, one-off schedules and the instance secret,
+and the work still under way: the stream records the pipeline has not yet handed over
+successfully and every message in the queues (visible, in flight or waiting for a retry; the
+asynchronous invocations waiting in theirs included). The next start loads the data, moves the
+stream reader past the writes the restore itself made (their side effects happened before the
+stop), then hands the saved records back to their function and puts the saved messages back in
+their queues: each pending side effect runs once after the restart, and none twice. This is a
+development convenience that scans whole tables; nothing like it runs on AWS, where the stream
+and the queues outlive any one process.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ def _decode(obj: dict[str, Any]) -> Any:
 def save(stack: Any, path: Path, pipeline: Any) -> dict[str, int]:
     ddb, s3 = client("dynamodb"), client("s3")
     data: dict[str, Any] = {"tables": {}, "objects": {}, "schedules": [], "secrets": {},
-                            "parameters": {},
                             "stream_backlog": {}, "messages": {}, "executions": []}
     for logical, name in stack.table_names.items():
         items: list[dict[str, Any]] = []
@@ -66,11 +65,6 @@ def save(stack: Any, path: Path, pipeline: Any) -> dict[str, int]:
     secrets = client("secretsmanager")
     for logical, arn in stack.secret_arns.items():
         data["secrets"][logical] = secrets.get_secret_value(SecretId=arn)["SecretString"]
-    for page in client("ssm").get_paginator("get_parameters_by_path").paginate(
-            Path=_parameters(stack), Recursive=True, WithDecryption=True):
-        for parameter in page.get("Parameters", []):
-            data["parameters"][parameter["Name"]] = {"type": parameter["Type"],
-                                                     "value": parameter["Value"]}
     data["stream_backlog"] = pipeline.backlog()
     data["executions"] = pipeline.running()
     for logical, url in stack.queue_urls.items():
@@ -83,11 +77,6 @@ def save(stack: Any, path: Path, pipeline: Any) -> dict[str, int]:
     counts["queued messages"] = sum(len(m) for m in data["messages"].values())
     counts["running executions"] = len(data["executions"])
     return counts
-
-
-def _parameters(stack: Any) -> str:
-    """Where the stack's SSM parameters live (template.yaml names them `/<stack>/...`)."""
-    return f"/{stack.resolver.pseudo('AWS::StackName')}/"
 
 
 def restore(stack: Any, path: Path, pipeline: Any) -> bool:
@@ -111,9 +100,6 @@ def restore(stack: Any, path: Path, pipeline: Any) -> bool:
     for schedule in data.get("schedules", []):
         scheduler.create_schedule(**schedule)
     secrets = client("secretsmanager")
-    for name, parameter in data.get("parameters", {}).items():
-        client("ssm").put_parameter(Name=name, Type=parameter["type"], Value=parameter["value"],
-                                    Overwrite=True)
     for logical, value in data.get("secrets", {}).items():
         if logical in stack.secret_arns:
             secrets.put_secret_value(SecretId=stack.secret_arns[logical], SecretString=value)

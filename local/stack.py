@@ -29,7 +29,6 @@ RESOURCE_TYPES = {
     "AWS::S3::Bucket": "moto",
     "AWS::SecretsManager::Secret": "moto",
     "AWS::IAM::Role": "enforced on every AWS call a function makes (local/iam.py)",
-    "AWS::IAM::ManagedPolicy": "part of the roles that attach it (local/iam.py)",
     "AWS::ApiGatewayV2::Api": "the WebSocket API: local/websocket.py on the REST port",
     "AWS::ApiGatewayV2::Route": "local/websocket.py",
     "AWS::ApiGatewayV2::Integration": "local/websocket.py",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 OUTPUT_ENV = {"MainTableName": "MAIN_TABLE", "MediaBucketName": "MEDIA_BUCKET",
-              "MediaUrl": "MEDIA_BASE_URL", "InstanceSecretParameter": "INSTANCE_SECRET_PARAMETER"}
+              "MediaUrl": "MEDIA_BASE_URL", "InstanceSecretArn": "INSTANCE_SECRET_ARN"}
 
 
 class CliError(Exception):

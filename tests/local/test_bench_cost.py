@@ -155,7 +155,7 @@ def test_the_deployment_is_read_from_the_template_with_parameter_defaults():
             "Big": {"Type": "AWS::Serverless::Function",
                     "Properties": {"MemorySize": 1024, "Tracing": "Active",
                                    "Environment": {"Variables": {
-                                       "INSTANCE_SECRET_PARAMETER": "/s/secret"}}}}}}
+                                       "INSTANCE_SECRET_ARN": {"Ref": "Secret"}}}}}}}
     found = bench_cost.Deployment.of(template)
     assert found.memory == {"Plain": 512, "Big": 1024}
     assert found.traced == {"Plain": False, "Big": True}

@@ -134,11 +134,9 @@ def test_the_template_creates_no_alarm_with_its_default_parameters():
     assert len(on.of_kind("CloudWatch alarm")) == 14
     assert on.per_month - idle.per_month == pytest.approx(1.40)
     # what remains: 6 long-polling mappings (the other 7 workers take their jobs by
-    # asynchronous invocation, which nothing polls) and the schedules; the instance secret is
-    # a standard SSM parameter (no monthly price)
+    # asynchronous invocation, which nothing polls), the secret, the schedules
     assert len(idle.of_kind("SQS event-source mapping")) == 6
-    assert not idle.of_kind("Secrets Manager secret")
-    assert idle.by_resource()["InstanceSecretAccess"] == 0
+    assert idle.by_resource()["InstanceSecret"] == 0.40
 
 
 def test_idle_json():

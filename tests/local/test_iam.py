@@ -176,14 +176,12 @@ def test_a_schedule_needs_pass_role_on_the_role_it_hands_over(runtime):
 def test_each_function_fetches_the_secret_with_its_own_permission(runtime):
     with iam.acting_as(runtime.stack, "AccountsFunction"):
         secret = secrets.instance_secret()
-    # WebFunction has no InstanceSecretAccess; on AWS its environments never share
-    # AccountsFunction's cached copy, so it would have to fetch the secret and be refused.
-    secrets.reset()
+    # WebFunction has no AWSSecretsManagerGetSecretValuePolicy; on AWS its environments never
+    # share AccountsFunction's cached copy, so it would have to fetch the secret and be refused.
     with iam.acting_as(runtime.stack, "WebFunction"), pytest.raises(ClientError) as excinfo:
         secrets.instance_secret()
     assert denied(excinfo)[0] == "AccessDeniedException"
-    assert (f"ssm:GetParameter on resource: arn:aws:ssm:{REGION}:{ACCOUNT}:parameter/"
-            "stratus-local/instance-secret ") in denied(excinfo)[1]
+    assert "secretsmanager:GetSecretValue" in denied(excinfo)[1]
     with iam.acting_as(runtime.stack, "MailerFunction"):
         assert secrets.instance_secret() == secret
 
@@ -241,13 +239,12 @@ def test_sam_policy_templates_and_managed_policies_expand_as_on_deploy(runtime):
     counters = iam.role_for(runtime.stack, "CountersFunction")
     assert counters.decide("sqs:DeleteMessage", queue + "CountersQueue") == iam.ALLOW
     assert counters.decide("dynamodb:BatchWriteItem", TABLE) == iam.IMPLICIT_DENY
-    # The InstanceSecretAccess managed policy: that one parameter, read or made.
+    # AWSSecretsManagerGetSecretValuePolicy is GetSecretValue on that secret.
     mailer = iam.role_for(runtime.stack, "MailerFunction")
-    parameter = f"arn:aws:ssm:{REGION}:{ACCOUNT}:parameter/stratus-local/instance-secret"
-    assert mailer.decide("ssm:GetParameter", parameter) == iam.ALLOW
-    assert mailer.decide("ssm:PutParameter", parameter) == iam.ALLOW
-    assert mailer.decide("ssm:GetParameter", parameter + "x") == iam.IMPLICIT_DENY
-    assert mailer.decide("ssm:DeleteParameter", parameter) == iam.IMPLICIT_DENY
+    secret = runtime.stack.secret_arns["InstanceSecret"]
+    assert mailer.decide("secretsmanager:GetSecretValue", secret) == iam.ALLOW
+    assert mailer.decide("secretsmanager:GetSecretValue", secret + "x") == iam.IMPLICIT_DENY
+    assert mailer.decide("secretsmanager:PutSecretValue", secret) == iam.IMPLICIT_DENY
 
 
 def test_every_function_has_a_role_the_local_stack_can_enforce(runtime):

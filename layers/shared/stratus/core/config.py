@@ -35,9 +35,8 @@ class Settings:
         return self._get("MEDIA_BUCKET")
 
     @cached_property
-    def instance_secret_parameter(self) -> str:
-        """The SSM parameter that holds the instance secret (repo/secrets.py)."""
-        return self._get("INSTANCE_SECRET_PARAMETER")
+    def instance_secret_arn(self) -> str:
+        return self._get("INSTANCE_SECRET_ARN")
 
     @cached_property
     def domain(self) -> str:
