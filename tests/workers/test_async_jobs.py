@@ -42,6 +42,16 @@ def test_jobs_go_ten_to_an_invocation_in_the_order_they_were_sent(invoked):
     assert [job for payload in sent for job in payload] == jobs
 
 
+def test_an_event_stays_under_lambdas_payload_limit(invoked):
+    """Ten jobs of 40 KB would be 400 KB: they go in events of at most 250,000 bytes."""
+    jobs = [{"job": "probe", "n": n, "receivers": ["1" * 40_000]} for n in range(10)]
+    queues.send("effects", jobs)
+    sizes = [len(i["Payload"].encode()) for i in invoked.invokes]
+    assert all(size <= queues.MAX_EVENT_BYTES for size in sizes) and len(sizes) == 2
+    sent = [job for i in invoked.invokes for job in json.loads(i["Payload"])["jobs"]]
+    assert sent == jobs
+
+
 def test_a_long_kind_of_job_goes_alone(invoked):
     queues.send("cards", [{"job": "fetch_card", "n": n} for n in range(3)])
     assert [len(json.loads(i["Payload"])["jobs"]) for i in invoked.invokes] == [1, 1, 1]

@@ -6,9 +6,9 @@ sending function's environment says (template.yaml):
   batches gathered over a window, a cap on the consumer's concurrency. A mapping long-polls
   its queue all month long, traffic or not (about $0.26 a month each: docs/performance.md).
 - **The function's asynchronous invocation** (`<KIND>_FUNCTION`): Lambda's own queue. The
-  event is `{"jobs": [...]}`, up to `PER_INVOCATION` jobs in the order they were sent; Lambda
-  retries a failed event twice and then sends it to the function's on-failure destination
-  (template.yaml's `EventInvokeConfig`). Nothing polls: nothing to pay at idle, and ten jobs
+  event is `{"jobs": [...]}`, up to `PER_INVOCATION` jobs and `MAX_EVENT_BYTES`, in the order
+  they were sent; Lambda retries a failed event twice and then sends it to the function's
+  on-failure destination (template.yaml's `EventInvokeConfig`). Nothing polls: nothing to pay at idle, and ten jobs
   cost one Lambda request instead of three SQS requests and an invocation's share each.
 
 Either way a job may arrive more than once; consumers are idempotent.
@@ -26,6 +26,9 @@ MAX_DELAY = 900  # SQS's longest DelaySeconds
 # Jobs an asynchronous invocation carries (default 10): one for the kinds whose job may take a
 # large share of the function's time (a fetch of up to 45 s, a video to transcode).
 PER_INVOCATION = {"cards": 1, "media": 1}
+# An asynchronous invocation's event is at most 256 KB (Lambda's quota, SQS's message size too);
+# jobs are grouped under this, a bigger one goes alone (and is refused, as SQS refused it).
+MAX_EVENT_BYTES = 250_000
 
 
 def send(queue: str, messages: list[dict[str, Any]], *,
@@ -38,9 +41,8 @@ def send(queue: str, messages: list[dict[str, Any]], *,
     if function is not None:
         if delays:
             raise ValueError(f"{queue} jobs go by asynchronous invocation: they cannot be delayed")
-        size = PER_INVOCATION.get(queue, 10)
-        for start in range(0, len(messages), size):
-            _invoke(function, {"jobs": messages[start:start + size]})
+        for event in _events(messages, PER_INVOCATION.get(queue, 10)):
+            _invoke(function, event)
         return
     queue_url = settings().queue_url(queue)
     sqs = client("sqs")
@@ -56,9 +58,27 @@ def send(queue: str, messages: list[dict[str, Any]], *,
             raise RuntimeError(f"could not enqueue {len(response['Failed'])} jobs: {failed}")
 
 
-def _invoke(function: str, event: dict[str, Any]) -> None:
+def _events(messages: list[dict[str, Any]], most: int) -> list[str]:
+    """The jobs in order, as events of at most `most` jobs and `MAX_EVENT_BYTES` each."""
+    events: list[str] = []
+    group: list[str] = []
+    size = 0
+    for message in messages:
+        text = json.dumps(message, separators=(",", ":"))
+        length = len(text.encode()) + 1  # and its comma
+        if group and (len(group) == most or size + length > MAX_EVENT_BYTES):
+            events.append('{"jobs":[' + ",".join(group) + "]}")
+            group, size = [], 0
+        group.append(text)
+        size += length
+    if group:
+        events.append('{"jobs":[' + ",".join(group) + "]}")
+    return events
+
+
+def _invoke(function: str, event: str) -> None:
     response = client("lambda").invoke(FunctionName=function, InvocationType="Event",
-                                       Payload=json.dumps(event, separators=(",", ":")))
+                                       Payload=event)
     if response.get("StatusCode") != 202:
         raise RuntimeError(f"{function} did not take the job: {response.get('StatusCode')}")
 
