@@ -59,6 +59,7 @@ def test_a_warm_value_is_reloaded_after_its_ttl_or_when_forgotten(monkeypatch):
     loads = []
     clock = [1000.0]
     monkeypatch.setattr(warm.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(warm.parallel, "detached", lambda call: None)  # no renewal ahead
     cache = warm.Warm(lambda: loads.append(1) or len(loads), ttl=15)
     assert cache.get() == 1 and cache.get() == 1
     clock[0] += 14.9

@@ -13,12 +13,10 @@ read them afresh themselves (`fresh`)."""
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import replace
 
 from stratus.auth.tokens import digest
-from stratus.core import parallel, warm
+from stratus.core import warm
 from stratus.model.viewer import Viewer
 from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
@@ -26,9 +24,9 @@ from stratus.repo import oauth as oauth_repo
 
 VIEWER_TTL = 10  # seconds a warm process may serve reads on a viewer it resolved
 
-_viewers: warm.Keyed[str, tuple[float, Viewer]] = warm.Keyed(VIEWER_TTL)
-_refreshing: set[str] = set()
-_refreshing_lock = threading.Lock()
+# Renewed in the background while a client keeps reading (warm.Keyed's `ahead`), so it never
+# waits for the token's two round trips; a revocation still shows within `VIEWER_TTL`.
+_viewers: warm.Keyed[str, Viewer] = warm.Keyed(VIEWER_TTL)
 
 
 def viewer_for_account(account_id: str, token: dict | None = None) -> Viewer | None:
@@ -47,48 +45,31 @@ def viewer_for_token(raw: str, *, cached: bool = False) -> Viewer | None:
     the viewer this process resolved for the token less than `VIEWER_TTL` seconds ago."""
     key = digest(raw)
     if cached:
-        kept = _viewers.get(key)
+        kept = _viewers.get(key, ahead=lambda: _keepable(_resolve(key)))
         if kept is not None:
-            resolved_at, viewer = kept
-            if time.monotonic() - resolved_at > VIEWER_TTL / 2:
-                _refresh_ahead(key)
-            return viewer
+            return kept
     else:
         _viewers.forget()  # a write: what it changes, this process's next reads see
-    return _resolve(key)
-
-
-def _refresh_ahead(key: str) -> None:
-    """Resolve a token that is still being used again in the background, before its kept
-    viewer expires: a client that keeps reading never waits for the token's two round trips,
-    and a revocation still shows within `VIEWER_TTL`."""
-    with _refreshing_lock:
-        if key in _refreshing:
-            return
-        _refreshing.add(key)
-
-    def refresh() -> None:
-        try:
-            viewer = _resolve(key)
-            if viewer is None or not _settled(viewer):
-                _viewers.drop(key)
-        finally:
-            with _refreshing_lock:
-                _refreshing.discard(key)
-
-    parallel.detached(refresh)
+    generation = _viewers.generation
+    viewer = _resolve(key)
+    keepable = _keepable(viewer)
+    if keepable is not None:
+        _viewers.put(key, keepable, generation)
+    return viewer
 
 
 def _resolve(key: str) -> Viewer | None:
-    generation = _viewers.generation
+    """The viewer behind a token's digest, as stored now."""
     token = oauth_repo.get_token(key)
     if token is None:
         return None
-    viewer = viewer_for_account(token["account_id"], token) if token.get("account_id") \
+    return viewer_for_account(token["account_id"], token) if token.get("account_id") \
         else Viewer(token=token)  # None: tokens die with accounts
-    if viewer is not None and _settled(viewer):
-        _viewers.put(key, (time.monotonic(), replace(viewer, kept=True)), generation)
-    return viewer
+
+
+def _keepable(viewer: Viewer | None) -> Viewer | None:
+    """What may be kept of a viewer: only one in good standing (`_settled`), marked as kept."""
+    return replace(viewer, kept=True) if viewer is not None and _settled(viewer) else None
 
 
 def _settled(viewer: Viewer) -> bool:
