@@ -76,12 +76,13 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from . import bench_costs, emulator
 from .bench_costs import PRICES, Invocation, Recorder
+from .loopback import Loopback
 
 SEED = 22
 DOMAIN = "localhost:8000"
@@ -145,7 +146,7 @@ ROOTS = ("http", "websocket", "stream", "schedule")  # invocations that start a 
 
 
 # ------------------------------------------------------------------------------ loopback peers
-class Peers:
+class Peers(Loopback):
     """Every other server at once, on loopback: remote inboxes and push services take any POST
     (202/201), linked pages answer a small HTML page with Open Graph tags, robots.txt is 404."""
 
@@ -182,16 +183,7 @@ class Peers:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 class _Sink:
@@ -679,11 +671,16 @@ def _reply(instance: Instance, i: int) -> int:
     return status
 
 
-def _favourite(instance: Instance, i: int) -> int:
+def _on_anothers_status(instance: Instance, action: str) -> int:
+    """A member likes or boosts a status of another member."""
     member = instance.member()
     others = [m for m in instance.members if m is not member]
     sid = instance.rng.choice(instance.rng.choice(others).statuses)
-    return instance.request("POST", f"/api/v1/statuses/{sid}/favourite", member)[0]
+    return instance.request("POST", f"/api/v1/statuses/{sid}/{action}", member)[0]
+
+
+def _favourite(instance: Instance, i: int) -> int:
+    return _on_anothers_status(instance, "favourite")
 
 
 def _unfavourite(instance: Instance, i: int) -> int:
@@ -692,10 +689,7 @@ def _unfavourite(instance: Instance, i: int) -> int:
 
 
 def _reblog(instance: Instance, i: int) -> int:
-    member = instance.member()
-    others = [m for m in instance.members if m is not member]
-    sid = instance.rng.choice(instance.rng.choice(others).statuses)
-    return instance.request("POST", f"/api/v1/statuses/{sid}/reblog", member)[0]
+    return _on_anothers_status(instance, "reblog")
 
 
 def _media(instance: Instance, i: int) -> int:

@@ -9,16 +9,17 @@ Run alone with `python -m local.bench delivery [FOLLOWERS] [HOSTS]`.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .loopback import Loopback
 
 WORKERS = ("FederationFunction", "DeliveryFunction")
 
 
-class Inboxes:
+class Inboxes(Loopback):
     """A loopback server that accepts every POST (202) and counts the signed ones per path."""
 
     def __init__(self) -> None:
@@ -40,16 +41,7 @@ class Inboxes:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 def _seed(inboxes: Inboxes, author: str, followers: int, hosts: int) -> None:
