@@ -38,7 +38,7 @@ def test_mailer_skips_stale_confirmations(runtime):
 def test_mailer_drops_unknown_jobs(runtime):
     """A job no code knows can never be run: dropped, not retried until dead-lettered."""
     event = sample("MailerFunction")
-    event["Records"][0]["body"] = json.dumps({"job": "mystery"})
+    event["jobs"][0] = {"job": "mystery"}
     assert invoke(runtime.stack, "MailerFunction", event) == {"batchItemFailures": []}
 
 
