@@ -13,8 +13,9 @@ the same. The parts of a range never overlap and always cover it, so each follow
 exactly one page; a redelivered job reads the same page and hands on the same parts, whose
 deliveries change nothing twice. A million followers are a thousand pages 14 levels deep (when
 they followed over three years, most of them lately: `python -m local.bench scale`) instead of
-a chain of a thousand jobs one after another; the fan-out queue's `MaximumConcurrency` (template.yaml) caps how many
-run at once, so the API functions keep the account's concurrency (docs/performance.md).
+a chain of a thousand jobs one after another; the fan-out queue's `MaximumConcurrency`
+(template.yaml) caps how many run at once, so the API functions keep the account's concurrency
+(docs/performance.md).
 
 Users who have not used the API for a week (their home meta's `active_until`, pushed on their
 first request of a day: `account_active`) get nothing: no entries, no `status` notifications,
