@@ -36,9 +36,11 @@ class Mailbox:
             data = raw.encode("utf-8") if isinstance(raw, str) else raw
             parsed = message_from_bytes(data, policy=default_policy)
             path = self.folder / f"{message.id}.eml"
-            path.write_bytes(data)
+            # Written whole, then renamed: a reader polling the folder never sees half a mail.
+            partial = self.folder / f".{message.id}.eml.partial"
+            partial.write_bytes(data)
+            partial.replace(path)
             written.append(path)
-            
             logger.warning("mail to %s (%s) saved as %s", parsed.get("To"),
                            parsed.get("Subject"), path)
         self.seen = len(messages)
