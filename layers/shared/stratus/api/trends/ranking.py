@@ -8,7 +8,7 @@ Mastodon's Trends::Tags, Trends::Statuses and Trends::Links, without Redis:
 - `refresh()` (every five minutes) scores today's and yesterday's candidates and what is
   ranked already, with Mastodon's formulas and thresholds, and writes one ranking item per
   kind: the public endpoints (api/trends/trends.py) read that item and the entities it names.
-- `request_review()` (every six hours, as Mastodon) marks the items that would trend but await review, once
+- `request_review()` (every two hours, the product's figure) marks the items that would trend but await review, once
   each, with a review record whose insert mails the staff who may review them (Manage
   Taxonomies); the review itself is the admin API's (api/admin/trends.py).
 The cost: docs/performance.md ("Trends").
