@@ -317,31 +317,38 @@ class Instance:
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric import rsa
 
-        from stratus.federation import remote_accounts
+        from stratus.federation import remote_accounts, webfinger
 
         keys = [rsa.generate_private_key(public_exponent=65537, key_size=2048)
                 for _ in range(POSTER_HOSTS)]
-        for i in range(REMOTE_POSTERS):
-            host = f"poster{i % POSTER_HOSTS}.example"
-            uri = f"https://{host}/users/poster{i}"
-            key = keys[i % POSTER_HOSTS]
-            pem = key.public_key().public_bytes(
-                serialization.Encoding.PEM,
-                serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-            remote_accounts.store({
-                "@context": ["https://www.w3.org/ns/activitystreams",
-                             "https://w3id.org/security/v1"],
-                "id": uri, "type": "Person", "preferredUsername": f"poster{i}",
-                "name": f"Poster {i}", "summary": "<p>Out on the water.</p>",
-                "url": f"https://{host}/@poster{i}",
-                "inbox": self.peers.url(f"/{host}/users/poster{i}/inbox"),
-                "outbox": f"{uri}/outbox", "followers": f"{uri}/followers",
-                "following": f"{uri}/following", "manuallyApprovesFollowers": False,
-                "discoverable": True, "published": "2024-01-01T00:00:00Z",
-                "endpoints": {"sharedInbox": self.peers.url(f"/{host}/inbox")},
-                "publicKey": {"id": f"{uri}#main-key", "owner": uri, "publicKeyPem": pem},
-            }, fetched_from=uri)
-            self.posters.append(Poster(uri, f"{uri}#main-key", key))
+        real_lookup = webfinger.lookup
+        # Their servers' WebFinger confirms each handle (as a fetch would have it confirmed).
+        webfinger.lookup = lambda username, domain: webfinger.Answer(
+            (username, domain), (username, domain), f"https://{domain}/users/{username}")
+        try:
+            for i in range(REMOTE_POSTERS):
+                host = f"poster{i % POSTER_HOSTS}.example"
+                uri = f"https://{host}/users/poster{i}"
+                key = keys[i % POSTER_HOSTS]
+                pem = key.public_key().public_bytes(
+                    serialization.Encoding.PEM,
+                    serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+                remote_accounts.store({
+                    "@context": ["https://www.w3.org/ns/activitystreams",
+                                 "https://w3id.org/security/v1"],
+                    "id": uri, "type": "Person", "preferredUsername": f"poster{i}",
+                    "name": f"Poster {i}", "summary": "<p>Out on the water.</p>",
+                    "url": f"https://{host}/@poster{i}",
+                    "inbox": self.peers.url(f"/{host}/users/poster{i}/inbox"),
+                    "outbox": f"{uri}/outbox", "followers": f"{uri}/followers",
+                    "following": f"{uri}/following", "manuallyApprovesFollowers": False,
+                    "discoverable": True, "published": "2024-01-01T00:00:00Z",
+                    "endpoints": {"sharedInbox": self.peers.url(f"/{host}/inbox")},
+                    "publicKey": {"id": f"{uri}#main-key", "owner": uri, "publicKeyPem": pem},
+                }, fetched_from=uri)
+                self.posters.append(Poster(uri, f"{uri}#main-key", key))
+        finally:
+            webfinger.lookup = real_lookup
 
     def _graph(self) -> None:
         """Members follow each other and some remote posters (follow items written as the

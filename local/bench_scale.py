@@ -732,10 +732,11 @@ class _Server:
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
-        """`fetch_object` answers this server's actor documents (and nothing else changes)."""
-        from stratus.federation import http
+        """`fetch_object` answers this server's actor documents, and WebFinger its actors'
+        handles (and nothing else changes)."""
+        from stratus.federation import http, webfinger
 
-        real = http._get_object
+        real, real_lookup = http._get_object, webfinger.lookup
 
         def get_object(url: str, deadline: Any) -> tuple[dict[str, Any], str]:
             target = url.split("#", 1)[0]
@@ -743,11 +744,17 @@ class _Server:
                 return self.documents[target], target
             return real(url, deadline)
 
-        http._get_object = get_object
+        def lookup(username: str, domain: str) -> Any:
+            uri = f"https://{domain}/users/{username}"
+            if domain == self.domain and uri in self.documents:
+                return webfinger.Answer((username, domain), (username, domain), uri)
+            return real_lookup(username, domain)
+
+        http._get_object, webfinger.lookup = get_object, lookup
         try:
             yield
         finally:
-            http._get_object = real
+            http._get_object, webfinger.lookup = real, real_lookup
 
 
 @contextlib.contextmanager

@@ -417,7 +417,7 @@ class FuzzPeer:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - the http.server API
-                body = documents.get(self.path.split("?")[0], b"")
+                body = documents.get(self.path) or documents.get(self.path.split("?")[0], b"")
                 self.send_response(200 if body else 404)
                 self.send_header("Content-Type", "application/activity+json")
                 self.send_header("Content-Length", str(len(body)))
@@ -449,6 +449,11 @@ class FuzzPeer:
                 "outbox": f"{uri}/outbox", "followers": f"{uri}/followers",
                 "following": f"{uri}/following", "endpoints": {"sharedInbox": self.url("/inbox")},
                 "publicKey": {"id": self.key_id(name), "owner": uri, "publicKeyPem": pem},
+            }).encode()
+            # Its WebFinger confirms the handle (a new account is stored only then).
+            documents[f"/.well-known/webfinger?resource=acct:{name}@{self.host}"] = json.dumps({
+                "subject": f"acct:{name}@{self.host}",
+                "links": [{"rel": "self", "type": "application/activity+json", "href": uri}],
             }).encode()
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

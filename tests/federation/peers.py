@@ -38,8 +38,11 @@ def actor(site, username: str = "bob", **overrides: Any) -> dict[str, Any]:
 
 
 def serve_actor(site, username: str = "bob", **overrides: Any) -> dict[str, Any]:
+    """Serve an actor at `/users/<username>`, and WebFinger's answer for `username@host` (as a
+    server does for its users: by the name in its path, whatever the document claims)."""
     document = actor(site, username, **overrides)
     site.serve(f"/users/{username}", json.dumps(document), AP)
+    serve_webfinger(site, username)
     return document
 
 

@@ -13,13 +13,23 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from stratus.federation import remote_accounts
+import pytest
+
+from stratus.federation import remote_accounts, webfinger
 from stratus.repo import base, keys, peers
 
 from local import bench_scale
 
 ACTORS = 50
 PEM = "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtest\n-----END PUBLIC KEY-----"
+
+
+@pytest.fixture(autouse=True)
+def confirmed_handles(monkeypatch):
+    """The servers' WebFinger confirms each of their actors' handles (these hosts are not
+    reachable from the test stack; the handles are not what this file tests)."""
+    monkeypatch.setattr(webfinger, "lookup", lambda username, domain: webfinger.Answer(
+        (username, domain), (username, domain), f"https://{domain}/users/{username}"))
 
 
 def actor(domain: str, n: int) -> dict:

@@ -249,16 +249,16 @@ def test_webfinger_finds_the_actor(runtime, site):
 
 
 def test_webfinger_is_https_except_for_loopback_outside_production(runtime, monkeypatch):
-    from stratus.federation import remote_accounts
+    from stratus.federation import webfinger
 
-    assert remote_accounts.webfinger_url("a", "example.com") == \
+    assert webfinger.webfinger_url("a", "example.com") == \
         "https://example.com/.well-known/webfinger?resource=acct:a@example.com"
-    assert remote_accounts.webfinger_url("a", "127.0.0.1:81").startswith("http://127.0.0.1:81/")
+    assert webfinger.webfinger_url("a", "127.0.0.1:81").startswith("http://127.0.0.1:81/")
     from stratus.core.config import settings
 
     settings().environment  # noqa: B018 - computed, then replaced for this test
     monkeypatch.setitem(settings().__dict__, "environment", "production")
-    assert remote_accounts.webfinger_url("a", "127.0.0.1:81").startswith("https://")
+    assert webfinger.webfinger_url("a", "127.0.0.1:81").startswith("https://")
 
 
 def test_a_key_object_leads_to_its_owner(runtime, site):

@@ -80,6 +80,9 @@ class Peer:
             "publicKey": {"id": self.key_id, "owner": self.uri,
                           "publicKeyPem": public_pem(self.private_key)}, **overrides})
         self.serve()
+        # Its server's WebFinger knows it by the name in its path (whatever its document
+        # later claims as preferredUsername).
+        documents.serve_webfinger(site, username)
 
     def serve(self, **changes: Any) -> dict[str, Any]:
         self.document.update(changes)

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from stratus.convert import activitypub as ap
-from stratus.core import jsondoc, outbound
+from stratus.core import hosts, jsondoc, outbound
 from stratus.federation import signatures
 
 ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
@@ -32,11 +32,21 @@ POST_SECONDS = 15.0
 
 class FetchFailed(outbound.Refused):
     """The object could not be fetched or is not an ActivityPub JSON object; `status` is the
-    HTTP status when the server answered (410: it is gone)."""
+    HTTP status when a server answered, `answered_by` the URL that answered it (after
+    redirects)."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, *,
+                 answered_by: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.answered_by = answered_by
+
+    def gone(self, url: str) -> bool:
+        """Whether this says that `url` is gone: a 410 its own host answered. A 410 at the end
+        of a redirect to another host is that host's answer about another URL, never a
+        reason to end what `url` names (an attacker's redirect would otherwise delete it)."""
+        return self.status == 410 and self.answered_by is not None and \
+            hosts.of_url(self.answered_by) == hosts.of_url(url) != ""
 
 
 def key_id(username: str | None) -> str:
@@ -119,7 +129,8 @@ def _get_object(url: str, deadline: outbound.Deadline) -> tuple[dict[str, Any], 
         "GET", url, accept=ACCEPT, max_bytes=MAX_OBJECT_BYTES, deadline=deadline,
         headers_for=_signer(None, None, accept=ACCEPT), follow_redirects=True)
     if response.status != 200:
-        raise FetchFailed(f"{url} answered {response.status}", response.status)
+        raise FetchFailed(f"{response.url} answered {response.status}", response.status,
+                          answered_by=response.url)
     if not is_activitypub(response.headers.get("content-type")):
         raise FetchFailed(f"{url} is {response.content_type or 'untyped'}, not ActivityPub",
                           response.status)
@@ -149,7 +160,7 @@ def fetch_object(url: str, *, id_is_known: bool = False,
     - it is served as ActivityPub (`is_activitypub`), nests at most `jsondoc.MAX_DEPTH` deep.
 
     So whatever the caller asked, the document returned was served at its own id. FetchFailed
-    otherwise (`status` 410: the object is gone); outbound.Refused when it may not be fetched."""
+    otherwise (`gone(url)`: the object is gone); outbound.Refused when it may not be fetched."""
     deadline = deadline or outbound.Deadline(FETCH_SECONDS)
     target = urldefrag(url).url
     found, final = _get_object(target, deadline)

@@ -11,33 +11,37 @@ transaction: `repo/peers.remember`) and URI index entries for its actor id and k
 
 Rules (Mastodon's): accounts of a domain suspended by a block, or outside the allowlist in
 limited federation mode, are never stored; a silenced domain's new accounts are stored
-silenced. Writes that the URI index refuses (an id or key id another account holds:
-repo/uris.py) store nothing.
+silenced. A new account is stored only under the handle WebFinger confirms is its own
+(federation/webfinger.confirm) and only with a key id it owns (`owns_key`: never another
+actor's id or key); nothing of it is stored otherwise. Writes that the URI index refuses (an
+id or key id another account holds: repo/uris.py) store nothing. A 410 ends an account only
+when its own host answers it (http.FetchFailed.gone); a signature that fails with a stored key
+refetches the actor at most once per cool-down (`_refetch_for_signature`).
 """
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import urldefrag
 
-from stratus.core import clock, ids, jsondoc, outbound
+from stratus.core import clock, ids, outbound
 from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.federation import actor_documents as documents
-from stratus.federation import http
+from stratus.federation import http, webfinger
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
+from stratus.repo import dedupe
 from stratus.repo import domain_blocks as domain_blocks_repo
 from stratus.repo import moderation as moderation_repo
 from stratus.repo import peers, transaction, uris
 
 STALE_AFTER = timedelta(hours=24)  # Mastodon's Account#possibly_stale? (1 day)
-WEBFINGER_BYTES = 64 * 1024
-WEBFINGER_SECONDS = 10.0
-JRD_ACCEPT = "application/jrd+json, application/json"
-ACTIVITY_TYPES = ("application/activity+json", "application/ld+json")
+# A signature that fails with the stored key refetches its actor at most this often per
+# account (Mastodon's signature stoplight cools off for 5 minutes).
+KEY_REFETCH_COOL_DOWN = 300
+KEY_REFETCH = "key-refetch"
 
 
 # --- our own URLs ------------------------------------------------------------------------------
@@ -92,9 +96,43 @@ def _profile_fields(parsed: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
+def owns_key(key_id: str, actor_id: str, *, seen: str | None = None) -> bool:
+    """Whether `key_id` is `actor_id`'s key: a key id is never another actor's id. A key in the
+    actor's own document (`<actor id>#main-key`, or the id itself) is; a key at another URL
+    (GoToSocial's `…/main-key`, a key object) is only when that URL serves this very actor or
+    a key object that names it its owner (Mastodon's FetchRemoteKeyService: the document at a
+    key id is its owner's), fetched here unless the caller just saw it (`seen`: that key id).
+    So an actor naming another actor's id, or that actor's key, is refused before anything is
+    stored, whichever of them comes first."""
+    if urldefrag(key_id).url == actor_id or key_id == seen:
+        return True
+    try:
+        document = http.fetch_object(key_id)
+    except outbound.Refused:
+        return False
+    if any(k in documents.ACTOR_TYPES for k in documents.as_list(document.get("type"))):
+        return documents.uri_of(document) == actor_id
+    return documents.uri_of(document) == key_id and \
+        documents.uri_of(document.get("owner")) == actor_id
+
+
+def _create(parsed: dict[str, Any], *, answer: webfinger.Answer | None = None,
+            key_seen: str | None = None) -> dict[str, Any] | None:
+    """Store a new remote account: under its handle only once WebFinger confirms the handle is
+    this actor's (webfinger.confirm), with its key only if it owns it (`owns_key`); None, and
+    nothing stored, otherwise."""
+    username = webfinger.confirm(parsed["username"], parsed["domain"], parsed["uri"],
+                                 known=answer)
+    if username is None:
+        logger.info("remote actor refused: WebFinger does not confirm its handle",
+                    extra={"uri": parsed["uri"], "handle": parsed["username"]})
+        return None
+    if parsed["key_id"] and not owns_key(parsed["key_id"], parsed["uri"], seen=key_seen):
+        logger.info("remote actor refused: its key id is not its own",
+                    extra={"uri": parsed["uri"], "key_id": parsed["key_id"]})
+        return None
     policy = domain_blocks.policy_for(documents.hostname_of(parsed["domain"]))
-    profile = {"id": ids.new_id(), **_profile_fields(parsed),
+    profile = {"id": ids.new_id(), **_profile_fields(parsed), "username": username,
                "created_at": _created_at(parsed["published"])}
     if policy.silenced:
         # Mastodon silences a silenced domain's new accounts; with the block's own time, so
@@ -125,13 +163,18 @@ def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
     return profile
 
 
-def _update(current: dict[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
+def _update(current: dict[str, Any], parsed: dict[str, Any], *,
+            key_seen: str | None = None) -> dict[str, Any]:
     changes = _profile_fields(parsed)
     # The handle stays: a changed preferredUsername would need its own WebFinger check.
     changes.pop("username")
     changes.pop("domain")
-    ops = [accounts_repo.profile_update_op(current["id"], changes)]
     old_key, new_key = current.get("key_id"), changes.get("key_id")
+    if new_key and new_key != old_key and not owns_key(new_key, current["uri"], seen=key_seen):
+        logger.info("remote actor update refused: its key id is not its own",
+                    extra={"uri": current["uri"], "key_id": new_key})
+        return current
+    ops = [accounts_repo.profile_update_op(current["id"], changes)]
     if new_key != old_key:
         if old_key and old_key != current["uri"]:
             ops.append(uris.release_op(old_key, "key", current["id"]))
@@ -148,20 +191,23 @@ def _update(current: dict[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
             **{k: None for k, v in changes.items() if v is None}}
 
 
-def store(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any] | None:
+def store(document: dict[str, Any], *, fetched_from: str, answer: webfinger.Answer | None = None,
+          key_seen: str | None = None) -> dict[str, Any] | None:
     """Create or update the account an actor document describes; None when it is invalid
-    (`fetched_from`: see actor_documents.parse), its domain may not federate, or the URI index
-    refuses it."""
+    (`fetched_from`: see actor_documents.parse), its domain may not federate, WebFinger does
+    not confirm its handle, its key id is not its own, or the URI index refuses it. `answer`
+    (a WebFinger answer already had) and `key_seen` (a key id whose document was just seen to
+    be this actor's) spare their requests again."""
     try:
         parsed = documents.parse(document, fetched_from=fetched_from)
     except documents.Invalid:
         return None
     current = _by_actor_id(parsed["uri"])
     if current is not None:
-        return _update(current, parsed)
+        return _update(current, parsed, key_seen=key_seen)
     if not may_federate(parsed["domain"]):
         return None
-    return _create(parsed)
+    return _create(parsed, answer=answer, key_seen=key_seen)
 
 
 def _stale(profile: dict[str, Any]) -> bool:
@@ -171,13 +217,15 @@ def _stale(profile: dict[str, Any]) -> bool:
     return clock.parse_iso(fetched) + STALE_AFTER < clock.now()
 
 
-def _fetch(uri: str, current: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Fetch and store the actor at `uri`; a 410 removes the stored account. The stored
-    profile (if any) when the fetch fails otherwise."""
+def _fetch(uri: str, current: dict[str, Any] | None, *, answer: webfinger.Answer | None = None,
+           key_seen: str | None = None) -> dict[str, Any] | None:
+    """Fetch and store the actor at `uri`; the stored profile (if any) when the fetch fails. A
+    410 removes the stored account only when `uri`'s own host answered it (http.FetchFailed.
+    gone): a redirect to another server that answers 410 ends nobody's account."""
     try:
         document = http.fetch_object(uri, id_is_known=True)
     except http.FetchFailed as exc:
-        if exc.status == 410 and current is not None:
+        if current is not None and exc.gone(uri):
             remove(current["id"])
             return None
         return current
@@ -188,14 +236,16 @@ def _fetch(uri: str, current: dict[str, Any] | None) -> dict[str, Any] | None:
             parsed = documents.parse(document, fetched_from=uri)
         except documents.Invalid:
             return current
-        return _update(current, parsed)
-    return store(document, fetched_from=uri)
+        return _update(current, parsed, key_seen=key_seen)
+    return store(document, fetched_from=uri, answer=answer, key_seen=key_seen)
 
 
-def resolve(uri: str, *, refresh: bool = False) -> dict[str, Any] | None:
+def resolve(uri: str, *, refresh: bool = False, answer: webfinger.Answer | None = None,
+            key_seen: str | None = None) -> dict[str, Any] | None:
     """The remote account with actor id `uri`: stored, or fetched when unknown (or, with
     `refresh`, stale: fetched more than 24 hours ago). None when it cannot be fetched, is not a
-    valid actor, its domain may not federate, or `uri` is one of ours."""
+    valid actor, its domain may not federate, or `uri` is one of ours. `answer`, `key_seen`:
+    see `store`."""
     if not isinstance(uri, str) or not uri.startswith(("https://", "http://")) or \
             documents.is_local(uri):
         return None
@@ -206,33 +256,45 @@ def resolve(uri: str, *, refresh: bool = False) -> dict[str, Any] | None:
         return None
     if current is not None and not may_federate(current["domain"]):
         return current  # a suspended domain's accounts are not refreshed
-    return _fetch(uri, current)
+    return _fetch(uri, current, answer=answer, key_seen=key_seen)
 
 
-def refetch_account(account_id: str) -> dict[str, Any] | None:
-    """Fetch a stored remote account's actor again now (after a signature failed to verify
-    with its key, or an Update)."""
+def refetch_account(account_id: str, *, key_seen: str | None = None) -> dict[str, Any] | None:
+    """Fetch a stored remote account's actor again now (after an Update, a WebFinger lookup,
+    a key object naming it)."""
     current = _get(account_id)
     if current is None or not may_federate(current["domain"]):
         return current
-    return _fetch(current["uri"], current)
+    return _fetch(current["uri"], current, key_seen=key_seen)
+
+
+def _refetch_for_signature(profile: dict[str, Any]) -> dict[str, Any] | None:
+    """A signature did not verify with the account's stored key: fetch its actor again (the
+    key may have been rotated), but at most once per KEY_REFETCH_COOL_DOWN per account,
+    whoever asks (a claim in the table, repo/dedupe.once_per), so a flood of badly signed
+    requests naming an actor makes us fetch it once, not once each. Within the cool-down the
+    stored account is the answer."""
+    if not dedupe.once_per(KEY_REFETCH, profile["id"], seconds=KEY_REFETCH_COOL_DOWN):
+        return profile
+    return refetch_account(profile["id"])
 
 
 def by_key_id(key_id: str, *, refetch: bool = False) -> dict[str, Any] | None:
     """The remote account whose key is `key_id` (an HTTP signature's keyId): an account whose
-    `publicKey.id` it is, on the account's own host (actor_documents.parse). Unknown keys are
-    fetched as Mastodon's FetchRemoteKeyService does: the key URL serves the actor
-    (`…#main-key`, or GoToSocial's key URL that serves its owner; fetch_object then refetches
-    the actor by its own id), or a key object naming itself by the key id, whose `owner` is
-    then fetched by its id; either way only the exact actor's document is stored, and only
-    when it names this key.
-    `refetch` refreshes a known account (its key may have been rotated)."""
+    `publicKey.id` it is, on the account's own host (actor_documents.parse), and that owns it
+    (`owns_key`). Unknown keys are fetched as Mastodon's FetchRemoteKeyService does: the key
+    URL serves the actor (`…#main-key`, or GoToSocial's key URL that serves its owner;
+    fetch_object then refetches the actor by its own id), or a key object naming itself by the
+    key id, whose `owner` is then fetched by its id; either way only the exact actor's document
+    is stored, and only when it names this key.
+    `refetch` (the stored key did not verify) refreshes a known account, its key may have been
+    rotated: at most once per cool-down (`_refetch_for_signature`)."""
     if not isinstance(key_id, str) or documents.is_local(key_id):
         return None
     known = find(key_id)
     if known is not None:
         if refetch:
-            known = refetch_account(known["id"])
+            known = _refetch_for_signature(known)
         return known if known and known.get("key_id") == key_id else None
     if not key_id.startswith(("https://", "http://")):
         return None
@@ -250,16 +312,16 @@ def by_key_id(key_id: str, *, refetch: bool = False) -> dict[str, Any] | None:
             return None
         if parsed["key_id"] != key_id:
             return None  # not this actor's key: nothing of the document is stored
-        profile = store(document, fetched_from=parsed["uri"])
+        profile = store(document, fetched_from=parsed["uri"], key_seen=key_id)
     else:
         owner = documents.uri_of(document.get("owner"))
         if document_id != key_id or not owner or not uris.on_host_of(key_id, owner):
             return None
         profile = _by_actor_id(owner)
         if profile is None:
-            profile = resolve(owner)
+            profile = resolve(owner, key_seen=key_id)
         elif profile.get("key_id") != key_id:
-            profile = refetch_account(profile["id"])
+            profile = refetch_account(profile["id"], key_seen=key_id)
     return profile if profile and profile.get("key_id") == key_id else None
 
 
@@ -317,47 +379,13 @@ def remove(account_id: str) -> None:
                             also=[moderation_repo.purge_request_op(request)])
 
 
-# --- WebFinger -----------------------------------------------------------------------------------
-def _loopback(host: str) -> bool:
-    name = documents.hostname_of(host).strip("[]")
-    if name.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def webfinger_url(username: str, domain: str) -> str:
-    """https, or http for a loopback host outside production (test peers)."""
-    scheme = "http" if _loopback(domain) and not settings().is_production else "https"
-    resource = quote(f"acct:{username}@{domain}", safe=":@")
-    return f"{scheme}://{domain}/.well-known/webfinger?resource={resource}"
-
-
-def split_acct(acct: str) -> tuple[str, str | None]:
-    """`@user@host`, `user@host`, `acct:user@host` → (user, host or None)."""
-    text = (acct or "").strip().removeprefix("acct:").removeprefix("@")
-    username, _, domain = text.partition("@")
-    return username, (domain.lower() or None)
-
-
-def _actor_link(document: Any) -> str | None:
-    if not isinstance(document, dict):
-        return None
-    for link in documents.as_list(document.get("links")):
-        if (isinstance(link, dict) and link.get("rel") == "self"
-                and isinstance(link.get("href"), str)
-                and str(link.get("type", "")).split(";")[0].strip() in ACTIVITY_TYPES):
-            return link["href"]
-    return None
-
-
+# --- WebFinger ---------------------------------------------------------------------------------
 def resolve_acct(acct: str, *, refresh: bool = False) -> dict[str, Any] | None:
     """The remote account `user@host` names: stored, or found by WebFinger (the `self` link)
     and fetched. None for a local or invalid address, an unreachable or unknown one, or a
-    domain we may not federate with."""
-    username, domain = split_acct(acct)
+    domain we may not federate with. A new account is stored only under the handle WebFinger
+    confirms for it (`_create`), so a stored handle always names the actor its server says."""
+    username, domain = webfinger.split_acct(acct)
     if not username or not domain or domain == settings().domain.lower():
         return None
     account_id = accounts_repo.id_by_handle(username, domain)
@@ -366,20 +394,13 @@ def resolve_acct(acct: str, *, refresh: bool = False) -> dict[str, Any] | None:
         return current
     if not may_federate(domain):
         return current
-    try:
-        response = outbound.request("GET", webfinger_url(username, domain), accept=JRD_ACCEPT,
-                                    max_bytes=WEBFINGER_BYTES,
-                                    deadline=outbound.Deadline(WEBFINGER_SECONDS),
-                                    follow_redirects=True)
-        document = jsondoc.loads(response.body) if response.status == 200 else None
-    except (outbound.Refused, ValueError):
-        return current
-    href = _actor_link(document)
+    answer = webfinger.lookup(username, domain)
+    href = answer.actor if answer is not None else None
     if not href:
         return current
     if current is not None and current["uri"] == href:
         return refetch_account(current["id"])
-    profile = resolve(href, refresh=refresh)
+    profile = resolve(href, refresh=refresh, answer=answer)
     if profile is None or profile["username"].lower() != username.lower():
         return current
     return profile

@@ -1,6 +1,7 @@
 """Once-markers: a job (or one part of it) that has had its effect, so that SQS redelivering
 it has none. One item per (scope, id) under `keys.dedupe`, with a TTL past the longest time
-the queue may redeliver."""
+the queue may redeliver. `once_per` is the same item as a cool-down: taken at most once per
+period, whoever asks."""
 
 from __future__ import annotations
 
@@ -52,3 +53,18 @@ def release(scope: str, job_id: str, *, table_name: str | None = None) -> None:
 def claim_op(scope: str, job_id: str, *, ttl: int = REDELIVERY_TTL) -> base.Op:
     """`claim` inside a transaction with the effect itself."""
     return base.put_new(_item(scope, job_id, ttl))
+
+
+def once_per(scope: str, subject: str, *, seconds: int) -> bool:
+    """True at most once every `seconds` for (scope, subject), whichever process asks (a
+    cool-down): one conditional write of when it was last taken, which expires with it."""
+    now = base.now_epoch()
+    try:
+        base.update(keys.dedupe(scope, subject), "SET #t = :type, #job = :job, #at = :now, "
+                    "#ttl = :ttl", condition="attribute_not_exists(#at) OR #at <= :since",
+                    names={"#t": "type", "#job": "job_id", "#at": "taken_at", "#ttl": "ttl"},
+                    vals={":type": "dedupe", ":job": subject, ":now": now,
+                          ":ttl": now + seconds, ":since": now - seconds})
+    except base.dynamodb().exceptions.ConditionalCheckFailedException:
+        return False
+    return True
