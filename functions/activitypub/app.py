@@ -131,6 +131,17 @@ def status(username: str, status_id: str, request: Request):
     return activity(found, access=access)
 
 
+@router.get("/users/{username}/statuses/{status_id}/replies")
+def status_replies(username: str, status_id: str, request: Request):
+    """The status's replies (federation/replies.py); Mastodon's RepliesController answers
+    `max-age=0`, public for a public or unlisted status."""
+    access = signed(request)
+    document, distributable = activitypub.status_replies(username, status_id,
+                                                         _params(request), access.account)
+    return activity(document, "max-age=0, public" if distributable else "max-age=0, private",
+                    access=access)
+
+
 @router.get("/users/{username}/statuses/{status_id}/activity")
 def status_activity(username: str, status_id: str, request: Request):
     access = signed(request)

@@ -4,7 +4,7 @@ statuses, favourites/bookmarks lists and an account's statuses."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-from stratus.api.statuses import card, interactions, polls, scheduled, statuses
+from stratus.api.statuses import card, context, interactions, polls, scheduled, statuses
 from stratus.auth.deps import Viewer, optional, require
 from stratus.core.observability import http_handler
 from stratus.core.paging import page_params
@@ -57,7 +57,10 @@ async def statuses_edit(status_id: str, request: Request,
 def statuses_context(status_id: str, request: Request, response: Response,
                      viewer: Viewer | None = Depends(read_statuses)):
     cache_if_unauthenticated(response, request)
-    return statuses_read.context(_viewer_id(viewer), status_id)
+    found, refreshing = context.context(_viewer_id(viewer), status_id)
+    if refreshing:
+        response.headers["Mastodon-Async-Refresh"] = refreshing
+    return found
 
 
 @router.get("/api/v1/statuses/{status_id}/card")

@@ -1,9 +1,10 @@
-"""Timelines function: home (fed by fan-out), public and hashtag timelines, and the status of
-a home feed being rebuilt (Mastodon's async refreshes)."""
+"""Timelines function: home (fed by fan-out), public and hashtag timelines, and Mastodon's async
+refreshes: a home feed being rebuilt, a thread's replies being fetched."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
+from stratus.api.statuses import context
 from stratus.api.timelines import timelines
 from stratus.api.timelines.links import timeline as link_timeline
 from stratus.auth.deps import Viewer, optional, require
@@ -42,7 +43,10 @@ async def timelines_home(request: Request, response: Response,
 
 @router.get("/api/v1_alpha/async_refreshes/{refresh_id}")
 def async_refresh(refresh_id: str, viewer: Viewer = Depends(require("read"))):
-    return timelines.refresh_status(viewer, refresh_id)
+    """The viewer's home rebuild, or a thread's replies being fetched (api/statuses/context)."""
+    if refresh_id.startswith("home-"):
+        return timelines.refresh_status(viewer, refresh_id)
+    return context.async_refresh(viewer.account_id, refresh_id)
 
 
 @router.get("/api/v1/timelines/public")

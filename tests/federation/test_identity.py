@@ -20,7 +20,7 @@ ACTOR_KEYS = {"@context", "id", "type", "following", "followers", "inbox", "outb
               "webfinger", "publicKey", "tag", "attachment", "endpoints"}
 NOTE_KEYS = {"id", "type", "summary", "inReplyTo", "published", "url", "attributedTo", "to",
              "cc", "sensitive", "atomUri", "inReplyToAtomUri", "conversation", "content",
-             "attachment", "tag"}
+             "attachment", "tag", "replies"}
 
 
 def ap(client, path, headers=AP, status=200):

@@ -64,6 +64,7 @@ PUBLIC = {
     ("GET", "/users/{username}/collections/tags"): "public actor collection",
     ("GET", "/users/{username}/statuses/{status_id}"): "public status object",
     ("GET", "/users/{username}/statuses/{status_id}/activity"): "public status activity",
+    ("GET", "/users/{username}/statuses/{status_id}/replies"): "public replies collection",
     ("GET", "/actor"): "instance actor",
     ("GET", "/actor/outbox"): "instance actor",
     ("POST", "/users/{username}/inbox"): "HTTP signature (federation/inbox/ingress.py)",

@@ -130,7 +130,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
                  "purge_account": {jobs.PurgeAccount}, "domain_block": {jobs.ApplyDomainBlock},
-                 "search": set(search_index.HANDLERS), "federation": {jobs.Federate}}
+                 "search": set(search_index.HANDLERS), "federation": {jobs.Federate},
+                 "inbox": {jobs.FetchReplies}}  # what the outbox sends the inbox worker
     consumers["cards"] = {jobs.FetchCard}  # cards area
     samples = {"status": {**STATUS, "edited_at": "2026-11-22T10:00:00.000Z"}, "fav": FAV,
                "reblog": {**FAV, "type": "reblog"},
@@ -179,7 +180,10 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "announcement_reaction": {"type": "announcement_reaction", "id": "6",
                                          "account_id": "1", "announcement_id": "4",
                                          "name": "x"},
-               "activity": {"type": "activity", "account_id": "1", "day": "20250101"},}
+               "activity": {"type": "activity", "account_id": "1", "day": "20250101"},
+               "async_refresh": {"type": "async_refresh", "name": "context:9:refresh",
+                                 "status": "running", "replies_of": "9",
+                                 "fetched_at": "2026-12-03T10:00:00.000Z"}}
     samples.update({  # link shares
         "linked_status": {"type": "linked_status", "url": "https://a.example/",
                           "status_id": "10", "day": "20250101", "shared": True},
@@ -310,3 +314,16 @@ def test_follows_across_servers_are_announced_not_notified():
     [(_, reject)] = [(q, j) for q, j in route(record("REMOVE", old=theirs)) if q == "federation"]
     assert reject.kind == "reject"
     assert not [q for q, _ in route(record("INSERT", FOLLOW)) if q == "federation"]  # local
+
+
+def test_a_thread_refresh_fetches_replies_when_it_starts_or_restarts():
+    running = {"type": "async_refresh", "name": "context:9:refresh", "status": "running",
+               "replies_of": "9", "fetched_at": "2026-12-03T10:00:00.000Z"}
+    [(queue, job)] = route(record("INSERT", running))
+    assert queue == "inbox" and job == jobs.FetchReplies(event_id="e1", refresh=running["name"],
+                                                         status_id="9")
+    finished = {**running, "status": "finished"}
+    assert route(record("MODIFY", finished, running)) == []  # the walk ended
+    assert route(record("MODIFY", {**running, "result_count": 3}, running)) == []  # counted
+    restarted = {**running, "fetched_at": "2026-12-03T10:20:00.000Z"}
+    assert [q for q, _ in route(record("MODIFY", restarted, finished))] == ["inbox"]

@@ -9,8 +9,8 @@ import { parseArgs } from "node:util";
 import { Temporal } from "@js-temporal/polyfill";
 import { createFederation, generateCryptoKeyPair, MemoryKvStore } from "@fedify/fedify";
 import {
-  Accept, Announce, Block, Create, Delete, Endpoints, Flag, Follow, Like, Mention, Move, Note,
-  Person, PUBLIC_COLLECTION, Reject, Tombstone, Undo, Update,
+  Accept, Announce, Block, Collection, CollectionPage, Create, Delete, Endpoints, Flag, Follow,
+  Like, Mention, Move, Note, Person, PUBLIC_COLLECTION, Reject, Tombstone, Undo, Update,
 } from "@fedify/vocab";
 
 // `localhost` must reach servers bound to 127.0.0.1 (Node would try ::1 first).
@@ -25,6 +25,7 @@ const profile = { name: `Fedify ${name}` };
 const followers = new Map();   // actor id -> actor (a Recipient for sendActivity)
 const following = new Map();   // actor id -> {actor, follow (the Follow), state}
 const notes = new Map();       // note id -> {note, recipients}
+const replies = new Map();     // note id -> ids of the peer's notes that reply to it
 const sent = [];               // activities sent, newest last (the outbox)
 const log = [];                // activities received, oldest first
 
@@ -51,8 +52,17 @@ federation.setFollowersDispatcher("/users/{identifier}/followers", (ctx, identif
   identifier === name ? { items: [...followers.values()] } : null));
 federation.setOutboxDispatcher("/users/{identifier}/outbox", (ctx, identifier) => (
   identifier === name ? { items: sent.toReversed() } : null));
-federation.setObjectDispatcher(Note, "/users/{identifier}/notes/{id}", (ctx, values) => (
-  notes.get(ctx.getObjectUri(Note, values).href)?.note ?? null));
+// A note is served with its `replies` collection (the peer's own replies), first page inline, as
+// Mastodon 4.5 serves its statuses, so that a thread can be backfilled from it.
+federation.setObjectDispatcher(Note, "/users/{identifier}/notes/{id}", (ctx, values) => {
+  const id = ctx.getObjectUri(Note, values);
+  const entry = notes.get(id.href);
+  if (!entry) return null;
+  const collection = new URL(`${id.href}/replies`);
+  return entry.note.clone({ replies: new Collection({ id: collection,
+    first: new CollectionPage({ partOf: collection,
+      items: (replies.get(id.href) ?? []).map((reply) => new URL(reply)) }) }) });
+});
 
 async function record(ctx, activity) {
   const entry = { type: activity.constructor.typeId.href.split("#").pop(),
@@ -131,21 +141,40 @@ const control = {
     return send(ctx, new Undo({ id: newId("undos"), actor: ctx.getActorUri(name),
       object: entry.follow }), [entry.actor], false);
   },
-  async post(ctx, { content, inReplyTo, to = [] }) {
+  // `quiet`: the note is only served, never sent (a reply a thread's readers have not seen);
+  // `published`: an ISO instant (default now).
+  async post(ctx, { content, inReplyTo, to = [], quiet = false, published }) {
     const mentioned = await Promise.all(to.map((url) => lookupActor(ctx, url)));
-    if (inReplyTo) {
+    if (inReplyTo && !quiet) {
       const author = await authorOf(ctx, inReplyTo);
       if (!mentioned.some((a) => a.id.href === author.id.href)) mentioned.push(author);
     }
     const id = newId("notes");
     const note = new Note({ id, attribution: ctx.getActorUri(name), content,
       replyTarget: inReplyTo ? new URL(inReplyTo) : null, url: id,
-      published: Temporal.Now.instant(), to: PUBLIC_COLLECTION,
-      ccs: [ctx.getFollowersUri(name), ...mentioned.map((a) => a.id)],
+      published: published ? Temporal.Instant.from(published) : Temporal.Now.instant(),
+      to: PUBLIC_COLLECTION, ccs: [ctx.getFollowersUri(name), ...mentioned.map((a) => a.id)],
       tags: mentioned.map((a) => new Mention({ href: a.id, name: `@${a.preferredUsername}` })) });
     notes.set(id.href, { note, recipients: mentioned });
-    return send(ctx, new Create({ id: new URL(`${id.href}#create`), actor: ctx.getActorUri(name),
-      object: note, to: note.toId, ccs: note.ccIds }), mentioned);
+    if (inReplyTo) replies.set(inReplyTo, [...(replies.get(inReplyTo) ?? []), id.href]);
+    const create = new Create({ id: new URL(`${id.href}#create`), actor: ctx.getActorUri(name),
+      object: note, to: note.toId, ccs: note.ccIds });
+    return quiet ? create : send(ctx, create, mentioned);
+  },
+  // The items of a remote note's `replies` collection, every page, as a peer backfilling a
+  // thread reads them.
+  async replies(ctx, { object }) {
+    const note = await lookup(ctx, object);
+    const options = { documentLoader: await ctx.getDocumentLoader({ identifier: name }) };
+    const collection = await note?.getReplies(options);
+    if (!collection) throw new Error(`no replies collection on ${object}`);
+    const items = [];
+    let page = await collection.getFirst(options);
+    for (let pages = 0; page && pages < 20; pages++) {
+      items.push(...page.itemIds.map((id) => id.href));
+      page = await page.getNext(options);
+    }
+    return { id: collection.id?.href ?? null, items };
   },
   async "update-note"(ctx, { object, content }) {
     const entry = own(object);
@@ -197,6 +226,7 @@ async function handleControl(req, res, path, body) {
   if (req.method !== "POST" || !Object.hasOwn(control, path)) return json(res, 404, { error: "unknown" });
   try {
     const activity = await control[path](ctx, JSON.parse(body.toString() || "{}"));
+    if (activity?.constructor === Object) return json(res, 200, activity);  // a plain answer
     return json(res, 200, { id: activity.id?.href, object: activity.objectId?.href ?? null });
   } catch (error) {
     console.error(error);

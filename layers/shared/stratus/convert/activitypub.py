@@ -231,10 +231,11 @@ def _emoji(emoji: dict[str, Any], updated: str | None) -> dict[str, Any]:
 
 def note(item: dict[str, Any], entity: dict[str, Any], *, author_uri: str,
          mention_uris: dict[str, str], in_reply_to_uri: str | None,
-         emoji_updated: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+         emoji_updated: dict[str, str],
+         replies: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
     """Mastodon's NoteSerializer for a local status: (object, context extensions it uses).
-    `entity` is the status as the API renders it to an anonymous reader. Mastodon's `replies`
-    collection is left out until its route exists (docs/federation.md)."""
+    `entity` is the status as the API renders it to an anonymous reader; `replies` its
+    `replies` collection with the first page inline (federation/replies.py)."""
     extensions = list(NOTE_EXTENSIONS)
     mentions = [{"type": "Mention", "href": mention_uris[m["id"]], "name": f"@{m['acct']}"}
                 for m in sorted(entity["mentions"], key=lambda m: int(m["id"]))
@@ -276,6 +277,8 @@ def note(item: dict[str, Any], entity: dict[str, Any], *, author_uri: str,
         extensions.append("emoji")
     obj["attachment"] = attachments
     obj["tag"] = tags
+    if replies is not None:
+        obj["replies"] = replies
     if poll:
         options = [{"type": "Note", "name": o["title"],
                     "replies": {"type": "Collection", "totalItems": o["votes_count"]}}
@@ -328,6 +331,24 @@ def ordered_collection(uri: str, total: int | None, *, first: Any = None, last: 
 def collection(uri: str, items: list[Any]) -> dict[str, Any]:
     """An unordered `Collection` with every item inline (Mastodon's `:unordered` type)."""
     return {"id": uri, "type": "Collection", "totalItems": len(items), "items": items}
+
+
+def unordered_page(uri: str | None, part_of: str, items: list[Any], *,
+                   next_: str | None = None) -> dict[str, Any]:
+    """A `CollectionPage` (Mastodon's CollectionSerializer for an unordered page; a page shown
+    inline has no id)."""
+    doc: dict[str, Any] = {"id": uri} if uri else {}
+    doc["type"] = "CollectionPage"
+    if next_:
+        doc["next"] = next_
+    doc["partOf"] = part_of
+    doc["items"] = items
+    return doc
+
+
+def unordered_collection(uri: str, first: dict[str, Any]) -> dict[str, Any]:
+    """A `Collection` that shows its first page (a `replies` collection)."""
+    return {"id": uri, "type": "Collection", "first": first}
 
 
 def featured_hashtag(username: str, tag: str, name: str) -> dict[str, str]:

@@ -26,11 +26,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from stratus.convert import activitypub as convert
-from stratus.core import hosts, ids
+from stratus.core import hosts, ids, parallel
 from stratus.core.config import settings
 from stratus.core.errors import BadRequest, Forbidden, NotFound
 from stratus.core.paging import Budget, Page, fill_page
-from stratus.federation import actor_keys
+from stratus.federation import actor_keys, replies
 from stratus.policy import visibility
 from stratus.read import accounts as accounts_read
 from stratus.read import relationships, status_views
@@ -218,6 +218,9 @@ def _render(account: Local, items: list[dict[str, Any]]) -> list[tuple[dict[str,
     if any(e.get("emojis") for e in entities.values()):
         emoji_updated = {e["shortcode"]: e.get("updated_at") for e in
                          instance_repo.list_emojis()}
+    notes = [i for i in items if i["id"] in entities and not i.get("reblog_of_id")]
+    collections = dict(zip([i["id"] for i in notes], parallel.gather(
+        *(lambda i=i: replies.note_replies(i) for i in notes))))
     rendered = []
     for item in items:
         entity = entities.get(item["id"])
@@ -236,7 +239,8 @@ def _render(account: Local, items: list[dict[str, Any]]) -> list[tuple[dict[str,
         obj, extensions = convert.note(item, entity, author_uri=account.uri,
                                        mention_uris=mention_uris,
                                        in_reply_to_uri=parent["uri"] if parent else None,
-                                       emoji_updated=emoji_updated)
+                                       emoji_updated=emoji_updated,
+                                       replies=collections.get(item["id"]))
         rendered.append((convert.activity(item, author_uri=account.uri, note_object=obj,
                                           original_uri=None, original_author_uri=None),
                          extensions))
@@ -270,6 +274,18 @@ def status_object(username: str, status_id: str, reader: Reader = None
         raise NotFound()
     activity, extensions = rendered[0]
     return convert.with_context(activity["object"], (), extensions)
+
+
+def status_replies(username: str, status_id: str, params: dict[str, Any],
+                   reader: Reader = None) -> tuple[dict[str, Any], bool]:
+    """`<status uri>/replies` (federation/replies.py) of a status the reader may see, and
+    whether anyone may read it (public or unlisted: the answer may be cached publicly)."""
+    account = _available(local_account(username, reader))
+    item = _own_status(account, status_id)
+    if item.get("reblog_of_id"):
+        raise NotFound()
+    return (convert.with_context(replies.collection(item, params)),
+            item.get("visibility") in ("public", "unlisted"))
 
 
 def status_activity(username: str, status_id: str, reader: Reader = None) -> dict[str, Any]:

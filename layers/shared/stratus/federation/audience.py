@@ -54,11 +54,13 @@ def is_local(profile: dict[str, Any] | None) -> bool:
     return bool(profile) and not profile.get("domain")
 
 
-def _note(item: dict[str, Any], author: dict[str, Any]
+def _note(item: dict[str, Any], author: dict[str, Any], *, new: bool
           ) -> tuple[dict[str, Any], list[str], list[str]] | None:
     """The Note of a local status as its author's followers see it: (object, context
     extensions, remote account ids it mentions). Rendered for the author (who sees every one
-    of its statuses, private and direct too)."""
+    of its statuses, private and direct too). A `new` status has no replies yet: its
+    `replies` collection is not read."""
+    from stratus.federation import replies
     from stratus.repo import instance as instance_repo
 
     rendered = status_views.render([item], item["account_id"])
@@ -75,7 +77,8 @@ def _note(item: dict[str, Any], author: dict[str, Any]
                          instance_repo.list_emojis()}
     obj, extensions = ap.note(item, entity, author_uri=_uri(author), mention_uris=mention_uris,
                               in_reply_to_uri=parent["uri"] if parent else None,
-                              emoji_updated=emoji_updated)
+                              emoji_updated=emoji_updated,
+                              replies=replies.note_replies(item, [] if new else None))
     remote = [m for m, p in people.items() if is_remote(p)]
     if parent and parent.get("account_id") not in remote and parent.get("account_id"):
         replied = profiles([parent["account_id"]]).get(parent["account_id"])
@@ -107,7 +110,7 @@ def _status_plan(kind: str, item: dict[str, Any], author: dict[str, Any]) -> Pla
                      if is_remote(p)]
         return Plan(activities.document(activities.delete(item["uri"], actor)),
                     item["account_id"], followers=not direct, accounts=mentioned)
-    built = _note(item, author)
+    built = _note(item, author, new=kind == "create")
     if built is None:
         return None
     obj, extensions, mentioned = built

@@ -286,23 +286,51 @@ def update_poll(obj: dict[str, Any], actor: dict[str, Any]) -> bool:
 
 
 # --- fetching, deleting --------------------------------------------------------------------------
+def _fetchable(uri: str) -> bool:
+    """A remote URI (not ours) on a domain we federate with."""
+    return uri.startswith(("https://", "http://")) and \
+        host_of(uri) != settings().domain.lower() and \
+        domain_blocks.allowed(hostname_of(host_of(uri)))
+
+
+def _store(obj: dict[str, Any], depth: int) -> str | None:
+    author = objects.attributed_to(obj)
+    actor = remote_accounts.resolve(author) if author else None
+    return ingest(obj, actor=actor, depth=depth) if actor is not None else None
+
+
 def _resolve(uri: str, depth: int) -> str | None:
     known = find(uri)
     if known is not None:
         return known
-    if not uri.startswith(("https://", "http://")) or host_of(uri) == settings().domain.lower():
-        return None  # ours and not found: there is nothing to fetch
-    if not domain_blocks.allowed(hostname_of(host_of(uri))):
-        return None
+    if not _fetchable(uri):
+        return None  # ours and not found, or of a domain we do not federate with
     try:
         obj = http.fetch_object(uri, id_is_known=True)  # its id is `uri`, served there
     except outbound.Refused:
         return None
-    author = objects.attributed_to(obj)
-    actor = remote_accounts.resolve(author) if author else None
-    if actor is None:
-        return None
-    return ingest(obj, actor=actor, depth=depth)
+    return _store(obj, depth)
+
+
+def fetch(uri: str) -> tuple[str | None, dict[str, Any] | None, bool]:
+    """A remote status fetched by its URI even when stored (a thread's replies are read from
+    it: federation/reply_fetch.py), and stored when new: (its id, the document, whether it was
+    stored now). (None, None, False) for one of ours or of a domain we do not federate with,
+    or what cannot be fetched; a deadline or a job's budget that runs out is raised
+    (outbound.TimedOut), so the caller can tell it from a refusal."""
+    if not isinstance(uri, str) or not _fetchable(uri):
+        return None, None, False
+    try:
+        obj = http.fetch_object(uri, id_is_known=True)
+    except outbound.TimedOut:
+        raise
+    except outbound.Refused:
+        return None, None, False
+    known = find(uri)
+    if known is not None:
+        return known, obj, False
+    stored = _store(obj, 0)
+    return stored, obj, stored is not None
 
 
 def resolve(uri: str) -> str | None:

@@ -675,6 +675,24 @@ class MoveFollowers(Job):
     after: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class FetchReplies(Job):
+    """The replies of a remote thread, fetched for an async refresh (federation/reply_fetch.py):
+    `pending` are the steps still to take (`{"of": status uri}`: a status whose replies to walk,
+    `{"collection": url, "of": status uri}`: a page of its replies collection), `seen` digests
+    of the statuses walked, `pages` and `walked` what was spent. A job out of budget hands the
+    rest to a copy of itself."""
+
+    name: ClassVar[str] = "fetch_replies"
+    refresh: str
+    status_id: str
+    pending: list[dict[str, str]] | None = None  # None: not begun (the root comes first)
+    seen: list[str] = field(default_factory=list)
+    pages: int = 0
+    walked: int = 0
+    part: int = 0  # which job of the refresh this is
+
+
 # --- federation: outbound activities (federation/delivery.py) --------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Federate(Job):

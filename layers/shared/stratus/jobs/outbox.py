@@ -757,6 +757,19 @@ def forwarded_report(change: Change) -> bool:
     return change.event == "INSERT" and bool(change.new.get("forward"))
 
 
+def refresh_started(change: Change) -> bool:
+    """An async refresh of a thread's replies began (repo/async_refreshes.start: a new one, or
+    one restarted after its cool-down)."""
+    new = change.new
+    return change.event in ("INSERT", "MODIFY") and new.get("status") == "running" and \
+        bool(new.get("replies_of")) and new.get("fetched_at") != change.old.get("fetched_at")
+
+
+def fetch_replies(change: Change) -> jobs.Job:
+    return jobs.FetchReplies(event_id=change.event_id, refresh=change.new["name"],
+                             status_id=change.new["replies_of"])
+
+
 @dataclass(frozen=True)
 class Rule:
     item_type: str
@@ -895,6 +908,8 @@ RULES: tuple[Rule, ...] = (
     Rule("purge_request", inserted, "federation", federate("delete_actor")),
     Rule("report", forwarded_report, "federation", federate("flag")),
     Rule("poll_vote", inserted, "federation", federate("vote")),
+    # a remote thread's replies, fetched when a user reads it (api/statuses/context.py)
+    Rule("async_refresh", refresh_started, "inbox", fetch_replies),
     # long work as Step Functions executions (statemachines/)
     Rule("purge_request", inserted, "purge_account", purge_account),
     Rule("domain_block", severity_acts, "domain_block", apply_domain_block),

@@ -90,7 +90,14 @@ def show_many(viewer_id: str | None, status_ids: list[str]) -> list[dict[str, An
 
 
 def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, Any]]]:
-    """Ancestors and descendants the viewer may see, without those of accounts the viewer
+    """The thread around a status (`thread`)."""
+    return thread(viewer_id, status_id)[0]
+
+
+def thread(viewer_id: str | None, status_id: str
+           ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """(context, the status as stored: a boost's original): ancestors and descendants the
+    viewer may see, without those of accounts the viewer
     blocks or mutes (Mastodon's StatusFilter): in a conversation, a block hides the blocked
     account's replies from the blocker and the blocker's from the blocked.
 
@@ -145,8 +152,8 @@ def context(viewer_id: str | None, status_id: str) -> dict[str, list[dict[str, A
     by_id = {r["id"]: r for r in rendered
              if not visibility.limited_hidden(r["account"]["id"], bool(r["account"].get("limited")),
                                               view)}
-    return {"ancestors": [by_id[s["id"]] for s in ancestors if s["id"] in by_id],
-            "descendants": [by_id[s["id"]] for s in descendants if s["id"] in by_id]}
+    return ({"ancestors": [by_id[s["id"]] for s in ancestors if s["id"] in by_id],
+             "descendants": [by_id[s["id"]] for s in descendants if s["id"] in by_id]}, item)
 
 
 def account_statuses(viewer_id: str | None, account_id: str, params: dict[str, Any],

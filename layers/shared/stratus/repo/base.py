@@ -113,13 +113,16 @@ def get(key: dict[str, str], *, consistent: bool = False, table_name: str | None
 
 
 def put(item: dict[str, Any], *, condition: str | None = None,
-        names: dict[str, str] | None = None, table_name: str | None = None) -> bool:
+        names: dict[str, str] | None = None, vals: dict[str, Any] | None = None,
+        table_name: str | None = None) -> bool:
     """Put an item; with a condition, returns False instead of raising when it fails."""
     kwargs: dict[str, Any] = {"TableName": table_name or table(), "Item": serialize(item)}
     if condition:
         kwargs["ConditionExpression"] = condition
     if names:
         kwargs["ExpressionAttributeNames"] = names
+    if vals:
+        kwargs["ExpressionAttributeValues"] = values(vals)
     try:
         dynamodb().put_item(**kwargs)
     except dynamodb().exceptions.ConditionalCheckFailedException:

@@ -776,6 +776,11 @@ def push_subscriptions_of(account_id: str) -> tuple[str, str]:
 
 
 # --- background jobs ---------------------------------------------------------------------
+def async_refresh(name: str) -> dict[str, str]:
+    """A background refresh a read started (repo/async_refreshes.py), by its name."""
+    return key(f"REFRESH#{name}", "REFRESH")
+
+
 def dedupe(scope: str, event_id: str) -> dict[str, str]:
     """A sentinel that makes a redelivered stream/SQS message a no-op."""
     return key(f"DEDUPE#{scope}#{event_id}", "DEDUPE")

@@ -94,6 +94,13 @@ def thread_entries(thread_id: str) -> list[Status]:
     return list(base.records(base.query(keys.thread(thread_id), index="GSI2")))
 
 
+def thread_entries_after(thread_id: str, after_id: str) -> Iterator[Status]:
+    """A thread's index entries with ids above `after_id`, oldest first, read as they are
+    consumed."""
+    return base.records(base.query(keys.thread(thread_id), index="GSI2",
+                                   sk_between=keys.id_range(int(after_id) + 1, None)))
+
+
 def edits(status_id: str) -> list[Edit]:
     return list(base.records(base.query(keys.status_pk(status_id),
                                         sk_prefix=keys.EDIT_PREFIX)))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stratus.core.observability import logger
+from stratus.federation import reply_fetch
 from stratus.federation.inbox import (
     accept,
     announce,
@@ -58,6 +59,9 @@ def activity_type(activity: dict[str, Any]) -> str | None:
 def handle(job: jobs.Job) -> None:
     if isinstance(job, jobs.MoveFollowers):
         move.migrate(job)
+        return
+    if isinstance(job, jobs.FetchReplies):
+        reply_fetch.run(job)
         return
     if not isinstance(job, jobs.InboxActivity):
         raise TypeError(f"not an inbox job: {job.name}")
