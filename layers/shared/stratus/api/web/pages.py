@@ -83,12 +83,14 @@ def normalized_tag(raw: str) -> str | None:
     return tag
 
 
-def pages_around(items: list[dict[str, Any]], link_ids: list[str], *, paged: bool
-                 ) -> tuple[str | None, str | None]:
-    """(newer, older) links of a page of statuses, newest first."""
+def pages_around(items: list[dict[str, Any]], link_ids: list[str], *, paged: bool,
+                 size: int) -> tuple[str | None, str | None]:
+    """(newer, older) links of a page of statuses, newest first: newer ones when the page was
+    asked by a cursor, older ones when it is full."""
     if not items or not link_ids:
         return None, None
-    return (f"?min_id={link_ids[0]}" if paged else None), f"?max_id={link_ids[-1]}"
+    return ((f"?min_id={link_ids[0]}" if paged else None),
+            f"?max_id={link_ids[-1]}" if len(items) >= size else None)
 
 
 def alternate(rel: str, href: str, kind: str | None = None) -> dict[str, str | None]:
@@ -130,7 +132,8 @@ def _profile(username: str, tag: str | None, max_id: str | None, min_id: str | N
     pinned = statuses_read.account_statuses(None, entity["id"], {"pinned": "true"},
                                             page_params({}))[0] \
         if first_page and not tagged else []
-    newer, older = pages_around(items, link_ids, paged=not first_page)
+    newer, older = pages_around(items, link_ids, paged=not first_page,
+                                 size=PROFILE_STATUSES)
     base = settings().base_url
     profile_url = entity["url"]
     feed = f"{profile_url}/tagged/{tagged}.rss" if tagged else f"{profile_url}.rss"

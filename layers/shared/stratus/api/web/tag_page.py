@@ -34,7 +34,8 @@ def _page(name: str, max_id: str | None, min_id: str | None) -> Page:
             params[key] = value
     items, link_ids = timelines.tag(None, tag, params, page_params(
         params, default=TAG_STATUSES, maximum=TAG_STATUSES))
-    newer, older = pages_around(items, link_ids, paged=bool(max_id or min_id))
+    newer, older = pages_around(items, link_ids, paged=bool(max_id or min_id),
+                                 size=TAG_STATUSES)
     url = f"{settings().base_url}/tags/{tag}"
     site = settings_service.current()
     description = f"Public posts tagged #{tag}"
