@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from stratus.repo import base, keys
 
-from tests.rig import count_dynamodb_calls, images, post
+from tests.rig import count_dynamodb_calls, deliver, images, post
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 AP = {"Accept": "application/activity+json"}
@@ -205,3 +205,30 @@ def test_a_page_is_rendered_once_a_minute(client, people, drain):
         stop()
     assert again.status_code == 200 and "viral" in again.text
     assert calls == []  # the second reader costs no read
+
+
+def test_attack_a_remote_reply_cannot_run_script_or_break_out_with_an_emoji(
+        client, people, drain, peer):
+    """A hostile server's reply in the thread: markup that runs script, and a custom emoji whose
+    shortcode sits inside a link's address (an emoji image written there would end the
+    attribute and open a new tag)."""
+    _, tokens = people
+    status = post(client, tokens["alice"], status="anyone there?")
+    evil = peer.note(
+        '<p><a href="https://peer.example/:evil:">:evil:</a> says hi '
+        '<script>alert(1)</script><img src=x onerror=alert(2)>'
+        '<a href="javascript:alert(3)">click</a></p>',
+        inReplyTo=status["uri"],
+        tag=[{"type": "Emoji", "name": ":evil:", "id": "https://peer.example/emoji/evil",
+              "icon": {"type": "Image", "mediaType": "image/png",
+                       "url": 'https://peer.example/e.png"><script>alert(4)</script>'}}])
+    deliver(client, drain, peer, peer.activity("Create", evil))
+    page = client.get(status["url"])
+    assert page.status_code == 200 and "says hi" in page.text  # the reply is in the thread
+    parsed = Page(page.text)
+    assert "script" not in parsed.tags
+    assert "alert(" not in page.text.replace("&lt;script&gt;alert(1)&lt;/script&gt;", "")
+    assert 'href="https://peer.example/:evil:"' in page.text  # the address is left alone
+    emojis = [i for i in parsed.images if i.get("class") == "emoji"]
+    assert len(emojis) == 1 and emojis[0]["alt"] == ":evil:"  # only in the text
+    assert "<script" not in emojis[0]["src"]
