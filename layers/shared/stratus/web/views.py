@@ -134,13 +134,13 @@ def status(entity: dict[str, Any]) -> dict[str, Any]:
 
 def _count(value: int, one: str, many: str) -> str:
     """Rails' `number_to_human(precision: 3)` and the count's word, as Mastodon's stats."""
-    number = float(value)
-    for unit in ("", "K", "M", "B"):
-        if abs(number) < 1000 or unit == "B":
-            text = f"{number:.3g}" if unit else str(int(number))
-            return f"{text}{unit} {one if value == 1 else many}"
-        number /= 1000
-    return str(value)
+    number, unit = float(value), ""
+    for larger in ("K", "M", "B"):
+        if abs(number) < 999.5:
+            break
+        number, unit = number / 1000, larger
+    text = f"{number:.3g}" if unit else str(int(number))
+    return f"{text}{unit} {one if value == 1 else many}"
 
 
 def account_description(entity: dict[str, Any]) -> str:

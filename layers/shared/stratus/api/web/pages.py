@@ -12,7 +12,7 @@ safe, and the web function adds a Content-Security-Policy under which no script 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -45,7 +45,6 @@ class Page:
     location: str | None = None  # a redirect
     links: tuple[str, ...] = ()  # `Link` header values
     embeddable: bool = False  # may be framed by other sites (the embed page)
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def not_found_page() -> Page:
