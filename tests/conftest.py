@@ -19,7 +19,7 @@ from local.runtime import AWS_DEFAULTS
 pytest.register_assert_rewrite("tests.rig")
 pytest_plugins = ["tests.rig.accounts", "tests.rig.timelines", "tests.rig.federation",
                   "tests.rig.moderation", "tests.rig.sites", "tests.rig.hostile",
-                  "tests.rig.records", "tests.rig.faults"]
+                  "tests.rig.records", "tests.rig.faults", "tests.rig.browser"]
 
 # Copies of the public reference files (sources and licences in tests/reference/README.md).
 REFERENCE = Path(__file__).resolve().parent / "reference"

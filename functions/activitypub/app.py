@@ -1,7 +1,8 @@
 """ActivityPub function: what other servers read — WebFinger, host-meta, actors (users and the
 instance actor), outboxes, follower and featured collections, statuses as objects
-(docs/federation.md). Browsers asking for `/users/:name` are sent to the profile page; the
-inboxes are InboxFunction's. With authorized fetch on, actors, collections and statuses need a
+(docs/federation.md). Browsers asking for `/users/:name` are sent to the profile page, for
+`/users/:name/statuses/:id` to the status's page (docs/web.md); the inboxes are
+InboxFunction's. With authorized fetch on, actors, collections and statuses need a
 signed GET (federation/authorized_fetch.py) and are answered as the signing account may see them
 (federation/activitypub.py: blocks, followers-only and direct statuses); the instance actor,
 WebFinger and host-meta never need one."""
@@ -9,9 +10,11 @@ WebFinger and host-meta never need one."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
+from stratus.core.config import settings
 from stratus.core.errors import ApiError
 from stratus.core.observability import http_handler
 from stratus.federation import activitypub, authorized_fetch
@@ -124,6 +127,12 @@ def featured_tags(username: str, request: Request):
 
 @router.get("/users/{username}/statuses/{status_id}")
 def status(username: str, status_id: str, request: Request):
+    """The Note for servers; browsers go to the status's page (Mastodon's route constraint:
+    `/users/:username/statuses/:id` redirects HTML to `/@:username/:id`)."""
+    if not wants_activitypub(request.headers.get("accept")):
+        return RedirectResponse(f"{settings().base_url}/@{quote(username, safe='')}/"
+                                f"{quote(status_id, safe='')}", status_code=301,
+                                headers={"Vary": "Accept"})
     access = signed(request)
     found = activitypub.status_object(username, status_id, access.account)
     if isinstance(found, str):  # a boost: where the boosted status is

@@ -344,10 +344,11 @@ def test_a_public_status_as_a_note(client, people):
     assert create["actor"] == f"{BASE}/users/alice"
     assert (create["to"], create["cc"]) == (note["to"], note["cc"])
     assert create["object"] == {k: v for k, v in note.items() if k != "@context"}
-    # The status's `url` (a pasted link) answers servers with the same Note; browsers and
-    # anything not a status id get the JSON 404 (no HTML status page yet).
+    # The status's `url` (a pasted link) answers servers with the same Note, browsers with its
+    # page (tests/web); anything not a status id is a 404.
     assert ap(client, f"/@alice/{status['id']}") == note
-    assert client.get(f"/@alice/{status['id']}").status_code == 404
+    page = client.get(f"/@alice/{status['id']}")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     ap(client, "/@alice/nonsense", status=404)
     ap(client, f"/@bob/{status['id']}", status=404)
 

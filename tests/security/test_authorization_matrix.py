@@ -50,7 +50,10 @@ PUBLIC = {
     ("GET", "/headers/original/missing.png"): "static image",
     ("GET", "/@{username}"): "public profile page",
     ("GET", "/@{username}/tagged/{hashtag}"): "public profile page",
-    ("GET", "/@{username}/{status_id}"): "public status (its Note, for servers)",
+    ("GET", "/@{username}/{status_id}"): "public status page (its Note, for servers)",
+    ("GET", "/@{username}/{status_id}/embed"): "public status embed",
+    ("GET", "/tags/{name}"): "public hashtag page",
+    ("GET", "/api/oembed"): "oEmbed of a public status",
     # Federation reads (docs/federation.md): public data for any server; private statuses are
     # 404 until authorized fetch exists.
     ("GET", "/.well-known/webfinger"): "discovery",
@@ -173,6 +176,10 @@ PUBLIC_OBJECTS |= {"kind", "owner_id", "digest", "style"}
 EMPTY_FOR_OTHERS = {("GET", "/api/v2/notifications/{group_key}/accounts"),
                     ("POST", "/api/v2/notifications/{group_key}/dismiss")}
 OWNER_ONLY = {("PUT", "/api/v1/statuses/{status_id}"), ("DELETE", "/api/v1/statuses/{status_id}")}
+# Pages for browsers (docs/web.md): what the viewer may not see is Mastodon's HTML 404 page
+# (a status's `uri` sends browsers to its page).
+HTML_NOT_FOUND = {("GET", "/@{username}/{status_id}"), ("GET", "/@{username}/{status_id}/embed"),
+                  ("GET", "/users/{username}/statuses/{status_id}")}
 
 
 def test_every_route_declares_its_auth_or_is_listed_public(world):
@@ -255,6 +262,11 @@ def test_another_users_object_is_not_found(client, world):
             if (route.method, route.path) in EMPTY_FOR_OTHERS:
                 if response.status_code != 200 or response.json() not in ([], {}):
                     failures.append(f"{route.method} {route.path}: {response.text[:80]}")
+                continue
+            if (route.method, route.path) in HTML_NOT_FOUND:
+                if response.status_code != 404 or not response.headers[
+                        "content-type"].startswith("text/html"):
+                    failures.append(f"{route.method} {route.path}: {response.status_code}")
                 continue
             if response.status_code != 404 or response.json() != NOT_FOUND:
                 failures.append(f"{route.method} {_concrete(route.path, values)}: "

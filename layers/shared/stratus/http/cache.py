@@ -24,3 +24,11 @@ def cache_if_unauthenticated(response: Any, request: Any) -> None:
 ACTIVITYPUB_3_MIN = "max-age=180, public"
 ACTIVITYPUB_1_MIN = "max-age=60, public"
 WEBFINGER = "max-age=259200, public"
+# The public web pages, as Mastodon's controllers send them to a reader not signed in:
+# AccountsController and TagsController (HTML), StatusesController (HTML, embed), the feeds.
+PAGE_15_S = "max-age=15, public, stale-while-revalidate=30, stale-if-error=3600"
+STATUS_PAGE = "max-age=10, public"
+EMBED_PAGE = "max-age=180, public"
+ACCOUNT_FEED = "max-age=60, public"
+TAG_FEED = "max-age=0, public"
+GONE_PAGE = "max-age=180, public"  # AccountOwnedConcern: a suspended account's pages
