@@ -12,7 +12,9 @@ transaction: `repo/peers.remember`) and URI index entries for its actor id and k
 Rules (Mastodon's): accounts of a domain suspended by a block, or outside the allowlist in
 limited federation mode, are never stored; a silenced domain's new accounts are stored
 silenced. Writes that the URI index refuses (an id or key id another account holds:
-repo/uris.py) store nothing.
+repo/uris.py) store nothing, and so does a profile DynamoDB cannot store (over 400 KB:
+repo/item_size.py; each field is bounded, but 16 fields, a note and 20 aliases of sanitised
+text that grew six times can pass it together): the actor is refused, as an invalid one is.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from stratus.federation import http
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import domain_blocks as domain_blocks_repo
+from stratus.repo import item_size
 from stratus.repo import moderation as moderation_repo
 from stratus.repo import peers, transaction, uris
 
@@ -113,6 +116,10 @@ def _create(parsed: dict[str, Any]) -> dict[str, Any] | None:
                                  owner_uri=profile["uri"]))
     try:
         transaction.write(ops)
+    except item_size.Unstorable as refused:
+        logger.info("remote actor refused: its profile cannot be stored",
+                    extra={"uri": profile["uri"], "reason": str(refused)[:200]})
+        return None
     except transaction.ConditionFailed:
         # Another writer stored this actor first (then it is found by its id), or another
         # actor holds the handle on this domain, or its id or key id (then this one is
@@ -139,6 +146,10 @@ def _update(current: dict[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
             ops.append(uris.claim_op(new_key, "key", current["id"], owner_uri=current["uri"]))
     try:
         transaction.write(ops)
+    except item_size.Unstorable as refused:
+        logger.info("remote actor update refused: its profile cannot be stored",
+                    extra={"uri": current["uri"], "reason": str(refused)[:200]})
+        return current
     except transaction.ConditionFailed:
         # The new key id is another account's (repo/uris.py): the profile stays as it was.
         logger.info("remote actor update refused: its key id is another's",
