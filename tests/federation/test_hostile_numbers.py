@@ -228,71 +228,112 @@ def test_attack_question_counts_out_of_range_are_bounded(client, drain, hostile,
 
 
 # --- one item, 400 KB ----------------------------------------------------------------------------
+LINKS = "<a>" * 13_334  # 40,000 characters, 40 KB: sanitised, each `<a>` is 47 bytes (627 KB)
+
+
 def big_note(mallory, hostile, content: str) -> dict:
-    """A Note whose item would pass 400 KB: its content (kept to 40,000 characters, each of
-    which sanitising may make six bytes: U+00A0 is `&nbsp;`) beside 100 custom emoji whose
-    icons have URLs of 2,000 characters (each within the 2,048 a URL may have)."""
+    """A Note whose item would pass 400 KB: its content (kept to 40,000 characters, which
+    sanitising may make 15 times longer) beside 100 custom emoji whose icons have URLs of
+    2,000 characters (each within the 2,048 a URL may have)."""
     emoji = [{"type": "Emoji", "name": f":e{n}:", "icon": {
         "type": "Image", "url": hostile.url(f"/emoji/{n}/" + "e" * 1980 + ".png")}}
         for n in range(100)]
     return mallory.note(content, tag=emoji)
 
 
+def assert_fits(status_id: str) -> None:
+    from local.capacity import item_size
+
+    assert item_size(stored_item(status_id)) <= MAX_ITEM
+
+
+def links_kept(content: str) -> int:
+    return content.count('<a target="_blank" rel="nofollow noopener"></a>')
+
+
 def test_attack_status_too_large_for_one_item_is_cut_to_fit(client, drain, hostile, mallory,
                                                             failed_jobs):
-    """A Note of 500 KB delivered to the inbox is a 413 (what one queued job holds); served
-    to a fetch (an Announce of it), its item would have been about 460 KB: DynamoDB refused
-    it and the job failed on every try. Now its content is cut to what fits, and the status
-    is stored with its emoji."""
+    """A Note of 40 KB whose content sanitising makes 627 KB (13,334 empty links, each given
+    `target` and `rel`), delivered to the inbox; a Note of 500 KB served to a fetch (an
+    Announce of it) beside 100 emoji with long URLs. DynamoDB refused both items and the
+    jobs failed on every try; now the content is cut to what fits and the status is stored
+    (a 500 KB Note delivered to the inbox is a 413: what one queued job holds)."""
     before = state()
-    posted = mallory.note("x" * 500_000)
-    response = mallory.post(client, mallory.activity("Create", posted))
+    response = mallory.post(client, mallory.activity("Create", mallory.note("x" * 500_000)))
     assert response.status_code == 413, response.text
     assert queued() == 0
     assert state() == before
 
-    note = big_note(mallory, hostile, "<p>" + "\xa0" * 250_000 + "</p>")  # 500 KB of text
-    hostile.serve(note["id"].removeprefix(hostile.url("")), json.dumps(note, ensure_ascii=False),
-                  "application/activity+json")
-    accepted(mallory.post(client, mallory.activity("Announce", note["id"], to=[PUBLIC])))
+    posted = mallory.note(LINKS)
+    accepted(mallory.post(client, mallory.activity("Create", posted)))
+    fetched = big_note(mallory, hostile, "<p>" + "\xa0" * 250_000 + "</p>")  # 500 KB of text
+    hostile.serve(fetched["id"].removeprefix(hostile.url("")),
+                  json.dumps(fetched, ensure_ascii=False), "application/activity+json")
+    accepted(mallory.post(client, mallory.activity("Announce", fetched["id"], to=[PUBLIC])))
     drain()
     assert failed_jobs == []
-    kept = remote_status(note["id"])
-    assert kept is not None
-    from local.capacity import item_size
 
-    assert item_size(stored_item(kept["id"])) <= MAX_ITEM
+    kept = remote_status(posted["id"])
+    assert kept is not None
+    assert_fits(kept["id"])
+    assert 6_000 < links_kept(rendered(client, kept["id"])["content"]) < 13_334
+
+    kept = remote_status(fetched["id"])
+    assert kept is not None
+    assert_fits(kept["id"])
     assert len(kept["remote_emojis"]) == 100
     shown = rendered(client, kept["id"])
     assert shown["content"].startswith("<p>&nbsp;&nbsp;") and shown["content"].endswith("</p>")
     assert 30_000 < shown["content"].count("&nbsp;") < 40_000  # cut, but only as far as needed
 
 
-def test_an_edit_too_large_for_the_item_is_cut_to_fit(client, drain, hostile, mallory,
-                                                      failed_jobs):
-    """The same content in an edit (an Update is delivered whole, so one this large only comes
-    from a document read by the worker): the edit is applied, its content cut to fit, and its
-    history version stored."""
-    from stratus.federation import remote_statuses
-
+def test_attack_edit_too_large_for_the_item_is_cut_to_fit(client, drain, hostile, mallory,
+                                                          failed_jobs):
+    """An Update whose content sanitising makes 627 KB: DynamoDB refused the edit and the job
+    failed on every try. Now the edit is applied, its content cut to fit, and its version
+    kept in the history."""
     note = mallory.note("short", updated="2026-01-01T00:00:00Z")
     accepted(mallory.post(client, mallory.activity("Create", note)))
     drain()
     kept = remote_status(note["id"])
-    actor = _profile(mallory.uri)
-    edited = {**big_note(mallory, hostile, "\xa0" * 40_000), "id": note["id"],
-              "updated": "2026-02-01T00:00:00Z"}
-    assert remote_statuses.ingest(edited, actor=actor) == kept["id"]
+    edited = {**note, "content": LINKS, "updated": "2026-02-01T00:00:00Z"}
+    accepted(mallory.post(client, mallory.activity("Update", edited)))
     drain()
     assert failed_jobs == []
-    from local.capacity import item_size
-
-    assert item_size(stored_item(kept["id"])) <= MAX_ITEM
+    assert_fits(kept["id"])
     after = remote_status(note["id"])
     assert after["remote_updated_at"] == "2026-02-01T00:00:00Z"
-    assert 30_000 < after["content"].count("&nbsp;") < 40_000
+    assert 6_000 < links_kept(after["content"]) < 13_334
     history = client.get(f"/api/v1/statuses/{kept['id']}/history").json()
-    assert len(history) == 2 and history[-1]["content"] == after["content"]
+    assert [links_kept(v["content"]) for v in history] == [0, links_kept(after["content"])]
+
+
+def oversized_profile() -> dict:
+    """An actor document each of whose fields is within its bound, and whose profile item
+    sanitising makes about 830 KB: a note and 16 field values of empty links."""
+    return {"summary": "<a>" * 6_666, "attachment": [
+        {"type": "PropertyValue", "name": f"f{n}", "value": "<a>" * 682} for n in range(16)]}
+
+
+def test_attack_actor_profile_too_large_for_one_item_is_refused(client, drain, hostile, mallory,
+                                                                failed_jobs):
+    """An actor whose profile DynamoDB cannot store: signing an activity, its key fetch made the
+    inbox answer 500; its Update of itself failed the job on every try. Now the unknown actor
+    is refused as an invalid one is (401: no key), and a known one's Update is dropped, its
+    profile as it was."""
+    before = state()
+    big = hostile.actor("big", **oversized_profile())
+    response = big.post(client, big.activity("Like", "http://localhost:8000/nothing"))
+    assert response.status_code == 401, response.text
+    assert state() == before
+
+    known = _profile(mallory.uri)
+    accepted(mallory.post(client, mallory.activity(
+        "Update", {**mallory.document, **oversized_profile()})))
+    drain()
+    assert failed_jobs == []
+    assert _profile(mallory.uri)["note"] == known["note"]
+    assert state() == before
 
 
 def _profile(uri: str) -> dict:
