@@ -13,8 +13,9 @@ Rules (Mastodon's): accounts of a domain suspended by a block, or outside the al
 limited federation mode, are never stored; a silenced domain's new accounts are stored
 silenced. Writes that the URI index refuses (an id or key id another account holds:
 repo/uris.py) store nothing, and so does a profile DynamoDB cannot store (over 400 KB:
-repo/item_size.py; each field is bounded, but 16 fields, a note and 20 aliases of sanitised
-text that grew six times can pass it together): the actor is refused, as an invalid one is.
+repo/item_size.py; each field is bounded, but sanitising can make a note and 16 field values
+fifteen times longer: an empty `<a>` gets `target` and `rel`): the actor is refused, as an
+invalid one is.
 """
 
 from __future__ import annotations

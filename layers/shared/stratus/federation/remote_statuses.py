@@ -17,9 +17,9 @@ for a local one.
 
 Size: a status item must fit DynamoDB's 400 KB (repo/item_size.py). What a document says is
 bounded field by field (status_objects); when all of it together would still not fit (40,000
-characters of content that sanitising makes six bytes each, beside 100 emoji with long URLs),
-the content is cut to what fits (`status_objects.fit`), on creation and on an edit alike.
-Mastodon, which has no such limit, keeps it whole.
+characters of content that sanitising can make fifteen times longer, beside 100 emoji with
+long URLs), the content is cut to what fits (`status_objects.fit`), on creation and on an edit
+alike. Mastodon, which has no such limit, keeps it whole.
 
 Ids: a remote status gets a snowflake id made from its `published` time (clamped to now),
 as Mastodon does (`Mastodon::Snowflake.id_at`), so a fetched old status (a reply's parent,
