@@ -125,3 +125,28 @@ def test_oembed_rich_without_a_player_and_photo_without_url_make_no_card():
                               "html": '<iframe src="https://x.example/w"></iframe>'},
                              endpoint, URL)
     assert rich.type == "rich" and rich.html == '<iframe src="https://x.example/w"></iframe>'
+
+
+def test_a_player_size_past_what_a_card_can_store_is_left_out():
+    """A width or height of 40 digits (DynamoDB keeps 38: the card's write failed on every
+    try) or a fraction, in a page's tags or an oEmbed answer: 0, as a missing one is."""
+    details, _ = parse('<title>t</title><meta name="twitter:card" content="player">'
+                       '<meta name="twitter:player" content="https://tube.example/embed/1">'
+                       f'<meta name="twitter:player:width" content="{"9" * 40}">'
+                       '<meta name="twitter:player:height" content="360">')
+    assert (details.width, details.height) == (0, 360)
+    photo = cards.from_oembed({"version": "1.0", "type": "photo", "url": "https://p.example/1.jpg",
+                               "width": 10**40, "height": 2.5}, "https://p.example/oembed", URL)
+    assert (photo.width, photo.height) == (0, 0)
+    photo = cards.from_oembed({"version": "1.0", "type": "photo", "url": "https://p.example/1.jpg",
+                               "width": 640.0, "height": True}, "https://p.example/oembed", URL)
+    assert (photo.width, photo.height) == (640, 0)
+
+
+def test_json_that_is_not_json_or_nests_too_deeply_is_ignored():
+    """JSON-LD nested 100,000 deep raised RecursionError (the cards job failed and was
+    retried); NaN in an oEmbed answer is not JSON."""
+    deep = "[" * 100_000 + "]" * 100_000
+    details, _ = parse(f'<title>Plain</title><script type="application/ld+json">{deep}</script>')
+    assert details.title == "Plain"
+    assert cards.parse_oembed(b'{"version": "1.0", "type": "photo", "width": NaN}') is None

@@ -1,15 +1,24 @@
-"""JSON from other servers, parsed with a bound on nesting: a deeply nested document is refused
-as invalid (ValueError) instead of raising RecursionError — in the parser, or later in any code
-that walks it — at the inbox (a 400) or in a worker (a job dropped, not retried).
+"""JSON from other servers, parsed strictly, and the numbers read from it, bounded.
 
-ActivityStreams documents are shallow (an activity, its object, a tag or attachment list, an
-icon: depth 5 or so); 32 is Rack's parameter depth limit, which our API applies to its own
-bodies too (stratus/http/forms.py).
+Parsing: a deeply nested document is refused as invalid (ValueError) instead of raising
+RecursionError — in the parser, or later in any code that walks it — and so is one that is not
+JSON as RFC 8259 writes it: `NaN`, `Infinity` and `-Infinity` (which Python's parser takes) and
+numbers too large for a float (`1e999`, which it would read as infinity). At the inbox that is a
+400, for a fetch a document refused, in a worker a job dropped, not retried. ActivityStreams
+documents are shallow (an activity, its object, a tag or attachment list, an icon: depth 5 or
+so); 32 is Rack's parameter depth limit, which our API applies to its own bodies too
+(stratus/http/forms.py).
+
+Reading: a number another server sends is used only through `bounded_int` / `bounded_float`,
+which take a number of JSON (never a boolean or a string) within the bounds its reader gives —
+what the field means and what DynamoDB can store (38 significant digits, magnitudes between
+1e-130 and 1e126: a value outside them would make the write fail on every retry).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 MAX_DEPTH = 32
@@ -59,11 +68,23 @@ def _text_ok(value: Any) -> None:
             stack.extend(current)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number out of range: {text[:40]}")
+    return value
+
+
 def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
-    """`json.loads`, but ValueError for anything that is not JSON (bytes that are not UTF-8
-    included) and TooDeep past `max_depth` levels."""
+    """`json.loads`, but ValueError for anything that is not JSON (bytes that are not UTF-8,
+    `NaN`, `Infinity`, a number past a float's range included) and TooDeep past `max_depth`
+    levels."""
     try:
-        parsed = json.loads(data)
+        parsed = json.loads(data, parse_constant=_no_constant, parse_float=_finite)
     except RecursionError:
         raise TooDeep(f"nested more than {max_depth} levels deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
@@ -74,3 +95,30 @@ def loads(data: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     except UnicodeEncodeError:
         raise ValueError("text is not valid UTF-8") from None
     return parsed
+
+
+# --- numbers ------------------------------------------------------------------------------------
+def bounded_int(value: Any, lo: int, hi: int) -> int | None:
+    """`value` as an integer when it is a JSON number with no fraction (`3` or `3.0`) within
+    [lo, hi]; else None (a boolean, a string, a fraction, a number out of range: the reader
+    takes its default, as Mastodon ignores a value it cannot use)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            return None
+        value = int(value)
+    return value if lo <= value <= hi else None
+
+
+def bounded_float(value: Any, lo: float, hi: float, *, digits: int = 6) -> float | None:
+    """`value` as a float clamped to [lo, hi] and rounded to `digits` decimals when it is a
+    finite JSON number (a focal point's coordinate: `[5, -1e300]` is `[1.0, -1.0]`, `1e-200`
+    is 0.0); else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):
+        value = float(max(min(value, hi), lo))  # a huge int clamps before it becomes a float
+    if not math.isfinite(value):
+        return None
+    return round(min(max(value, lo), hi), digits) + 0.0  # + 0.0: -0.0 is 0.0

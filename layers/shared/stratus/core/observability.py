@@ -140,8 +140,9 @@ class NoTimeLeft(Exception):
 
 
 def _permanent(exc: BaseException) -> bool:
-    """A failure that running the job again cannot mend: a message that is no job
-    (`Permanent`), or a document nested too deeply to walk (jsondoc.TooDeep, or a
+    """A failure that running the job again cannot mend: a message that is no job or a write
+    DynamoDB refuses on every attempt (`Permanent`; repo/item_size.Unstorable), or a document
+    nested too deeply to walk (jsondoc.TooDeep, or a
     RecursionError from code walking one)."""
     from stratus.core.errors import Permanent
     from stratus.core.jsondoc import TooDeep

@@ -14,9 +14,12 @@ limited federation mode, are never stored; a silenced domain's new accounts are 
 silenced. A new account is stored only under the handle WebFinger confirms is its own
 (federation/webfinger.confirm) and only with a key id it owns (`owns_key`: never another
 actor's id or key); nothing of it is stored otherwise. Writes that the URI index refuses (an
-id or key id another account holds: repo/uris.py) store nothing. A 410 ends an account only
-when its own host answers it (http.FetchFailed.gone); a signature that fails with a stored key
-refetches the actor at most once per cool-down (`_refetch_for_signature`).
+id or key id another account holds: repo/uris.py) store nothing, and so does a profile
+DynamoDB cannot store (over 400 KB: repo/item_size.py; each field is bounded, but sanitising
+can make a note and 16 field values fifteen times longer: an empty `<a>` gets `target` and
+`rel`): the actor is refused, as an invalid one is. A 410 ends an account only when its own
+host answers it (http.FetchFailed.gone); a signature that fails with a stored key refetches
+the actor at most once per cool-down (`_refetch_for_signature`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import dedupe
 from stratus.repo import domain_blocks as domain_blocks_repo
+from stratus.repo import item_size
 from stratus.repo import moderation as moderation_repo
 from stratus.repo import peers, transaction, uris
 
@@ -151,6 +155,10 @@ def _create(parsed: dict[str, Any], *, answer: webfinger.Answer | None = None,
                                  owner_uri=profile["uri"]))
     try:
         transaction.write(ops)
+    except item_size.Unstorable as refused:
+        logger.info("remote actor refused: its profile cannot be stored",
+                    extra={"uri": profile["uri"], "reason": str(refused)[:200]})
+        return None
     except transaction.ConditionFailed:
         # Another writer stored this actor first (then it is found by its id), or another
         # actor holds the handle on this domain, or its id or key id (then this one is
@@ -182,6 +190,10 @@ def _update(current: dict[str, Any], parsed: dict[str, Any], *,
             ops.append(uris.claim_op(new_key, "key", current["id"], owner_uri=current["uri"]))
     try:
         transaction.write(ops)
+    except item_size.Unstorable as refused:
+        logger.info("remote actor update refused: its profile cannot be stored",
+                    extra={"uri": current["uri"], "reason": str(refused)[:200]})
+        return current
     except transaction.ConditionFailed:
         # The new key id is another account's (repo/uris.py): the profile stays as it was.
         logger.info("remote actor update refused: its key id is another's",

@@ -15,6 +15,12 @@ at once); everything else a new status sets off — fan-out to the home feeds of
 followers, notifications of local mentions, streaming, counters — follows from the stream as
 for a local one.
 
+Size: a status item must fit DynamoDB's 400 KB (repo/item_size.py). What a document says is
+bounded field by field (status_objects); when all of it together would still not fit (40,000
+characters of content that sanitising can make fifteen times longer, beside 100 emoji with
+long URLs), the content is cut to what fits (`status_objects.fit`), on creation and on an edit
+alike. Mastodon, which has no such limit, keeps it whole.
+
 Ids: a remote status gets a snowflake id made from its `published` time (clamped to now),
 as Mastodon does (`Mastodon::Snowflake.id_at`), so a fetched old status (a reply's parent,
 a search result) sorts among statuses of its time instead of on top of every timeline.
@@ -28,11 +34,13 @@ from urllib.parse import urlsplit
 
 from stratus.core import clock, ids, outbound
 from stratus.core.config import settings
+from stratus.core.observability import logger
 from stratus.federation import http, remote_accounts
 from stratus.federation import status_objects as objects
 from stratus.federation.actor_documents import ACTOR_TYPES, host_of, hostname_of, uri_of
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
+from stratus.repo import item_size
 from stratus.repo import polls as polls_repo
 from stratus.repo import status_writes, transaction, uris
 from stratus.repo import statuses as repo
@@ -184,6 +192,7 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
         "created_at": clock.iso(published),
         "remote_updated_at": obj.get("updated") if isinstance(obj.get("updated"), str) else None,
     }
+    _fit(item)
     ops = [uris.claim_op(uri, "status", status_id, owner_uri=actor["uri"])]
     if poll:
         poll_id = ids.new_id()
@@ -194,11 +203,24 @@ def _create(obj: dict[str, Any], actor: dict[str, Any], kind: str, depth: int) -
         transaction.write(ops)
     except transaction.ConditionFailed:
         return find(uri)  # ingested meanwhile (a redelivery, a concurrent fetch)
+    except item_size.Unstorable as refused:  # still too large, cut as it is: not stored
+        logger.info("remote status refused: it cannot be stored",
+                    extra={"uri": uri, "reason": str(refused)[:200]})
+        return None
     if item["tags"]:
         from stratus.repo import search as search_repo
 
         search_repo.index_tags(item["tags"])
     return status_id
+
+
+def _fit(status: dict[str, Any], changes: dict[str, Any] | None = None) -> None:
+    """Cut the content (of `changes`, an edit's, when given) so the status item fits."""
+    target = status if changes is None else changes
+    over = status_writes.excess(status if changes is None else {**status, **changes})
+    if over:
+        size = len(target["content"].encode("utf-8"))
+        target["content"] = objects.fit(target["content"], max(size - over, 0))
 
 
 def _older(updated: str, stored: str | None) -> bool:
@@ -236,6 +258,7 @@ def _edit(item: dict[str, Any], obj: dict[str, Any], actor: dict[str, Any], kind
         "mention_ids": list(dict.fromkeys(list(item.get("mention_ids", [])) + local_mentions)),
         "remote_mention_ids": remote_mentions, "remote_emojis": objects.emojis(obj),
         "edited_at": edited_at, "remote_updated_at": updated}
+    _fit(item, changes)
     ops: list[transaction.Op] = []
     old_options = None
     poll = objects.poll(obj)

@@ -2,7 +2,9 @@
 what it says, as Mastodon's ActivityPub::Parser::StatusParser and PollParser read it — its
 audience and visibility, text (sanitised, converted to a Note's for other types), publication
 time, hashtags, custom emoji, mentions, attachments and poll — bounded so that a status item
-stays far below DynamoDB's item size. Storing it is federation/remote_statuses.py."""
+stays below DynamoDB's item size (its content cut to what fits: `fit`), and every number in it
+read through core/jsondoc's bounds (a focal point within [-1, 1], dimensions within Mastodon's
+pixel limit, counts within 0..MAX_COUNT). Storing it is federation/remote_statuses.py."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import html
 from datetime import datetime
 from typing import Any
 
-from stratus.core import clock, ids
+from stratus.core import clock, ids, jsondoc, limits
 from stratus.federation import remote_accounts
 from stratus.federation.actor_documents import as_list, first_string, host_of, uri_of
 from stratus.repo import uris
@@ -21,7 +23,7 @@ PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 PUBLIC_ALIASES = (PUBLIC, "as:Public", "Public")
 SUPPORTED = ("Note", "Question")
 CONVERTED = ("Article", "Page", "Image", "Video", "Audio", "Event")
-MAX_CONTENT = 40_000  # characters kept: a status item stays far below DynamoDB's 400 KB
+MAX_CONTENT = 40_000  # characters read; what sanitising makes of them is cut to the item (`fit`)
 MAX_SPOILER = 10_000
 MAX_ATTACHMENTS = 16  # Mastodon keeps at most 16 remote attachments
 MAX_TAGS = 100
@@ -29,6 +31,14 @@ MAX_OPTIONS = 100
 MAX_OPTION = 500  # characters of a poll option's title
 MAX_NAME = 100  # characters of a hashtag or emoji shortcode
 MEDIA_TYPES = {"image": "image", "video": "video", "audio": "audio"}
+# A poll's counts (votes of an option, voters): Mastodon keeps them in bigint columns; a 32-bit
+# integer is what clients' models take for each, and 100 options of it still add up to a
+# total that JavaScript's numbers hold exactly. No real poll comes near.
+MAX_COUNT = 2**31 - 1
+# A side of an attachment, and its area: Mastodon's pixel limit for images.
+MAX_PIXELS = limits.IMAGE_MATRIX_LIMIT
+BASE83_DIGITS = ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                 "#$%*+,-.:;=?@[]^_{|}~")
 
 
 def types(obj: dict[str, Any]) -> list[str]:
@@ -89,6 +99,23 @@ def text(obj: dict[str, Any], kind: str) -> tuple[str, str | None]:
         shown = html.escape(url)
         parts.append(f'<p><a href="{shown}" target="_blank" rel="nofollow noopener">{shown}</a></p>')
     return "".join(parts), language
+
+
+def fit(content: str, max_bytes: int) -> str:
+    """Sanitised HTML cut to at most `max_bytes` of UTF-8 (an item must fit DynamoDB's
+    400 KB): cut before the tag or entity it would end inside, then sanitised again, so no
+    element is left open; cut again shorter while the closing tags make it too long."""
+    data = content.encode("utf-8")
+    budget = max_bytes
+    while len(data) > max_bytes and budget > 0:
+        cut = data[:budget].decode("utf-8", "ignore")
+        for opener, closer in (("<", ">"), ("&", ";")):
+            if cut.rfind(opener) > cut.rfind(closer):
+                cut = cut[:cut.rfind(opener)]
+        content = clean_remote(cut)
+        budget -= max(len(content.encode("utf-8")) - max_bytes, 64)
+        data = content.encode("utf-8")
+    return content if len(data) <= max_bytes else ""
 
 
 def published(obj: dict[str, Any]) -> datetime:
@@ -170,29 +197,48 @@ def media(obj: dict[str, Any], status_id: str, account_id: str, reject: bool
             continue
         media_type = each.get("mediaType") if isinstance(each.get("mediaType"), str) else ""
         kind = MEDIA_TYPES.get(media_type.split("/")[0], "unknown")
-        meta: dict[str, Any] = {}
-        focal = each.get("focalPoint")
-        if (isinstance(focal, list) and len(focal) == 2
-                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in focal)):
-            meta["focus"] = {"x": float(focal[0]), "y": float(focal[1])}
-        width, height = each.get("width"), each.get("height")
-        if isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0:
-            meta["original"] = {"width": width, "height": height,
-                                "size": f"{width}x{height}", "aspect": width / height}
         description = each.get("name") if isinstance(each.get("name"), str) else None
         found.append({"id": ids.new_id(), "account_id": account_id, "status_id": status_id,
                       "media_type": kind, "remote_url": url, "mime_type": media_type or None,
                       "description": (description or "").strip()[:1500] or None,
-                      "blurhash": each.get("blurhash") if isinstance(each.get("blurhash"), str)
-                      else None, "meta": meta, "created_at": clock.iso(clock.now())})
+                      "blurhash": blurhash(each.get("blurhash")), "meta": _meta(each),
+                      "created_at": clock.iso(clock.now())})
     return found
+
+
+def _meta(attachment: dict[str, Any]) -> dict[str, Any]:
+    """What an attachment says of its image: its focal point (two numbers, each clamped to
+    [-1, 1]; Mastodon's `focalPoint`, ignored unless both are numbers) and its size (whole
+    numbers of pixels within Mastodon's limit, else left out)."""
+    meta: dict[str, Any] = {}
+    focal = attachment.get("focalPoint")
+    if isinstance(focal, list) and len(focal) == 2:
+        x, y = (jsondoc.bounded_float(v, -1.0, 1.0) for v in focal)
+        if x is not None and y is not None:
+            meta["focus"] = {"x": x, "y": y}
+    width = jsondoc.bounded_int(attachment.get("width"), 1, MAX_PIXELS)
+    height = jsondoc.bounded_int(attachment.get("height"), 1, MAX_PIXELS)
+    if width and height and width * height <= MAX_PIXELS:
+        meta["original"] = {"width": width, "height": height, "size": f"{width}x{height}",
+                            "aspect": round(width / height, 6)}
+    return meta
+
+
+def blurhash(value: Any) -> str | None:
+    """A BlurHash when it is one (Mastodon's `supported_blurhash?`: base 83, at most 5×5
+    components), of exactly the length its components make; else None."""
+    if not isinstance(value, str) or len(value) < 6 or not set(value) <= set(BASE83_DIGITS):
+        return None
+    size_flag = BASE83_DIGITS.index(value[0])
+    x, y = size_flag % 9 + 1, size_flag // 9 + 1
+    return value if x <= 5 and y <= 5 and len(value) == 4 + 2 * x * y else None
 
 
 def poll(obj: dict[str, Any]) -> dict[str, Any] | None:
     """A Question's poll: options and their counts, end, voters (Mastodon's PollParser)."""
     if "Question" not in types(obj):
         return None
-    multiple = bool(obj.get("anyOf"))
+    multiple = isinstance(obj.get("anyOf"), list)  # Mastodon's PollParser#multiple
     choices = as_list(obj.get("anyOf") if multiple else obj.get("oneOf"))
     options, votes = [], []
     for choice in choices[:MAX_OPTIONS]:
@@ -200,24 +246,24 @@ def poll(obj: dict[str, Any]) -> dict[str, Any] | None:
             continue
         options.append(choice["name"][:MAX_OPTION])
         replies = choice.get("replies") if isinstance(choice.get("replies"), dict) else {}
-        count = replies.get("totalItems")
-        votes.append(count if isinstance(count, int) and count >= 0 else 0)
+        votes.append(jsondoc.bounded_int(replies.get("totalItems"), 0, MAX_COUNT) or 0)
     if not options:
         return None
-    end = obj.get("endTime") or obj.get("closed")
+    end = obj.get("endTime") if isinstance(obj.get("endTime"), str) else obj.get("closed")
     expires_at = None
     if isinstance(end, str):
         try:
             expires_at = clock.iso(datetime.fromisoformat(end.replace("Z", "+00:00")))
         except ValueError:
             expires_at = None
-    voters = obj.get("votersCount")
+    voters = jsondoc.bounded_int(obj.get("votersCount"), 0, MAX_COUNT)
+    closed = obj.get("closed")  # a time, or true; not any value that happens to be truthy
     return {"options": options, "votes": votes, "multiple": multiple,
-            "voters_count": voters if isinstance(voters, int) and voters >= 0
-            else (None if multiple else sum(votes)),
+            "voters_count": voters if voters is not None
+            else (None if multiple else min(sum(votes), MAX_COUNT)),
             "expires_at": expires_at,
-            "closed": bool(obj.get("closed")) and (expires_at is None or
-                                                   clock.parse_iso(expires_at) <= clock.now())}
+            "closed": (closed is True or isinstance(closed, str)) and (
+                expires_at is None or clock.parse_iso(expires_at) <= clock.now())}
 
 
 def attributed_to(obj: dict[str, Any]) -> str | None:

@@ -2,21 +2,28 @@
 
 Transactions map DynamoDB's CancellationReasons back to the API error the caller attached to
 each operation (`Op.on_conflict`), so e.g. a taken username surfaces as Mastodon's 422.
+
+Every write is checked before it is sent (repo/item_size.py): an item over 400 KB, or a value
+DynamoDB cannot store (NaN, an infinity, a number past its range), is refused as
+`item_size.Unstorable`, a permanent failure, and so is DynamoDB's own ValidationException
+saying the same — never a job retried until it is dead-lettered.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, DecimalException
 from typing import Any
 
 from stratus.core import parallel
 from stratus.core.config import settings
 from stratus.core.errors import ApiError, Busy
 from stratus.core.paging import Budget
+from stratus.repo import item_size
 from stratus.repo import keys as keys_module
 from stratus.repo.client import dynamodb
 
@@ -49,7 +56,11 @@ def _plain(value: Any) -> Any:
 
 def _dynamo(value: Any) -> Any:
     if isinstance(value, float):
+        if not math.isfinite(value):
+            raise item_size.Unstorable(f"{value} cannot be stored")
         return Decimal(str(value))
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise item_size.Unstorable(f"{value} cannot be stored")
     if isinstance(value, dict):
         return {k: _dynamo(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -57,9 +68,14 @@ def _dynamo(value: Any) -> Any:
     return value
 
 
-def serialize(item: dict[str, Any]) -> dict[str, Any]:
+def serialize(item: dict[str, Any], *, nulls: bool = False) -> dict[str, Any]:
+    """An item (or, with `nulls`, expression values, None included) in DynamoDB's form."""
     ser, _ = _types()
-    return {k: ser.serialize(_dynamo(v)) for k, v in item.items() if v is not None}
+    try:
+        return {k: ser.serialize(_dynamo(v)) for k, v in item.items()
+                if nulls or v is not None}
+    except DecimalException as exc:  # past 38 digits, or outside 1e-130..1e126
+        raise item_size.Unstorable(f"a number DynamoDB cannot store: {exc!r}") from None
 
 
 def deserialize(raw: dict[str, Any]) -> dict[str, Any]:
@@ -68,8 +84,7 @@ def deserialize(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def values(mapping: dict[str, Any]) -> dict[str, Any]:
-    ser, _ = _types()
-    return {k: ser.serialize(_dynamo(v)) for k, v in mapping.items()}
+    return serialize(mapping, nulls=True)
 
 
 def table() -> str:
@@ -116,6 +131,7 @@ def put(item: dict[str, Any], *, condition: str | None = None,
         names: dict[str, str] | None = None, vals: dict[str, Any] | None = None,
         table_name: str | None = None) -> bool:
     """Put an item; with a condition, returns False instead of raising when it fails."""
+    item_size.check(item)
     kwargs: dict[str, Any] = {"TableName": table_name or table(), "Item": serialize(item)}
     if condition:
         kwargs["ConditionExpression"] = condition
@@ -127,6 +143,9 @@ def put(item: dict[str, Any], *, condition: str | None = None,
         dynamodb().put_item(**kwargs)
     except dynamodb().exceptions.ConditionalCheckFailedException:
         return False
+    except dynamodb().exceptions.ClientError as exc:
+        item_size.raise_refused(exc)
+        raise
     return True
 
 
@@ -149,10 +168,15 @@ def update(key: dict[str, str], expression: str, *, names: dict[str, str] | None
     if names:
         kwargs["ExpressionAttributeNames"] = names
     if vals:
+        item_size.check_values(vals)
         kwargs["ExpressionAttributeValues"] = values(vals)
     if condition:
         kwargs["ConditionExpression"] = condition
-    return deserialize(dynamodb().update_item(**kwargs)["Attributes"])
+    try:
+        return deserialize(dynamodb().update_item(**kwargs)["Attributes"])
+    except dynamodb().exceptions.ClientError as exc:
+        item_size.raise_refused(exc)
+        raise
 
 
 Filter = tuple[str, dict[str, str], dict[str, Any]]  # expression, names, values
@@ -256,6 +280,8 @@ def write_many(*, puts: Sequence[dict[str, Any]] = (), deletes: Sequence[dict[st
     """Put and delete items in batches of 25 (BatchWriteItem), retrying what DynamoDB left
     over. Not atomic: each write stands alone (use it for idempotent writes)."""
     name = table_name or table()
+    for item in puts:
+        item_size.check(item)
     requests = [{"PutRequest": {"Item": serialize(item)}}
                 for item in {(i["PK"], i["SK"]): i for i in puts}.values()]
     requests += [{"DeleteRequest": {"Key": serialize(k)}}
@@ -297,8 +323,10 @@ class Op:
     def render(self) -> dict[str, Any]:
         body: dict[str, Any] = {"TableName": self.table_name or table()}
         if self.kind == "Put":
+            item_size.check(self.item or {})
             body["Item"] = serialize(self.item or {})
         else:
+            item_size.check_values(self.vals)
             body["Key"] = serialize(self.key or {})
         if self.kind == "Update":
             body["UpdateExpression"] = self.expression
@@ -391,6 +419,7 @@ def transact(ops: Sequence[Op], *, token: str | None = None,
                     _backoff(attempt)
                     continue
                 raise Busy() from exc
+            item_size.raise_refused(exc)
             for op, reason in zip(ops, reasons):
                 if reason == "ConditionalCheckFailed" and op.on_conflict is not None:
                     raise op.on_conflict from exc
@@ -400,4 +429,5 @@ def transact(ops: Sequence[Op], *, token: str | None = None,
         except client.exceptions.ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in THROTTLED:
                 raise Busy() from exc
+            item_size.raise_refused(exc)
             raise

@@ -27,10 +27,21 @@ from typing import Any
 
 from stratus.core import clock, ids
 from stratus.core.errors import ApiError
-from stratus.repo import base, keys, polls, tags, uris
+from stratus.repo import base, item_size, keys, polls, tags, uris
 from stratus.repo.statuses import edits, stats_item, status_item
 
 TAGS_IN_WRITE = 25  # hashtag entries a status's own write holds (see above)
+# What a status item keeps free of DynamoDB's 400 KB for the attributes later writes add to it
+# (an edit's `edited_at`, a card, a pin's flags...).
+HEADROOM = 16 * 1024
+
+
+def excess(status: dict[str, Any]) -> int:
+    """By how many bytes a status's item (with its keys and flags) would pass what a status may
+    take (DynamoDB's 400 KB less HEADROOM); 0 when it fits. A remote status's content is cut
+    by that much (federation/remote_statuses.py); a write that does not fit is refused
+    (item_size.TooLarge)."""
+    return max(0, -item_size.room(status_item(status), headroom=HEADROOM))
 
 
 def left_to_worker(names: list[str]) -> list[str]:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import codecs
 import html
-import json
 import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
+
+from stratus.core import jsondoc
 
 TITLE_LIMIT = 2000  # bounds on what one card item stores (the page controls these strings)
 TEXT_LIMIT = 4000
@@ -108,11 +109,18 @@ def _absolute(base: str, value: Any, *, same_origin: bool = False) -> str | None
     return url
 
 
+# A player's width or height: Mastodon's preview_cards columns are 32-bit integers.
+MAX_DIMENSION = 2**31 - 1
+
+
 def _number(value: Any) -> int:
+    """A width or height (an HTML attribute's text or a JSON number) within 0..MAX_DIMENSION,
+    else 0 (a number past DynamoDB's 38 digits would make the card's write fail)."""
     try:
-        return max(int(str(value).strip()), 0)
+        number = value if isinstance(value, (int, float)) else int(str(value).strip())
     except (TypeError, ValueError):
         return 0
+    return jsondoc.bounded_int(number, 0, MAX_DIMENSION) or 0
 
 
 def _language(value: Any) -> str | None:
@@ -197,8 +205,8 @@ class Page:
                 if not source:
                     continue
                 try:
-                    data = json.loads(source)
-                except ValueError:
+                    data = jsondoc.loads(source)
+                except ValueError:  # not JSON, nested too deeply, NaN or 1e999
                     continue
                 roots = data if isinstance(data, list) else [data]
                 found = next((o for o in roots if isinstance(o, dict)
@@ -310,6 +318,6 @@ def from_oembed(data: Any, endpoint: str, page_url: str) -> Details | None:
 
 def parse_oembed(body: bytes) -> Any:
     try:
-        return json.loads(body.decode("utf-8", "replace"))
+        return jsondoc.loads(body.decode("utf-8", "replace"))
     except ValueError:
         return None
