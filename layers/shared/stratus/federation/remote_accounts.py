@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
-from stratus.core import clock, ids, jsondoc, outbound
+from stratus.core import clock, hosts, ids, jsondoc, outbound
 from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.federation import actor_documents as documents
@@ -320,7 +320,7 @@ def remove(account_id: str) -> None:
 # --- WebFinger -----------------------------------------------------------------------------------
 def _loopback(host: str) -> bool:
     name = documents.hostname_of(host).strip("[]")
-    if name.lower() == "localhost":
+    if name == "localhost":
         return True
     try:
         return ipaddress.ip_address(name).is_loopback
@@ -329,17 +329,20 @@ def _loopback(host: str) -> bool:
 
 
 def webfinger_url(username: str, domain: str) -> str:
-    """https, or http for a loopback host outside production (test peers)."""
+    """https, or http for a loopback host outside production (test peers); `domain` as
+    `split_acct` normalised it."""
     scheme = "http" if _loopback(domain) and not settings().is_production else "https"
     resource = quote(f"acct:{username}@{domain}", safe=":@")
     return f"{scheme}://{domain}/.well-known/webfinger?resource={resource}"
 
 
 def split_acct(acct: str) -> tuple[str, str | None]:
-    """`@user@host`, `user@host`, `acct:user@host` → (user, host or None)."""
+    """`@user@host`, `user@host`, `acct:user@host` → (user, host or None), the host as the one
+    normaliser writes it (`пример.рф` is `xn--e1afmkfd.xn--p1ai`): what WebFinger is asked
+    and what the account is stored under. None for a host it cannot write (nothing is asked)."""
     text = (acct or "").strip().removeprefix("acct:").removeprefix("@")
     username, _, domain = text.partition("@")
-    return username, (domain.lower() or None)
+    return username, (hosts.normalize(domain) or None)
 
 
 def _actor_link(document: Any) -> str | None:
@@ -358,7 +361,7 @@ def resolve_acct(acct: str, *, refresh: bool = False) -> dict[str, Any] | None:
     and fetched. None for a local or invalid address, an unreachable or unknown one, or a
     domain we may not federate with."""
     username, domain = split_acct(acct)
-    if not username or not domain or domain == settings().domain.lower():
+    if not username or not domain or hosts.ours(domain):
         return None
     account_id = accounts_repo.id_by_handle(username, domain)
     current = _get(account_id) if account_id else None
