@@ -226,3 +226,23 @@ def test_a_url_on_the_objects_host_is_kept_as_a_browser_writes_it(client, hostil
 
     mallory = hostile.actor("mallory", url=f"http://{hostile.host}/a/../@mallory")
     assert remote_accounts.resolve(mallory.uri)["url"] == hostile.url("/@mallory")
+
+
+def test_attack_relative_links_in_remote_content(client, drain, hostile):
+    """A remote status linking `/settings` (it would open on our domain, under the post of
+    another server) or `//evil.example` (a host the text does not show): the links become
+    their text, as Mastodon's UNSUPPORTED_HREF_TRANSFORMER makes them."""
+    from stratus.repo import statuses as statuses_repo
+    from stratus.repo import uris
+
+    mallory = hostile.actor("mallory")
+    activity = create(mallory)
+    activity["object"]["content"] = ('<p><a href="/settings">your settings</a> '
+                                     '<a href="//evil.example/x">news</a> '
+                                     '<a href="https://ok.example/">ok</a></p>')
+    response = mallory.post(client, activity)
+    assert response.status_code == 202, response.text
+    drain()
+    status = statuses_repo.get(uris.find(activity["object"]["id"])[1])
+    assert status["content"] == ('<p>your settings news <a href="https://ok.example/" '
+                                 'target="_blank" rel="nofollow noopener">ok</a></p>')
