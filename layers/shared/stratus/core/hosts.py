@@ -17,6 +17,7 @@ host: ''.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 
@@ -142,7 +143,12 @@ def normalize(host: str | None, scheme: str | None = None) -> str:
     default, 443 or 80, when the scheme is not known). '' for what is not a host."""
     if not isinstance(host, str) or not host.strip():
         return ""
-    name, port = _split(host.strip())
+    return _normalized(host.strip(), scheme if scheme in DEFAULT_PORTS else None)
+
+
+@functools.lru_cache(maxsize=4096)  # the same few hosts are compared on every request
+def _normalized(host: str, scheme: str | None) -> str:
+    name, port = _split(host)
     name = _name(name)
     if not name:
         return ""
