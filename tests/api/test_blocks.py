@@ -7,7 +7,7 @@ import pytest
 from stratus.api.accounts import operator
 from stratus.repo import base, keys
 
-from tests.rig import account, follow, lock, notifications, post, relationship
+from tests.rig import ALICE, account, deliver, follow, lock, notifications, post, relationship, remote_id
 
 
 def block(client, headers, account_id) -> dict:
@@ -277,6 +277,40 @@ def test_user_domain_blocks(client, people):
         response = client.post(url, headers=tokens["alice"], data=bad)
         assert response.status_code == 422, bad
     assert client.get(url, headers=tokens["bob"]).json() == []
+
+
+def test_attack_a_peer_on_another_port_escapes_user_domain_blocks(client, drain, people, peer):
+    """A peer on a non-default port (`127.0.0.1:<port>`, its accounts stored under that host)
+    is blocked by a user's domain block however it is typed, with the port or without: a
+    block names the host name, ports never matter (Mastodon's account domain blocks), and
+    every check of it compares through the one host normaliser. It was compared as
+    `host:port` against a block stored without the port: the peer's accounts were never
+    blocked (its mention notified, the relationship false)."""
+    ids_, tokens = people
+    host = f"127.0.0.1:{peer.site.port}"
+    for who, typed in (("alice", host), ("bob", "127.0.0.1"), ("carol", f"0x7f.1:{peer.site.port}")):
+        response = client.post("/api/v1/domain_blocks", headers=tokens[who], data={"domain": typed})
+        assert response.status_code == 200, response.text
+        assert client.get("/api/v1/domain_blocks", headers=tokens[who]).json() == ["127.0.0.1"]
+    mentioning = [ALICE, "http://localhost:8000/users/bob", "http://localhost:8000/users/carol",
+                  "http://localhost:8000/users/dave"]
+    note = peer.note("<p>hello all</p>", cc=mentioning, tag=[
+        {"type": "Mention", "href": uri, "name": f"@{uri.rsplit('/', 1)[1]}@localhost:8000"}
+        for uri in mentioning])
+    deliver(client, drain, peer, peer.activity("Create", note))
+    remote = remote_id(peer)
+    for who in ("alice", "bob", "carol"):
+        assert relationship(client, tokens[who], remote)["domain_blocking"] is True, who
+        assert notifications(ids_[who]) == [], who
+    # dave blocks nothing: mentioned, notified
+    assert relationship(client, tokens["dave"], remote)["domain_blocking"] is False
+    assert notifications(ids_["dave"]) == [("mention", remote)]
+    deliver(client, drain, peer, peer.activity("Follow", ALICE))  # refused: a Reject, no follow
+    assert relationship(client, tokens["alice"], remote)["followed_by"] is False
+    assert [body["type"] for _, _, body in peer.site.posts] == ["Reject"]
+    for bad in ("127.0.0.1:99999", "a..b:8443", "peer.example\\@evil.example"):
+        response = client.post("/api/v1/domain_blocks", headers=tokens["dave"], data={"domain": bad})
+        assert response.status_code == 422, bad
 
 
 def test_a_mute_duration_past_any_date_is_refused(client, people):

@@ -38,7 +38,10 @@ def test_the_card_link_is_the_first_link_not_on_this_server():
     text = "see http://localhost:8000/@bob and https://a.example/x, then https://b.example/"
     assert card_link(text, "localhost:8000") == "https://a.example/x"
     assert card_link("no links here, #tag @bob", "localhost:8000") is None
-    assert normalize("ftp://files.example/") is None and normalize("https:///path") is None
+    assert normalize("ftp://files.example/") is None and normalize("https://") is None
+    # read as a browser reads it (core/urls.py): the card is fetched from what a click opens
+    assert normalize("https:///path") == "https://path/"
+    assert normalize("https://a.example\\@b.example/") == "https://a.example/@b.example/"
 
 
 def test_public_statuses_linking_a_url_newest_first(client, discoverable, drain, entity):

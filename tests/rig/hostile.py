@@ -12,7 +12,9 @@ are real (RSA keys, signed POSTs to our inbox), plus what a hostile server does:
 - `post_as(client, peer, activity, key_id=…, private_key=…)` signs an activity with any key.
 
 Two HostilePeers are two hosts (each its own port on 127.0.0.1): one plays the victim, the
-other the attacker.
+other the attacker. A HostilePeer may also go by another name for its host (`HostilePeer(
+"пример.рф")`, `HostilePeer("2130706433")`): its ids are written with that name, which the
+`dns` fixture resolves to 127.0.0.1 as a production resolver would.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from tests.rig.peers import AP, Peer, PeerSite
 
 
 class HostilePeer(PeerSite):
-    def __init__(self) -> None:
+    def __init__(self, name: str = "127.0.0.1") -> None:
         super().__init__()
+        self.name = name  # the host as this peer's ids write it
         site = self
         self.drips: dict[str, tuple[bytes, float, bool, str]] = {}
         self.stop = threading.Event()
@@ -70,7 +73,10 @@ class HostilePeer(PeerSite):
     # --- scripting ---------------------------------------------------------------------------
     @property
     def host(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"{self.name}:{self.port}"
+
+    def url(self, path: str, host: str | None = None) -> str:
+        return f"http://{host or self.name}:{self.port}{path}"
 
     def serve_json(self, path: str, document: Any, content_type: str = AP, **options) -> str:
         return self.serve(path, json.dumps(document), content_type, **options)
@@ -110,11 +116,59 @@ def count_state() -> dict[str, int]:
     return counts
 
 
-def _new_peer():
+def _new_peer(name: str = "127.0.0.1"):
     from stratus.core import outbound
 
     outbound.reset()
-    return HostilePeer()
+    return HostilePeer(name)
+
+
+class Resolver:
+    """The names the `dns` fixture answers 127.0.0.1 for, keyed as a real resolver is asked:
+    Python's socket module sends a Unicode name through its `idna` codec (IDNA 2003, `。`
+    a dot) before any DNS query, so `evil。example` and `evil.example` are one question."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.asked: list[str] = []  # every name looked up, as our code passed it
+
+    @staticmethod
+    def question(host: str) -> str:
+        return (host if host.isascii() else host.encode("idna").decode()).lower().rstrip(".")
+
+    def add(self, name: str) -> None:
+        self.names.add(self.question(name))
+
+    def lookup(self, host: str, port: int, _seconds: float | None) -> list:
+        import socket
+
+        self.asked.append(host)
+        if self.question(host) in self.names:
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+        # numbers as getaddrinfo reads them (inet_aton: 2130706433, 0x7f.1); never the network
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                  flags=socket.AI_NUMERICHOST)
+
+
+@pytest.fixture
+def dns(monkeypatch):
+    """The test stack resolving host names as production does, by a lookup and then the
+    address rules (only loopback outside production), instead of its shortcut that asks for
+    loopback names only: names added (`dns.add("пример.рф")`) answer 127.0.0.1, numeric
+    spellings are parsed as getaddrinfo parses them, nothing reaches the network."""
+    from stratus.core import addresses
+
+    resolver = Resolver()
+    monkeypatch.setattr(addresses, "_lookup", resolver.lookup)
+    monkeypatch.setattr(addresses, "_loopback_name", lambda host: True)
+    return resolver
+
+
+def named_peer(resolver: Resolver, name: str) -> HostilePeer:
+    """A HostilePeer whose ids name its host `name`, which `resolver` (the `dns` fixture) answers
+    with 127.0.0.1 (close it when done)."""
+    resolver.add(name)
+    return _new_peer(name)
 
 
 @pytest.fixture

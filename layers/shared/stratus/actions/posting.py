@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from stratus.convert import statuses as convert_statuses
-from stratus.core import clock, ids, limits
+from stratus.core import clock, hosts, ids, limits
 from stratus.core.config import settings
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.params import flag, indexed_values
@@ -45,12 +45,11 @@ def mentioned_accounts(parsed: formatter.Parsed) -> dict[tuple[str, str | None],
     stays plain text). A suspended account, local or remote, is left out as Mastodon's
     ProcessMentionsService leaves it: its `@handle` stays plain text, and with no mention it
     gets no notification and no delivery."""
-    local = settings().domain.lower()
     wanted = {}
     lookups = 0
     for username, domain in parsed.mentions:
         key = (username.lower(), domain.lower() if domain else None)
-        if domain is None or domain.lower() == local:
+        if domain is None or hosts.ours(domain):
             account_id = accounts_repo.id_by_handle(username)
         else:
             account_id = accounts_repo.id_by_handle(username, domain)

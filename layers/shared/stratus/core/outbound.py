@@ -36,9 +36,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit
 
 from stratus import MASTODON_VERSION, __version__
+from stratus.core import urls
 from stratus.core.addresses import (  # the address rules, and the refusals callers catch
     NotAllowed,
     Refused,
@@ -153,22 +153,17 @@ class Response:
 
 # --- one request --------------------------------------------------------------------------------
 def _target(url: str) -> tuple[str, str, int, str, str]:
-    """(scheme, host, port, path with query, Host header) of an http(s) URL; Refused else."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise NotAllowed("not a valid URL") from None
-    scheme, host = parts.scheme.lower(), (parts.hostname or "")
-    if scheme not in ("http", "https") or not host:
-        raise NotAllowed("only http and https URLs are fetched")
-    if parts.username or parts.password:
+    """(scheme, host to resolve, port, path with query, Host header) of an http(s) URL, read
+    once as browsers read it (core/urls.py): the host resolved, checked by domain policy and
+    named in the Host header and TLS handshake is the one normalised host (`пример.рф` is
+    asked for as `xn--e1afmkfd.xn--p1ai`, `evil。example` as `evil.example`). NotAllowed for
+    what is not such a URL (a host the normaliser cannot write included)."""
+    found = urls.parse(url)
+    if found is None:
+        raise NotAllowed("only http and https URLs with a valid host are fetched")
+    if found.credentials:
         raise NotAllowed("URLs with credentials are not fetched")
-    default = 443 if scheme == "https" else 80
-    port = port or default
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    shown = f"[{host}]" if ":" in host else host
-    return scheme, host, port, path, shown if port == default else f"{shown}:{port}"
+    return found.scheme, found.address, found.port, found.target, found.host
 
 
 def _media_type(header: str | None) -> tuple[str, str | None]:
@@ -334,6 +329,15 @@ def _spent(deadline: Deadline) -> bool:
         return True
 
 
+def _redirected(url: str, location: str) -> str:
+    """Where a redirect leads, resolved as a browser resolves it; NotAllowed for anything but
+    an http(s) URL (the next hop is checked again like the first)."""
+    joined = urls.join(url, location)
+    if joined is None:
+        raise NotAllowed("a redirect to what is not an http(s) URL")
+    return joined
+
+
 def target(url: str) -> tuple[str, str]:
     """(Host header, path with query) a request to `url` carries (what a signature covers);
     Refused for what is never fetched."""
@@ -357,7 +361,7 @@ def request(method: str, url: str, *, accept: str, max_bytes: int, deadline: Dea
                                           headers=extra, read_any_status=True,
                                           read_body=read_body)
         if follow_redirects and status in REDIRECTS and found.get("location"):
-            url = urljoin(url, found["location"].strip())
+            url = _redirected(url, found["location"])
             continue
         kind, charset = _media_type(found.get("content-type"))
         return Response(url, status, kind, charset, content, found)
@@ -417,7 +421,7 @@ def _get(url: str, *, accept: str, max_bytes: int, deadline: Deadline,
         status, headers, body = _request(url, accept=accept, max_bytes=max_bytes,
                                          deadline=deadline)
         if status in REDIRECTS and headers.get("location"):
-            url = urljoin(url, headers["location"].strip())
+            url = _redirected(url, headers["location"])
             continue
         if ok_only and status != 200:
             raise Refused(f"the server answered {status}")

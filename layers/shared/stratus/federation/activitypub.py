@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from stratus.convert import activitypub as convert
-from stratus.core import hosts, ids, parallel
+from stratus.core import hosts, ids, parallel, urls
 from stratus.core.config import settings
 from stratus.core.errors import BadRequest, Forbidden, NotFound
 from stratus.core.paging import Budget, Page, fill_page
@@ -88,16 +88,15 @@ def local_account(username: str, reader: Reader = None) -> Local:
 def _relations(author_id: str, reader: Reader) -> relationships.Loader:
     """The reader's relationships with the author (follows, blocks both ways), from one
     batched read that also reads the author's block of the reader's domain; 404 when the
-    author blocks the reader (Account#blocking?) or its domain (Account#domain_blocking?: a
-    user's domain block names a host without a port, a remote account's domain may carry
-    one, so both are read)."""
+    author blocks the reader (Account#blocking?) or its domain (Account#domain_blocking?, by
+    host name: the reader's domain may carry a port, a block never does)."""
     loader = relationships.loader(reader["id"] if reader else None)
     if reader is None:
         return loader
     domain = reader.get("domain") or ""
     view, alongside = graph_repo.load(
-        reader["id"], [author_id], full=False, domains_blocked_by=(
-            author_id, [d for d in dict.fromkeys((domain, hosts.hostname(domain))) if d]))
+        reader["id"], [author_id], full=False,
+        domains_blocked_by=(author_id, [domain] if domain else []))
     if author_id in view.blocked_by or alongside.domain_blocks:
         raise NotFound()
     loader.view.merge(view)
@@ -125,10 +124,10 @@ def _username_from_resource(resource: str) -> str:
     the https URL of an actor or profile page here; 404 for anything else of ours or others'."""
     domain = settings().domain.lower()
     if re.match(r"^https?://", resource, re.IGNORECASE):
-        url = urlsplit(resource)
-        if url.netloc.lower() != domain:
+        url = urls.parse(resource)
+        if url is None or not hosts.ours(url.host):
             raise NotFound()
-        path = unquote(url.path).rstrip("/")
+        path = unquote(url.target.split("?", 1)[0]).rstrip("/")
         if path == "/actor":
             return domain
         match = re.fullmatch(r"/users/([^/]+)|/@([^/]+)", path)
@@ -139,7 +138,7 @@ def _username_from_resource(resource: str) -> str:
     if not match:
         raise BadRequest()
     username, host = match.groups()
-    if host.lower() != domain:
+    if not hosts.ours(host):
         raise NotFound()
     return username
 

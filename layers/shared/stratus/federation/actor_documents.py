@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
-from stratus.core import hosts
+from stratus.core import hosts, urls
 from stratus.core.config import settings
 from stratus.repo import uris
 from stratus.text.sanitize import clean_remote as clean
@@ -40,20 +39,17 @@ class Invalid(Exception):
 
 # --- our own URLs ------------------------------------------------------------------------------
 def is_local(uri: str) -> bool:
-    """Whether a URL is on this server (its host is our domain)."""
-    try:
-        parts = urlsplit(uri)
-    except ValueError:
-        return False
-    return (parts.netloc or "").lower() == settings().domain.lower()
+    """Whether a URL is on this server (its host, read as browsers read it, is our domain)."""
+    return bool(uri) and urls.host_of(uri) == hosts.normalize(settings().domain)
 
 
 def local_username(uri: str) -> str | None:
     """The username in one of our actor URLs (`/users/<name>`, with or without a fragment
     such as `#main-key`), else None."""
-    if not is_local(uri):
+    found = urls.parse(uri)
+    if found is None or found.host != hosts.normalize(settings().domain):
         return None
-    segments = urlsplit(uri).path.strip("/").split("/")
+    segments = found.target.split("?", 1)[0].strip("/").split("/")
     if len(segments) == 2 and segments[0] == "users" and segments[1]:
         return segments[1]
     return None
@@ -61,9 +57,9 @@ def local_username(uri: str) -> str | None:
 
 # --- reading documents -------------------------------------------------------------------------
 def host_of(url: str) -> str:
-    """The host of a URL as a domain (stratus.core.hosts: lower case, IDNA, the port only when it
-    is not the scheme's default)."""
-    return hosts.of_url(url)
+    """The host of a URL as a domain (read as browsers read URLs, core/urls.py, and normalised
+    by core/hosts.py: lower case, IDNA, the port only when it is not the scheme's default)."""
+    return urls.host_of(url)
 
 
 def hostname_of(domain: str) -> str:
@@ -146,12 +142,19 @@ def _public_key(document: dict[str, Any], actor_id: str) -> tuple[str | None, st
     return None, None
 
 
+def page_url(value: Any, object_id: str) -> str:
+    """An object's page (its `url`) when that is on the host of its id, else its id: an actor
+    or a status cannot show itself as another server's page. The host is the one a browser
+    opens (core/urls.py: `https://victim.example\\@evil.example` is victim.example's page),
+    and the URL is kept as the browser reads it, so what a client shows is what it opens."""
+    found = urls.parse(first_string(value))
+    return found.href if found and found.host == host_of(object_id) else object_id
+
+
 def profile_url(document: dict[str, Any], actor_id: str) -> str:
     """The actor's profile page: its `url` when that is on the actor's own host, else its id
-    (Mastodon's ProcessAccountService#url refuses a mismatching origin), so an actor cannot
-    show itself as another server's page."""
-    found = first_string(document.get("url"))
-    return found if found and host_of(found) == host_of(actor_id) else actor_id
+    (Mastodon's ProcessAccountService#url refuses a mismatching origin)."""
+    return page_url(document.get("url"), actor_id)
 
 
 def parse(document: dict[str, Any], *, fetched_from: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from stratus.core import hosts
+from stratus.core import hosts, urls
 from stratus.core.errors import Forbidden, Unauthorized
 from stratus.federation import remote_accounts, signature_checks, signatures
 from stratus.read import domain_blocks
@@ -51,7 +51,7 @@ def check(method: str, path: str, query: str, headers: dict[str, str]) -> Access
     if not headers.get("signature") and not headers.get("signature-input"):
         raise Unauthorized("Request not signed")
     key_id = signature_checks.signed_key_id(headers)
-    domain = hosts.hostname(hosts.of_url(key_id)) if key_id else None
+    domain = hosts.hostname(urls.host_of(key_id)) if key_id else None
     if domain and not domain_blocks.allowed(domain):
         raise Forbidden(f"Requests from {domain} are not accepted")
     try:

@@ -35,9 +35,8 @@ import logging
 import random
 import time
 from typing import Any
-from urllib.parse import urlsplit
 
-from stratus.core import hosts, outbound
+from stratus.core import hosts, outbound, urls
 from stratus.federation import audience, follows
 from stratus.federation import http as fed_http
 from stratus.jobs import messages as jobs
@@ -65,7 +64,7 @@ def _deliverable(inboxes: dict[str, str]) -> list[str]:
     """The inboxes (inbox -> its account's domain) we federate with: both the account's domain
     and the inbox's own host (an actor may name an inbox on another host) neither suspended
     nor, in limited federation mode, outside the allowlist (read/domain_blocks.refused)."""
-    checked = {i: (d, hosts.of_url(i)) for i, d in inboxes.items()}
+    checked = {i: (d, urls.host_of(i)) for i, d in inboxes.items()}
     refused = domain_blocks.refused([h for pair in checked.values() for h in pair])
     return [i for i, pair in checked.items() if not refused.intersection(pair)]
 
@@ -213,7 +212,7 @@ def _ends_a_follow(body: str) -> bool:
 def _refused(job: jobs.DeliverActivity) -> bool:
     """Whether the inbox's host is one we no longer federate with, or the inbox is the own
     inbox of an account suspended since the message was queued."""
-    if domain_blocks.refused([hosts.of_url(job.inbox)]):
+    if domain_blocks.refused([urls.host_of(job.inbox)]):
         return True
     if job.recipient is None:
         return False
@@ -233,7 +232,7 @@ def attempt(job: jobs.DeliverActivity, *, now: float | None = None) -> str:
     if _refused(job) and not _ends_a_follow(job.body):
         logger.info("delivery refused", extra={"inbox": job.inbox})
         return "dropped"  # suspended (or not allowed) since the message was queued
-    host = (urlsplit(job.inbox).hostname or "").lower()
+    host = hosts.hostname(urls.host_of(job.inbox))  # the breaker is per host name
     state = repo.host_state(host)
     if state and float(state.get("open_until", 0)) > now:
         _later(job, float(state["open_until"]) + random.uniform(0, 5), now,

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urldefrag
 
 from stratus.convert import activitypub as ap
-from stratus.core import hosts, jsondoc, outbound
+from stratus.core import jsondoc, outbound, urls
 from stratus.federation import signatures
 
 ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
@@ -46,7 +46,7 @@ class FetchFailed(outbound.Refused):
         of a redirect to another host is that host's answer about another URL, never a
         reason to end what `url` names (an attacker's redirect would otherwise delete it)."""
         return self.status == 410 and self.answered_by is not None and \
-            hosts.of_url(self.answered_by) == hosts.of_url(url) != ""
+            urls.same_origin(self.answered_by, url)
 
 
 def key_id(username: str | None) -> str:

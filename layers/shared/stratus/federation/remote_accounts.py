@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urldefrag
 
-from stratus.core import clock, ids, outbound
+from stratus.core import clock, hosts, ids, outbound
 from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.federation import actor_documents as documents
@@ -398,7 +398,7 @@ def resolve_acct(acct: str, *, refresh: bool = False) -> dict[str, Any] | None:
     domain we may not federate with. A new account is stored only under the handle WebFinger
     confirms for it (`_create`), so a stored handle always names the actor its server says."""
     username, domain = webfinger.split_acct(acct)
-    if not username or not domain or domain == settings().domain.lower():
+    if not username or not domain or hosts.ours(domain):
         return None
     account_id = accounts_repo.id_by_handle(username, domain)
     current = _get(account_id) if account_id else None

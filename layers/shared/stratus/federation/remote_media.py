@@ -36,6 +36,7 @@ from typing import Any
 from stratus.convert import accounts as convert_accounts
 from stratus.convert import remote_media as urls
 from stratus.core import clock, hosts, ids, limits, outbound
+from stratus.core import urls as web_urls
 from stratus.core.config import settings as env
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.core.observability import logger
@@ -123,7 +124,7 @@ def _allowed(target: Target) -> None:
     """Unavailable when policy forbids having this object at all."""
     if target.kind == "attachment" and target.owner.get("media_type") != "image":
         raise Unavailable("not an image: there is no pipeline to re-encode it")
-    url_host = hosts.hostname(hosts.of_url(target.source)) if target.source else ""
+    url_host = hosts.hostname(web_urls.host_of(target.source)) if target.source else ""
     domains = [d for d in dict.fromkeys([hosts.hostname(target.domain), url_host]) if d]
     if not url_host or not all(domain_blocks.allowed(d) for d in domains):
         raise Unavailable("the domain is suspended")

@@ -30,10 +30,8 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
-from stratus.core import clock, ids, outbound
-from stratus.core.config import settings
+from stratus.core import clock, hosts, ids, outbound, urls
 from stratus.core.observability import logger
 from stratus.federation import http, remote_accounts
 from stratus.federation import status_objects as objects
@@ -52,13 +50,10 @@ MAX_REPLY_DEPTH = 3  # parents fetched for one status (Mastodon fetches the chai
 def local_status_id(uri: str) -> str | None:
     """The id of the local status one of our status URLs names (`/users/<name>/statuses/<id>`
     or `/@<name>/<id>`), if that status exists and is <name>'s; else None."""
-    try:
-        parts = urlsplit(uri)
-    except (ValueError, TypeError):
+    found = urls.parse(uri)
+    if found is None or not hosts.ours(found.host):
         return None
-    if (parts.netloc or "").lower() != settings().domain.lower():
-        return None
-    segments = parts.path.strip("/").split("/")
+    segments = found.target.split("?", 1)[0].strip("/").split("/")
     if len(segments) >= 4 and segments[0] == "users" and segments[2] == "statuses":
         username, candidate = segments[1], segments[3]
     elif len(segments) == 2 and segments[0].startswith("@"):
@@ -311,8 +306,7 @@ def update_poll(obj: dict[str, Any], actor: dict[str, Any]) -> bool:
 # --- fetching, deleting --------------------------------------------------------------------------
 def _fetchable(uri: str) -> bool:
     """A remote URI (not ours) on a domain we federate with."""
-    return uri.startswith(("https://", "http://")) and \
-        host_of(uri) != settings().domain.lower() and \
+    return uri.startswith(("https://", "http://")) and not hosts.ours(host_of(uri)) and \
         domain_blocks.allowed(hostname_of(host_of(uri)))
 
 
@@ -395,7 +389,7 @@ def resolve_url(url: str) -> tuple[str, str] | None:
     ("status", id), stored or fetched once and stored; None otherwise."""
     if not isinstance(url, str) or not url.startswith(("https://", "http://")):
         return None
-    if host_of(url) == settings().domain.lower():
+    if hosts.ours(host_of(url)):
         return None  # ours: never fetched (search reads its own URLs itself)
     known = uris.find(url)
     if known is not None:

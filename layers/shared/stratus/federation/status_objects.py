@@ -14,7 +14,7 @@ from typing import Any
 
 from stratus.core import clock, ids, jsondoc, limits
 from stratus.federation import remote_accounts
-from stratus.federation.actor_documents import as_list, first_string, host_of, uri_of
+from stratus.federation.actor_documents import as_list, first_string, page_url, uri_of
 from stratus.repo import uris
 from stratus.text import formatter
 from stratus.text.sanitize import clean_remote
@@ -79,8 +79,7 @@ def status_url(obj: dict[str, Any]) -> str | None:
     """The status's page: its `url` when on the host of its id, else its id (an object cannot
     show itself as another server's page)."""
     uri = uri_of(obj)
-    found = first_string(obj.get("url"))
-    return found if found and uri and host_of(found) == host_of(uri) else uri
+    return page_url(obj.get("url"), uri) if uri else None
 
 
 def text(obj: dict[str, Any], kind: str) -> tuple[str, str | None]:

@@ -45,17 +45,20 @@ def _loopback(host: str) -> bool:
 
 
 def webfinger_url(username: str, domain: str) -> str:
-    """https, or http for a loopback host outside production (test peers)."""
+    """https, or http for a loopback host outside production (test peers); `domain` as
+    `split_acct` normalised it."""
     scheme = "http" if _loopback(domain) and not settings().is_production else "https"
     resource = quote(f"acct:{username}@{domain}", safe=":@")
     return f"{scheme}://{domain}/.well-known/webfinger?resource={resource}"
 
 
 def split_acct(acct: str) -> tuple[str, str | None]:
-    """`@user@host`, `user@host`, `acct:user@host` → (user, host or None)."""
+    """`@user@host`, `user@host`, `acct:user@host` → (user, host or None), the host as the one
+    normaliser writes it (`пример.рф` is `xn--e1afmkfd.xn--p1ai`): what WebFinger is asked
+    and what the account is stored under. None for a host it cannot write (nothing is asked)."""
     text = (acct or "").strip().removeprefix("acct:").removeprefix("@")
     username, _, domain = text.partition("@")
-    return username, (domain.lower() or None)
+    return username, (hosts.normalize(domain) or None)
 
 
 def _actor_link(document: dict[str, Any]) -> str | None:

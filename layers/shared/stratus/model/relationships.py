@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from stratus.core import hosts
+
 
 @dataclass(frozen=True)
 class FollowOptions:
@@ -39,7 +41,7 @@ class Relationships:
     muting: dict[str, Mute] = field(default_factory=dict)  # live mutes only
     endorsed: set[str] = field(default_factory=set)
     notes: dict[str, str] = field(default_factory=dict)
-    domain_blocking: set[str] = field(default_factory=set)  # lower-cased domains
+    domain_blocking: set[str] = field(default_factory=set)  # host names (core/hosts.py)
     known: set[str] = field(default_factory=set)  # accounts this view answers for
     known_domains: set[str] = field(default_factory=set)
 
@@ -50,7 +52,9 @@ class Relationships:
                 or account_id in self.muting)
 
     def blocks_domain(self, domain: str | None) -> bool:
-        return bool(domain) and domain.lower() in self.domain_blocking
+        """Whether the viewer blocks `domain` (an account's, which may carry a port): compared
+        by host name (core/hosts.py), as the blocks are stored."""
+        return bool(domain) and hosts.hostname(domain) in self.domain_blocking
 
     def merge(self, other: Relationships) -> None:
         """Add what `other` (loaded for more accounts, same viewer) knows."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from stratus.convert import instance as convert_instance
 from stratus.convert import statuses as convert_statuses
-from stratus.core.config import settings
+from stratus.core import hosts
 from stratus.read import custom_emojis, status_views
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import statuses as statuses_repo
@@ -21,10 +21,9 @@ from stratus.text import formatter
 
 def _mentioned(text: str) -> dict[tuple[str, str | None], dict[str, Any]]:
     """Known local accounts the text mentions (Mastodon's Account.from_text), as written."""
-    local = settings().domain.lower()
     wanted: dict[tuple[str, str | None], str] = {}
     for username, domain in formatter.parse(text).mentions:
-        if domain is None or domain.lower() == local:
+        if domain is None or hosts.ours(domain):
             account_id = accounts_repo.id_by_handle(username)
             if account_id:
                 wanted[(username.lower(), domain.lower() if domain else None)] = account_id

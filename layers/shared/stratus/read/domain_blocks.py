@@ -7,8 +7,6 @@ names as Mastodon normalises them. Managing the blocks and allows is the admin A
 
 from __future__ import annotations
 
-import encodings.idna
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,38 +16,28 @@ from stratus.read import settings as settings_service
 from stratus.repo import domain_blocks as repo
 
 MAX_DOMAIN_LENGTH = 256  # Mastodon's DomainValidator: the normalised host is shorter than this
-# Mastodon's DomainValidator allows a hyphen anywhere; a DNS label cannot start or end with one
-# (RFC 1123), so such a name could never federate and is refused too.
-LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 INVALID = "Validation failed: Domain is invalid"
 
 
 # --- domains ----------------------------------------------------------------------------------
 def normalize(raw: Any) -> str | None:
-    """A domain as Mastodon normalises it (TagManager#normalize_domain: Addressable's
-    normalized host): trimmed, one trailing slash and one trailing dot dropped, lower case,
-    IDNA (punycode). None when blank; Unprocessable when it is not a valid domain name
-    (DomainValidator: labels of 1–63 letters, digits and inner hyphens, under 256
-    characters)."""
+    """A domain as staff or a user enter it, normalised by the one host normaliser
+    (core/hosts.py, `hostname`), so that it names exactly what an id's host is compared as:
+    trimmed, one trailing slash dropped, a port dropped (domain blocks name hosts), IDNA
+    (UTS #46: `evil。example` is `evil.example`), an IP address in its one spelling
+    (`16909060` is `1.2.3.4`). None when blank; Unprocessable when it is no host name
+    (Mastodon's DomainValidator: labels of 1–63 letters, digits and inner hyphens, under 256
+    characters; a hyphen may not start or end a label either, as no DNS name's may)."""
     if isinstance(raw, int) and not isinstance(raw, bool):
         raw = str(raw)  # a JSON number, as Rails would store it
     text = raw.strip() if isinstance(raw, str) else ""
     text = text.removesuffix("/").strip()
     if not text:
         return None
-    name, colon, port = text.rpartition(":")
-    if colon and name and port.isdigit():
-        text = name  # a port never matters: domain blocks name hosts (Addressable's host)
-    if len(text) > 1 and text.endswith(".") and not text.endswith(".."):
-        text = text[:-1]
-    try:
-        ascii_ = ".".join(encodings.idna.ToASCII(label).decode().lower()
-                          for label in text.split("."))
-    except UnicodeError:
-        raise Unprocessable(INVALID) from None
-    if len(ascii_) >= MAX_DOMAIN_LENGTH or not all(LABEL.match(x) for x in ascii_.split(".")):
+    name = hosts.hostname(text)
+    if not name or len(name) >= MAX_DOMAIN_LENGTH:
         raise Unprocessable(INVALID)
-    return ascii_
+    return name
 
 
 def validated(raw: Any) -> str:
@@ -65,10 +53,10 @@ def validated(raw: Any) -> str:
 
 
 def variants(domain: str) -> list[str]:
-    """The domain and each parent domain, most specific first: `a.b.example` → `a.b.example`,
-    `b.example`, `example` (DomainBlock.rule_for)."""
-    labels = domain.split(".")
-    return [".".join(labels[i:]) for i in range(len(labels))]
+    """What a block covering `domain` may name, most specific first: the domain and each
+    parent (`a.b.example` → `a.b.example`, `b.example`, `example`: DomainBlock.rule_for); an
+    IP address itself, an IPv6 address also the IPv4 address it carries (core/hosts.py)."""
+    return hosts.block_names(domain)
 
 
 # --- lookups ------------------------------------------------------------------------------------
@@ -136,24 +124,18 @@ def allowed(domain: str) -> bool:
     """May the instance federate with `domain` (Mastodon's DomainControlHelper
     #domain_not_allowed?, negated): in limited federation mode only domains with an allow
     (exactly that domain, as DomainAllow.rule_for), otherwise any domain not suspended by a
-    block of it or a parent. Federation asks `refused` about many hosts at once."""
-    try:
-        normalised = normalize(domain)
-    except Unprocessable:
-        return False
-    if normalised is None:
-        return False
-    if limited_federation():
-        return repo.allow(normalised) is not None
-    return not policy_for(normalised).suspended
+    block of it or a parent. The one rule is `refused`'s, which federation asks about many
+    hosts at once."""
+    return not refused([domain])
 
 
 def refused(names: list[str]) -> set[str]:
-    """Which of these hosts (an account's domain, an inbox URL's host: any case, port or IDN
-    form, compared as stratus/core/hosts.py normalises them) the instance does not federate with:
-    suspended by a block of the host or a parent domain, or in limited federation mode not
-    allowed. A host that is not one (blank, unparsable) is refused. One batched read of the
-    blocks (an allow read per host in limited federation mode)."""
+    """Which of these hosts (an account's domain, an inbox URL's host: any case, port, IDN or
+    IP spelling, compared as stratus/core/hosts.py normalises them) the instance does not
+    federate with: suspended by a block of the host or a parent domain (or, for an IPv6
+    address carrying an IPv4 one, of that address), or in limited federation mode not allowed.
+    A host that is not one (blank, or what the normaliser refuses) is refused. One batched
+    read of the blocks (an allow read per host in limited federation mode)."""
     named = {raw: hosts.hostname(raw) for raw in dict.fromkeys(names)}
     valid = sorted({h for h in named.values() if h})
     if limited_federation():

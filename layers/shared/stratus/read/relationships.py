@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stratus.convert import accounts as convert
-from stratus.core import ids
+from stratus.core import hosts, ids
 from stratus.core.errors import NotFound, Unprocessable
 from stratus.model.relationships import Relationships
 from stratus.model.viewer import Viewer
@@ -42,8 +42,8 @@ class Loader:
             return self.view
         missing = [a for a in dict.fromkeys(account_ids)
                    if a and a != viewer_id and a not in self.view.known]
-        new_domains = [d.lower() for d in dict.fromkeys(domains)
-                       if d and d.lower() not in self.view.known_domains]
+        named = [hosts.hostname(d) for d in dict.fromkeys(domains) if d]
+        new_domains = [d for d in dict.fromkeys(named) if d and d not in self.view.known_domains]
         if missing or new_domains:
             loaded, _ = repo.load(viewer_id, missing, domains=new_domains, full=False)
             self.view.merge(loaded)

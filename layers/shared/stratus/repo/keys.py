@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import time
 
+from stratus.core import hosts
+
 ID_WIDTH = 20
 MAX_SK = "~"  # sorts after every digit and letter
 # The attributes that place an item in the table and its indexes: repo/ sets and reads them;
@@ -218,7 +220,10 @@ def actor_key(account_id: str | None) -> dict[str, str]:
 
 
 def handle(username: str, domain: str | None = None) -> dict[str, str]:
-    return key(f"HANDLE#{username.lower()}@{(domain or 'local').lower()}", "HANDLE")
+    """`user@domain`, the domain as core/hosts.py writes it (a remote account is stored under
+    its normalised host, so `a@Пример.РФ` finds `a@xn--e1afmkfd.xn--p1ai`)."""
+    place = (hosts.normalize(domain) or domain.lower()) if domain else "local"
+    return key(f"HANDLE#{username.lower()}@{place}", "HANDLE")
 
 
 def object_uri(uri: str) -> dict[str, str]:
@@ -720,7 +725,15 @@ def mute(muter_id: str, muted_id: str) -> dict[str, str]:
 
 
 def user_domain_block(account_id: str, domain: str) -> dict[str, str]:
-    return key(account_pk(account_id), DOMAIN_BLOCK_OF_USER + domain.lower())
+    """A user's block of a domain, named by its host name however the caller spells it: the
+    API's `Peer.Example`, a remote account's `peer.example:8443` (ports never matter, as in
+    Mastodon's account domain blocks; core/hosts.py)."""
+    return key(account_pk(account_id), DOMAIN_BLOCK_OF_USER + blocked_domain(domain))
+
+
+def blocked_domain(domain: str) -> str:
+    """The name a user domain block stores and is looked up by (core/hosts.hostname)."""
+    return hosts.hostname(domain) or domain.lower()
 
 
 def blocked_domain_in(sort_key: str) -> str:

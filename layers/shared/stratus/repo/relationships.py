@@ -86,7 +86,7 @@ def mute_item(mute_id: str, muter_id: str, target_id: str, mute: Mute) -> dict[s
 
 
 def domain_block_item(block_id: str, account_id: str, domain: str) -> dict[str, Any]:
-    return _listed(DOMAIN_BLOCK, block_id, account_id, domain=domain.lower())
+    return _listed(DOMAIN_BLOCK, block_id, account_id, domain=keys.blocked_domain(domain))
 
 
 def endorsement_item(endorsement_id: str, account_id: str, target_id: str) -> dict[str, Any]:
@@ -181,7 +181,7 @@ def load(viewer_id: str, account_ids: Iterable[str], *, domains: Iterable[str] =
     any of its domains and, with `suggestions`, which of `account_ids` the viewer dismissed as
     follow suggestions or asked to follow (a pending request of its)."""
     targets = [a for a in dict.fromkeys(account_ids) if a != viewer_id]
-    domains = sorted({d.lower() for d in domains if d})
+    domains = sorted({keys.blocked_domain(d) for d in domains if d})
     wanted = [k for t in targets for k in _view_keys(viewer_id, t, full)]
     wanted += [keys.user_domain_block(viewer_id, d) for d in domains]
     extra = accounts_repo.bundle_keys(list(dict.fromkeys(accounts)), parts)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.core import hosts
+from stratus.core import urls
 from stratus.repo import base, keys
 
 KINDS = ("account", "status", "key")
@@ -61,9 +61,9 @@ def _owned(op: base.Op, kind: str, object_id: str) -> base.Op:
 
 
 def on_host_of(uri: str, owner_uri: str) -> bool:
-    """Whether `uri` is on the host of `owner_uri` (stratus.core.hosts: ports count)."""
-    host = hosts.of_url(uri)
-    return bool(host) and host == hosts.of_url(owner_uri)
+    """Whether `uri` is on the host of `owner_uri` (read as browsers read URLs, core/urls.py;
+    ports count)."""
+    return urls.same_origin(uri, owner_uri)
 
 
 def claim_op(uri: str, kind: str, object_id: str, *, owner_uri: str) -> base.Op:

@@ -17,7 +17,8 @@ import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+
+from stratus.core import urls
 
 from stratus.core import jsondoc
 
@@ -97,16 +98,13 @@ def _absolute(base: str, value: Any, *, same_origin: bool = False) -> str | None
     """An http(s) URL relative to `base` (Mastodon's valid_url_or_nil)."""
     if not isinstance(value, str) or not value.strip() or value.strip() == "null":
         return None
-    try:
-        url = urljoin(base, value.strip())
-        parts = urlsplit(url)
-    except ValueError:
+    found = urls.parse(value.strip(), base)  # as a browser resolves it (core/urls.py)
+    if found is None or len(found.href) > URL_LIMIT:
         return None
-    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > URL_LIMIT:
+    page = urls.parse(base)
+    if same_origin and (page is None or found.name != page.name):
         return None
-    if same_origin and parts.hostname != urlsplit(base).hostname:
-        return None
-    return url
+    return found.href
 
 
 # A player's width or height: Mastodon's preview_cards columns are 32-bit integers.

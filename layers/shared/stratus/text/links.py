@@ -12,14 +12,12 @@ Also which of this server's statuses a text links to (`local_status_ids`).
 
 from __future__ import annotations
 
-import encodings.idna
 import re
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlunsplit
 
-from stratus.core import ids
+from stratus.core import hosts, ids, urls
 from stratus.text.formatter import URL
 
-DEFAULT_PORTS = {"http": 80, "https": 443}
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -52,37 +50,22 @@ def _without_dot_segments(path: str) -> str:
 
 
 def normalize(url: str) -> str | None:
-    """The URL in Mastodon's card form; None when it is not an http(s) URL with a host."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
+    """The URL in Mastodon's card form; None when it is not an http(s) URL with a host. It is
+    read as browsers read it (core/urls.py), so the card is fetched from the host a reader's
+    click opens; a URL with credentials has no card (outbound requests never send them)."""
+    found = urls.parse(url.strip()) if isinstance(url, str) else None
+    if found is None or found.credentials:
         return None
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").rstrip(".")
-    if scheme not in DEFAULT_PORTS or not host:
-        return None
-    try:
-        host = ".".join(encodings.idna.ToASCII(label).decode().lower()
-                        for label in host.split("."))
-    except UnicodeError:
-        return None
-    if ":" in host:  # an IPv6 literal
-        host = f"[{host}]"
-    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    if parts.username or parts.password:
-        userinfo = parts.username or ""
-        userinfo += f":{parts.password}" if parts.password else ""
-        netloc = f"{_escapes(userinfo)}@{netloc}"
-    path = _without_dot_segments(_escapes(parts.path)) if parts.path else "/"
-    return urlunsplit((scheme, netloc, path, _escapes(parts.query), ""))
+    query = found.target[len(found.path):].removeprefix("?")
+    path = _without_dot_segments(_escapes(found.path))
+    return urlunsplit((found.scheme, found.host, path, _escapes(query), ""))
 
 
 def card_link(text: str | None, local_host: str) -> str | None:
     """The normalised first link of a status's text that is not on this server, if any."""
     for match in URL.finditer(text or ""):
         url = normalize(match.group(0))
-        if url is not None and urlsplit(url).netloc != local_host.lower():
+        if url is not None and urls.host_of(url) != hosts.normalize(local_host):
             return url
     return None
 

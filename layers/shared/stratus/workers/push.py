@@ -32,8 +32,8 @@ import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
+from stratus.core import urls
 from stratus.core.config import settings
 from stratus.core.observability import logger
 from stratus.jobs import messages as jobs
@@ -173,11 +173,8 @@ def payload(subscription: dict[str, Any], shared: dict[str, Any]) -> bytes:
 # --- encryption and signing ----------------------------------------------------------------------
 def audience(endpoint: str) -> str:
     """The push service's origin (the JWT's `aud`): scheme, host and a non-default port."""
-    parts = urlsplit(endpoint)
-    default = {"https": 443, "http": 80}.get(parts.scheme)
-    host = parts.hostname or ""
-    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port not in (None, default)
-                                         else "")
+    found = urls.parse(endpoint)  # the origin the request goes to (core/outbound.py)
+    return found.origin if found else ""
 
 
 def contact() -> str:

@@ -15,7 +15,7 @@ from stratus.auth import identity, passwords
 from stratus.auth.confirmation import confirmation_token
 from stratus.auth.tokens import digest, generate
 from stratus.convert import accounts as convert
-from stratus.core import clock, ids, limits
+from stratus.core import clock, hosts, ids, limits
 from stratus.core.errors import Forbidden, NotFound, Unprocessable, ValidationFailed
 from stratus.core.params import flag, indexed_values, truthy
 from stratus.http import ratelimit
@@ -244,11 +244,9 @@ def get_accounts(account_ids: list[str]) -> list[dict[str, Any]]:
 
 
 def lookup(acct: str) -> dict[str, Any]:
-    from stratus.core.config import settings
-
     handle = (acct or "").strip().removeprefix("@")
     username, _, domain = handle.partition("@")
-    if domain and domain.lower() == settings().domain.lower():
+    if domain and hosts.ours(domain):
         domain = ""
     # Remote accounts are looked up among those stored, never fetched (Mastodon's lookup).
     account_id = repo.id_by_handle(username, domain or None) if username else None

@@ -14,11 +14,10 @@ from __future__ import annotations
 import base64
 import binascii
 from typing import Any
-from urllib.parse import urlsplit
 
 from stratus.convert import push as convert_push
 from stratus.convert.push import ALERT_TYPES, MORE_ALERT_TYPES
-from stratus.core import clock, ids
+from stratus.core import clock, ids, urls
 from stratus.core.errors import BadRequest, NotFound, Unprocessable, ValidationFailed
 from stratus.core.params import flag, truthy
 from stratus.model.viewer import Viewer
@@ -65,12 +64,8 @@ def _endpoint(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationFailed({"endpoint": [("ERR_BLANK", "can't be blank")]})
     endpoint = value.strip()
-    try:
-        parts = urlsplit(endpoint)
-        valid = (parts.scheme in ("http", "https") and bool(parts.hostname)
-                 and (parts.port is None or parts.port > 0))  # a bad port raises ValueError
-    except ValueError:
-        valid = False
+    found = urls.parse(endpoint)  # as the worker's request will read it (core/outbound.py)
+    valid = found is not None and found.port > 0
     if not valid or len(endpoint) > MAX_ENDPOINT_LENGTH or any(c.isspace() for c in endpoint):
         raise ValidationFailed({"endpoint": [("ERR_INVALID", "is invalid")]})
     return endpoint

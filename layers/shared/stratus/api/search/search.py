@@ -13,10 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from stratus.convert import tags as convert_tags
-from stratus.core import clock, ids, parallel
+from stratus.core import clock, hosts, ids, parallel, urls
 from stratus.core.config import settings
 from stratus.core.errors import ApiError, BadRequest, Unauthorized
 from stratus.core.paging import Budget, begun
@@ -142,7 +141,7 @@ def _terms(query: str) -> tuple[tuple[str, str | None] | None, list[str]]:
     if handle is None:
         return None, words(query)[:MAX_QUERY_WORDS]
     username, domain = handle.group(1), handle.group(2)
-    if domain and domain.lower() == settings().domain.lower():
+    if domain and hosts.ours(domain):
         domain = None
     terms = [username.casefold()] + ([domain.casefold()] if domain else [])
     return (username, domain), terms
@@ -274,8 +273,7 @@ def resolve_handle(query: str) -> None:
     up by WebFinger and the account stored (ResolveAccountService), so the exact match of the
     search below finds it."""
     handle = HANDLE.fullmatch(query.removeprefix("@"))
-    if handle is None or not handle.group(2) or \
-            handle.group(2).lower() == settings().domain.lower():
+    if handle is None or not handle.group(2) or hosts.ours(handle.group(2)):
         return
     from stratus.federation import remote_accounts
 
@@ -304,10 +302,8 @@ def _remote_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
 def _local_url(url: str, me: str | None) -> tuple[str, dict[str, Any]] | None:
     """ResolveURLService for this server's URLs: a status page or URI (if the viewer may see
     it), or a profile. Other servers' URLs: `_remote_url`."""
-    parts = urlsplit(url)
-    home = urlsplit(settings().base_url)
-    if (parts.scheme.lower(), parts.netloc.lower()) != (home.scheme.lower(),
-                                                        home.netloc.lower()):
+    parts, home = urls.parse(url), urls.parse(settings().base_url)
+    if parts is None or home is None or (parts.scheme, parts.host) != (home.scheme, home.host):
         return None
     status = LOCAL_STATUS_PATH.fullmatch(parts.path)
     if status is not None:

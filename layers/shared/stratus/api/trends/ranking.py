@@ -61,10 +61,12 @@ def link_id(url: str) -> str:
 
 
 def publisher_of(url: str) -> str:
-    """The publisher of a link: its host (Mastodon's PreviewCardProvider is per domain)."""
-    from urllib.parse import urlsplit
+    """The publisher of a link: its host name (Mastodon's PreviewCardProvider is per domain),
+    as the one host normaliser writes it (core/urls.py, core/hosts.py)."""
+    from stratus.core import urls
 
-    return (urlsplit(url).hostname or "").lower()
+    found = urls.parse(url)
+    return found.name if found else ""
 
 
 def _days(now_: Any) -> tuple[str, str]:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from stratus.api.web.pages import Page
 from stratus.api.web.status_page import visible_status
-from stratus.core import hosts
+from stratus.core import hosts, urls
 from stratus.core.config import settings
 from stratus.core.errors import NotFound
 from stratus.web import views
@@ -33,9 +32,10 @@ def _status_of(url: Any) -> dict[str, Any]:
     """The Status entity a URL of ours names, if an anonymous reader may see it; else 404."""
     if not isinstance(url, str) or not url:
         raise NotFound()
-    if hosts.of_url(url) != hosts.normalize(settings().domain, settings().scheme):
+    found = urls.parse(url.strip())
+    if found is None or not hosts.ours(found.host):
         raise NotFound()
-    path = urlsplit(url.strip()).path
+    path = found.path
     for pattern in PATHS:
         match = pattern.fullmatch(path)
         if match:

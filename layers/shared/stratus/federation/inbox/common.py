@@ -68,9 +68,9 @@ def object_type(value: Any) -> str | None:
 def host(uri: str | None) -> str | None:
     """The normalised host (with a port that is not the default) of a URI; None if it has
     none (stratus.core.hosts)."""
-    from stratus.core import hosts
+    from stratus.core import urls
 
-    return hosts.of_url(uri) or None if uri else None
+    return urls.host_of(uri) or None if uri else None
 
 
 def domain(uri: str | None) -> str | None:
