@@ -130,6 +130,12 @@ def _update(current: dict[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
     # The handle stays: a changed preferredUsername would need its own WebFinger check.
     changes.pop("username")
     changes.pop("domain")
+    if current.get("suspended_at") and current.get("suspension_origin") == "local":
+        # Suspended here: its key stays the one it had (ProcessAccountService#update_account:
+        # `set_fetchable_key! unless suspended? && suspension_origin_local?`), so a key it
+        # rotates to afterwards signs nothing we accept (authorized fetch, the inbox).
+        changes.pop("key_id", None)
+        changes.pop("public_key_pem", None)
     ops = [accounts_repo.profile_update_op(current["id"], changes)]
     old_key, new_key = current.get("key_id"), changes.get("key_id")
     if new_key != old_key:
