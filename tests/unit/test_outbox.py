@@ -90,6 +90,17 @@ def test_a_block_sweeps_the_blocked_accounts_notifications():
         ("federation", "federate")]
 
 
+def test_a_users_domain_block_ends_its_follows_with_the_domain():
+    """AfterBlockDomainFromAccountService: the block's insert, not its removal, starts the
+    walk of the user's follows, on the effects worker."""
+    blocked = {"type": "user_domain_block", "id": "9", "account_id": "3",
+               "domain": "example.net"}
+    [(queue, job)] = route(record("INSERT", blocked))
+    assert queue == "effects" and job == jobs.UserDomainBlocked(
+        event_id=job.event_id, account_id="3", domain="example.net")
+    assert route(record("REMOVE", old=blocked)) == []
+
+
 def test_confirmation_mail_on_sign_up_and_on_request_only():
     user = {"type": "user", "account_id": "1", "confirmation_nonce": "n"}
     assert ("mail", "confirmation_mail") in routed(record("INSERT", user))
@@ -140,6 +151,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "media_attachment": {"type": "media_attachment", "id": "5"},
                "follow": FOLLOW, "follow_request": {**FOLLOW, "type": "follow_request"},
                "block": {**FOLLOW, "type": "block"}, "mute": {**FOLLOW, "type": "mute"},
+               "user_domain_block": {"type": "user_domain_block", "id": "9", "account_id": "3",
+                                     "domain": "example.net"},
                "list": {"type": "list", "id": "5", "owner_id": "3"},
                "list_member": {"type": "list_member", "list_id": "5", "owner_id": "3",
                                "account_id": "1"},

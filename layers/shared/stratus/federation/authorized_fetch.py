@@ -10,9 +10,15 @@ The answer is the signing ACCOUNT (Mastodon's `signed_request_account`): the rem
 that owns the keyId, found by `remote_accounts.by_key_id` — stored, or fetched and stored when
 unknown, and fetched again when its stored key fails (a rotation). What that account may read
 of an author (blocks, followers-only and direct statuses) is decided where the documents are
-made (federation/activitypub.py). No key is kept in this process: like Mastodon, which reads the
-signer's account from its database on every request (`uri_to_actor`), the stored account is
-the cache, shared by every function instance and updated when the key rotates.
+made (federation/activitypub.py). A signer that staff suspended is answered as any signing
+account, as Mastodon answers it (neither `signed_request_account` nor the policies look at the
+signer's own suspension): what the suspension takes away is its follows, ended with a
+Reject(Follow) (federation/follows.py), so followers-only statuses stop reaching it, and its
+stored key stays the one it had (remote_accounts: a key it rotates to verifies nothing here).
+A signer of a domain we do not federate with gets Mastodon's 403 before any key is looked up.
+No key is kept in this process: like Mastodon, which reads the signer's account from its
+database on every request (`uri_to_actor`), the stored account is the cache, shared by every
+function instance and updated when the key rotates.
 """
 
 from __future__ import annotations
@@ -53,7 +59,9 @@ def check(method: str, path: str, query: str, headers: dict[str, str]) -> Access
     key_id = signature_checks.signed_key_id(headers)
     domain = hosts.hostname(urls.host_of(key_id)) if key_id else None
     if domain and not domain_blocks.allowed(domain):
-        raise Forbidden(f"Requests from {domain} are not accepted")
+        # Mastodon's keypair_from_key_id: no key is looked up for such a domain, and the 403
+        # says so in its words
+        raise Forbidden(f"Public key not found for key {key_id}")
     try:
         signer, account = remote_accounts.verify_signed(method, path, query, headers, None)
     except signatures.SignatureError as refused:

@@ -1,7 +1,8 @@
 """Follows across servers (docs/federation.md, "Follows across servers"): what the inbox's
 Follow, Accept, Reject and Undo change (`remote_follow`, `remote_accepted`, `remote_rejected`,
 `remote_unfollowed`), the Reject of a Follow that stored nothing, the id of a new Follow
-activity, and the bounded steps that end a suspended remote account's follows.
+activity, and the bounded steps that end a suspended remote account's follows and a local
+account's follows with a domain it blocks.
 
 Edges across servers carry `uri`, the id of their Follow activity; what peers are told follows
 from the stream (jobs/outbox.py), as for the follows the API makes (api/graph/follows.py).
@@ -12,10 +13,11 @@ from __future__ import annotations
 import uuid
 
 from stratus.convert import activitypub as ap
-from stratus.core import ids
-from stratus.core.errors import NotFound
+from stratus.core import hosts, ids
+from stratus.core.errors import NotFound, Permanent
 from stratus.model.relationships import FollowOptions
 from stratus.repo import accounts as accounts_repo
+from stratus.repo import blocks as blocks_repo
 from stratus.repo import follows as follows_repo
 from stratus.repo import queues, remote_follows
 from stratus.repo import relationships as repo
@@ -135,3 +137,65 @@ def reject_follows_of_suspended(remote_id: str, cursor: str | None = None) -> st
     for request in made:
         follows_repo.remove_follow_request(request["target_id"], remote_id)
     return f"{REQUESTS}:{next_after}" if next_after else None
+
+
+# --- a local account's follows with a domain it blocks --------------------------------------------
+ENDED_PER_STEP = 100  # edges of the account read per step
+FOLLOWERS, REQUESTED, FOLLOWING = "followers", "requested", "following"  # the walk's phases
+PHASES = (FOLLOWERS, REQUESTED, FOLLOWING)
+
+
+def _on_domain(domain: str, account_ids: list[str]) -> list[str]:
+    """Which of `account_ids` are accounts of `domain` as a user domain block names it (the
+    host without its port: core/hosts.py), their profiles read in one batch."""
+    if not account_ids:
+        return []
+    bundles = accounts_repo.get_many(account_ids, (accounts_repo.PROFILE,))
+    return [a for a in account_ids
+            if hosts.hostname((bundles.get(a, {}).get(accounts_repo.PROFILE) or {})
+                              .get("domain")) == domain]
+
+
+def end_follows_with_domain(local_id: str, domain: str, cursor: str | None = None
+                            ) -> tuple[int, str | None]:
+    """One bounded step of Mastodon's AfterBlockDomainFromAccountService: a local account that
+    blocks a domain keeps no follow with it, or its followers-only posts would go on reaching
+    that domain's servers. Each follow of it by an account of the domain ends
+    (`reject_existing_followers!`) and so does each pending follow request from there
+    (`reject_pending_follow_requests!`): the stream delivers a Reject(Follow) for each to the
+    follower's inbox. Each follow it made of the domain's accounts ends too (`remove_follows!`,
+    UnfollowService: an Undo(Follow)). The edges go through the verbs an unfollow and a
+    rejected request use, so they are counted as any.
+
+    The walk pages the account's own edges — its followers, the requests it received, then its
+    followings, each by edge id — and reads the other ends' profiles in one batch per page:
+    one Query and one BatchGetItem a step, in proportion to the account's own graph whatever
+    the size of the server, never a Scan (nothing indexes an account's followers by domain).
+
+    Returns how many edges the step ended and the cursor the next step starts from (None when
+    done, or when the account no longer blocks the domain). A step run twice ends and sends
+    nothing twice: an ended edge is not found again, and the cursor only moves forward."""
+    if not blocks_repo.blocks_domain(local_id, domain):
+        return 0, None
+    phase, _, after = (cursor or f"{FOLLOWERS}:").partition(":")
+    if phase == FOLLOWERS:
+        page = remote_follows.followers_after(local_id, after or None, ENDED_PER_STEP)
+        ended = _on_domain(domain, [e["account_id"] for e in page])
+        for follower in ended:
+            follows_repo.end_follow(follower, local_id)
+    elif phase == REQUESTED:
+        page = remote_follows.follow_requests_after(local_id, after or None, ENDED_PER_STEP)
+        ended = _on_domain(domain, [e["account_id"] for e in page])
+        for requester in ended:
+            follows_repo.remove_follow_request(local_id, requester)
+    elif phase == FOLLOWING:
+        page = remote_follows.followings_after(local_id, after or None, ENDED_PER_STEP)
+        ended = _on_domain(domain, [e["target_id"] for e in page])
+        for followed in ended:
+            follows_repo.end_follow(local_id, followed)
+    else:
+        raise Permanent(f"unknown cursor {cursor!r}")
+    if len(page) == ENDED_PER_STEP:
+        return len(ended), f"{phase}:{page[-1]['id']}"
+    following = PHASES.index(phase) + 1
+    return len(ended), (f"{PHASES[following]}:" if following < len(PHASES) else None)

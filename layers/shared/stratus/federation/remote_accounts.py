@@ -177,6 +177,12 @@ def _update(current: dict[str, Any], parsed: dict[str, Any], *,
     # The handle stays: a changed preferredUsername would need its own WebFinger check.
     changes.pop("username")
     changes.pop("domain")
+    if current.get("suspended_at") and current.get("suspension_origin") == "local":
+        # Suspended here: its key stays the one it had (ProcessAccountService#update_account:
+        # `set_fetchable_key! unless suspended? && suspension_origin_local?`), so a key it
+        # rotates to afterwards signs nothing we accept (authorized fetch, the inbox).
+        changes.pop("key_id", None)
+        changes.pop("public_key_pem", None)
     old_key, new_key = current.get("key_id"), changes.get("key_id")
     if new_key and new_key != old_key and not owns_key(new_key, current["uri"], seen=key_seen):
         logger.info("remote actor update refused: its key id is not its own",

@@ -359,10 +359,11 @@ def resolve(uri: str) -> str | None:
 
 
 def delete(uri: str, *, actor_id: str) -> bool:
-    """A Delete of a remote status: only by its author, or another account of the author's
-    domain (Mastodon accepts a Delete from the object's origin). The status goes the way a
-    deleted local status goes (the outbox removes its likes, boosts, notifications, feed
-    entries and counters); its media and poll items and its URI entry go with it."""
+    """A Delete of a remote status: only by its author (Mastodon's
+    ActivityPub::Activity::Delete#delete_status finds the status by its URI *and* the
+    activity's actor; another account of the same server deletes nothing). The status goes
+    the way a deleted local status goes (the outbox removes its likes, boosts, notifications,
+    feed entries and counters); its media and poll items and its URI entry go with it."""
     found = uris.find(uri) if isinstance(uri, str) else None
     if found is None or found[0] != "status":
         return False
@@ -371,12 +372,7 @@ def delete(uri: str, *, actor_id: str) -> bool:
         uris.release(uri, "status", found[1])
         return False
     if item["account_id"] != actor_id:
-        profiles = accounts_repo.get_many([item["account_id"], actor_id],
-                                          (accounts_repo.PROFILE,))
-        author = profiles.get(item["account_id"], {}).get(accounts_repo.PROFILE, {})
-        deleter = profiles.get(actor_id, {}).get(accounts_repo.PROFILE, {})
-        if not author.get("domain") or author.get("domain") != deleter.get("domain"):
-            return False
+        return False  # another account's status, whatever server it is on
     try:
         transaction.write(status_writes.removal_ops(item, uri=uri))
     except transaction.ConditionFailed:

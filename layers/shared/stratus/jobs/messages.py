@@ -303,6 +303,21 @@ class Blocked(Job):
     before_id: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class UserDomainBlocked(Job):
+    """A user blocked a domain (POST /api/v1/domain_blocks): its follows with the domain's
+    accounts end both ways, and the requests to follow it from there, each told to the other
+    server (federation/follows.end_follows_with_domain, Mastodon's
+    AfterBlockDomainFromAccountService); one bounded step per job, the next in a copy from
+    `cursor` (`part` counts the steps: a redelivered step runs once)."""
+
+    name: ClassVar[str] = "user_domain_blocked"
+    account_id: str  # the local account that blocks
+    domain: str  # as the block names it: a host, lower case, without a port
+    cursor: str | None = None
+    part: int = 0
+
+
 # --- conversations, hashtags, links (effects) ----------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class DirectStatusPosted(Job):

@@ -321,6 +321,12 @@ def blocked(change: Change) -> jobs.Job:
                         target_id=new["target_id"])
 
 
+def user_domain_blocked(change: Change) -> jobs.Job:
+    new = change.new
+    return jobs.UserDomainBlocked(event_id=change.event_id, account_id=new["account_id"],
+                                  domain=new["domain"])
+
+
 def poll_closed(change: Change) -> jobs.Job:
     new = change.new
     return jobs.PollClosed(event_id=change.event_id, poll_id=new["id"],
@@ -836,6 +842,10 @@ RULES: tuple[Rule, ...] = (
     Rule("follow_request", both(inserted, local_target), "effects", follow_requested),
     Rule("follow_request", both(removed, local_target), "effects", follow_request_removed),
     Rule("block", inserted, "effects", blocked),
+    # a user's domain block ends its follows with the domain's accounts, both ways, and the
+    # requests from there, each told to the other server (AfterBlockDomainFromAccountService)
+    Rule("user_domain_block", both(inserted, lambda c: bool(c.new.get("domain"))), "effects",
+         user_domain_blocked),
     Rule("block", inserted, "fanout", clear_target),
     Rule("block", inserted, "fanout", clear_blocker),
     Rule("mute", inserted, "fanout", clear_target),

@@ -1,9 +1,9 @@
 """Follow edges across servers as the inbox finds, ends and moves them: the local follower
 that a Follow activity's id names (an Accept or Reject naming our Follow by its id only), the
-followers and followings of an account a page at a time, a request the remote side accepted,
-edges the remote side ended (nothing announced back), and a follow moved from one account to
-another (Mastodon's Move: the follower asks the new account instead). The edges' layout is
-repo/relationships.py.
+followers, followings and pending requests of an account a page at a time, a request the
+remote side accepted, edges the remote side ended (nothing announced back), and a follow moved
+from one account to another (Mastodon's Move: the follower asks the new account instead). The
+edges' layout is repo/relationships.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from stratus.repo.relationships import (
     follow_request_item,
     follow_requests,
     followers,
-    followings,
     get,
     get_follow_request,
     remove,
@@ -59,11 +58,25 @@ def follower_by_uri(remote_id: str, uri: str, *, searched: int) -> str | None:
                      lambda e: keys.follow(e["account_id"], remote_id), uri, searched)
 
 
+def _after(partition: str, index: str, after: str | None, limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` edges of an edge index partition, oldest first after the edge id `after`
+    (None: from the first): one Query of at most `limit` entries."""
+    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
+    return list(base.records(base.query(partition, index=index, sk_between=(lo, hi),
+                                        limit=limit)))
+
+
 def followers_after(account_id: str, after: str | None, limit: int) -> list[dict[str, Any]]:
     """Up to `limit` follows of an account, oldest first after the follow id `after` (None:
     from the first): records (id, account_id = the follower)."""
-    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
-    return list(itertools.islice(followers(account_id, lo, hi, False, step=limit), limit))
+    return _after(keys.followers_of(account_id), "GSI1", after, limit)
+
+
+def follow_requests_after(account_id: str, after: str | None, limit: int
+                          ) -> list[dict[str, Any]]:
+    """Up to `limit` pending requests to follow an account, oldest first after the request id
+    `after` (None: from the first): records (id, account_id = the requester)."""
+    return _after(keys.follow_requests_of(account_id), "GSI1", after, limit)
 
 
 def move_follow(follower_id: str, origin_id: str, target_id: str, *, uri: str) -> None:
@@ -127,5 +140,4 @@ def accept_remote_request(local_id: str, remote_id: str) -> bool:
 def followings_after(account_id: str, after: str | None, limit: int) -> list[dict[str, Any]]:
     """Up to `limit` follows an account made, oldest first after the follow id `after` (None:
     from the first): records (id, target_id = the followed)."""
-    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
-    return list(itertools.islice(followings(account_id, lo, hi, False, step=limit), limit))
+    return _after(keys.followings_of(account_id), "GSI2", after, limit)

@@ -2,7 +2,8 @@
 jobs: the hashtag index entries a status's own write left over (repo/status_writes: a write
 holds the first TAGS_IN_WRITE), notification records (mention, reblog, favourite, poll,
 update, follow, follow_request, admin.sign_up) and their removal when the action is undone, the
-cascade that follows a deleted status, the notifications a block takes away, the work
+cascade that follows a deleted status, the notifications a block takes away, the follows a
+user's domain block ends (federation/follows.py), the work
 notification requests and sweeps leave behind, conversations of direct statuses
 (workers/conversations.py), the link index (workers/links.py), hashtag uses and featured tags
 (workers/tags.py) and the profile directory (workers/directory.py)."""
@@ -16,12 +17,13 @@ from typing import Any
 
 from stratus.core import clock, ids, memo
 from stratus.core.paging import Budget
-from stratus.federation import actor_keys
+from stratus.federation import actor_keys, follows
 from stratus.jobs import messages as jobs
 from stratus.model.roles import Permission
 from stratus.read import notification_rules, relationships
 from stratus.read import roles as roles_read
 from stratus.repo import accounts as accounts_repo
+from stratus.repo import dedupe
 from stratus.repo import effects as repo
 from stratus.repo import media as storage
 from stratus.repo import notifications as notifications_repo
@@ -34,6 +36,7 @@ from stratus.workers import conversations, directory, links, tags
 CASCADE_PAGE = 100  # items removed per query
 CASCADE_PAGES = 20  # pages removed per job; a bigger cascade continues in a follow-up job
 BLOCK_SWEEP = 1000  # notifications a block examines per job; a longer sweep continues
+USER_DOMAIN_BLOCK = "user_domain_block"  # the once-markers' scope of a domain block's steps
 
 
 def _notify(recipients: Iterable[str], kind: str, actor: str, subject: str,
@@ -190,6 +193,24 @@ def blocked(job: jobs.Blocked) -> int:
     return len(found)
 
 
+def user_domain_blocked(job: jobs.UserDomainBlocked) -> int:
+    """A user blocked a domain: one bounded step of ending its follows with the domain
+    (federation/follows.end_follows_with_domain), the next step in a copy of the job. Each step
+    runs once however often its job comes (a once-marker per event and step), so a redelivery
+    never starts a second walk."""
+    once = f"{job.event_id}#{job.part}"
+    if not dedupe.claim(USER_DOMAIN_BLOCK, once):
+        return 0
+    try:
+        ended, cursor = follows.end_follows_with_domain(job.account_id, job.domain, job.cursor)
+        if cursor is not None:
+            queues.send("effects", [replace(job, cursor=cursor, part=job.part + 1).to_dict()])
+    except Exception:
+        dedupe.release(USER_DOMAIN_BLOCK, once)
+        raise
+    return ended
+
+
 def status_edited(job: jobs.StatusEdited) -> int:
     """Those who boosted an edited status hear of the edit (Mastodon's `update`: boosts, not
     likes), one notification per edit; a page of boosts per job. Boosts made after the edit
@@ -306,6 +327,7 @@ HANDLERS: dict[type[jobs.Job], Callable[[Any], int]] = {
     jobs.FollowRequested: follow_requested,
     jobs.FollowRequestRemoved: follow_request_removed,
     jobs.Blocked: blocked,
+    jobs.UserDomainBlocked: user_domain_blocked,
     jobs.StatusEdited: status_edited,
     jobs.AccountActivated: account_activated,
     jobs.ReportFiled: report_filed,

@@ -87,8 +87,9 @@ def unmute(viewer: Viewer, target_id: str) -> dict[str, Any]:
 
 # --- user domain blocks ---------------------------------------------------------------------------
 def block_domain(viewer: Viewer, raw: Any) -> None:
-    """POST /api/v1/domain_blocks: hide everything from a domain. (Follows to and from its
-    accounts end too in Mastodon; every account here is local until federation arrives.)"""
+    """POST /api/v1/domain_blocks: hide everything from a domain. The follows to and from its
+    accounts, and its requests to follow the user, end from the stream (the outbox's rule on
+    the block's insert: federation/follows.end_follows_with_domain)."""
     domain = domain_policy.validated(raw)
     blocks_repo.block_domain(viewer.account_id, domain)
 
