@@ -230,21 +230,63 @@ class Clock:
 
 
 def test_a_batch_starts_no_record_it_has_no_time_for(runtime):
+    """The records it had no time to start are sent again as new messages and reported done:
+    they were not tried, and SQS would count their receive towards the dead-letter queue."""
     from stratus.core.observability import JobLimits, sqs_batch_handler
 
     from local.lambda_runtime import isolated
 
     ran: list[int] = []
+    sent: list[str] = []
     context = Clock(60.0)
 
     def record(item) -> None:
         ran.append(json.loads(item.body)["n"])
         context.left -= 20.0  # each job spends its whole budget
 
-    handler = sqs_batch_handler(record, limits=JobLimits(seconds=20.0, requests=8, margin=5.0))
+    handler = sqs_batch_handler(
+        record, limits=JobLimits(seconds=20.0, requests=8, margin=5.0),
+        send_again=lambda records, _context: sent.extend(r["messageId"] for r in records))
     result = isolated(handler)(sqs_event(4), context)
     assert ran == [0, 1]  # 60 s: two jobs of 20 s and the margin; not a third
-    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m2", "m3"]
+    assert sent == ["m2", "m3"]
+    assert result["batchItemFailures"] == []
+
+
+def test_records_that_cannot_be_sent_again_are_reported_failed(runtime):
+    from stratus.core.observability import JobLimits, sqs_batch_handler
+
+    from local.lambda_runtime import isolated
+
+    context = Clock(30.0)
+
+    def record(item) -> None:
+        context.left -= 20.0
+
+    def broken(records, _context) -> None:
+        raise RuntimeError("SQS is down")
+
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=20.0, margin=5.0),
+                                send_again=broken)
+    result = isolated(handler)(sqs_event(3), context)
+    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m1", "m2"]
+
+
+def test_an_invocation_with_no_time_for_one_job_reports_its_records_failed(runtime):
+    """Nothing could start (an invocation given less time than one job): sending the records
+    again would go round for ever, so they are reported failed and their receives count."""
+    from stratus.core.observability import JobLimits, sqs_batch_handler
+
+    from local.lambda_runtime import isolated
+
+    sent: list[dict] = []
+    handler = sqs_batch_handler(lambda item: None, limits=JobLimits(seconds=20.0, margin=5.0),
+                                send_again=lambda records, _context: sent.extend(records))
+    from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+    with pytest.raises(BatchProcessingError):  # every record failed: Lambda returns the batch
+        isolated(handler)(sqs_event(2), Clock(10.0))
+    assert sent == []
 
 
 def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):
@@ -258,7 +300,8 @@ def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):
     def record(item) -> None:
         errors.append(timed(lambda: get(url, 30.0))[1])
 
-    handler = sqs_batch_handler(record, limits=JobLimits(seconds=1.0, requests=8, margin=0.5))
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=1.0, requests=8, margin=0.5),
+                                send_again=lambda records, context: None)
     started = time.monotonic()
     isolated(handler)(sqs_event(1), SimpleNamespace(**vars(Clock(60.0)),
                                                     get_remaining_time_in_millis=lambda: 60000))
