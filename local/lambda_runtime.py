@@ -19,17 +19,21 @@ import contextvars
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from . import cfn, iam
 
 
 class LambdaContext:
-    def __init__(self, fn: cfn.Function, request_id: str | None = None) -> None:
-        self.function_name = fn.logical_id
-        self.function_version = "$LATEST"
-        self.invoked_function_arn = (
+    def __init__(self, fn: cfn.Function, request_id: str | None = None,
+                 arn: str | None = None) -> None:
+        # The function's physical name and ARN, as Lambda gives them (`<stack>-EffectsFunction`
+        # for one the template names): a function that invokes itself again uses the ARN.
+        self.invoked_function_arn = arn or (
             f"arn:aws:lambda:{cfn.REGION}:{cfn.ACCOUNT}:function:{fn.logical_id}")
+        self.function_name = self.invoked_function_arn.rsplit(":", 1)[-1]
+        self.function_version = "$LATEST"
         self.memory_limit_in_mb = 512
         self.aws_request_id = request_id or str(uuid.uuid4())
         self.log_group_name = f"/aws/lambda/{fn.logical_id}"
@@ -94,11 +98,16 @@ def _invocation_local_log_keys() -> None:
         _log_keys_local = True
 
 
-def _run(stack: Any, logical_id: str, event: dict[str, Any], context: LambdaContext) -> Any:
-    """One invocation, in a context of its own (log keys), acting as the function's role."""
+def _run(stack: Any, logical_id: str, event: dict[str, Any],
+         made: Callable[[], LambdaContext]) -> tuple[Any, LambdaContext]:
+    """One invocation, in a context of its own (log keys), acting as the function's role. Its
+    Lambda context (and the timeout it counts down) is made once the handler is imported: a
+    cold start's INIT is not part of the invocation's time, on Lambda either."""
     _invocation_log_keys.set({})
     with iam.acting_as(stack, logical_id):
-        return stack.handler(logical_id)(event, context)
+        handler = stack.handler(logical_id)
+        context = made()
+        return handler(event, context), context
 
 
 def isolated(handler: Any) -> Any:
@@ -115,12 +124,25 @@ def isolated(handler: Any) -> Any:
     return run
 
 
+class FunctionTimedOut(Exception):
+    """The invocation ran past its function's Timeout (Lambda would have stopped it)."""
+
+
 def invoke(stack: Any, logical_id: str, event: dict[str, Any],
-           request_id: str | None = None) -> Any:
+           request_id: str | None = None, *, enforce_timeout: bool = False) -> Any:
     """Run the function's handler as Lambda would: with its context, and every AWS call it makes
-    (its cold-start imports too) authorised against its execution role (local/iam.py)."""
+    (its cold-start imports too) authorised against its execution role (local/iam.py). With
+    `enforce_timeout` (the event sources: local/pipeline.py), an invocation that ran past the
+    function's Timeout fails, as Lambda fails it; in-process it cannot be stopped halfway, so
+    it fails once it returns."""
     _ensure_event_loop()
     _invocation_local_log_keys()
     fn = stack.functions[logical_id]
-    return contextvars.copy_context().run(_run, stack, logical_id, event,
-                                          LambdaContext(fn, request_id))
+    arn = stack.resolver.attributes.get((logical_id, "Arn"))
+    answer, context = contextvars.copy_context().run(
+        _run, stack, logical_id, event, lambda: LambdaContext(fn, request_id, arn))
+    if enforce_timeout and context.get_remaining_time_in_millis() <= 0:
+        # Lambda stops an invocation at its Timeout: whatever it did by then stays done, and its
+        # event source sees a failure (a whole SQS batch back, an event retried).
+        raise FunctionTimedOut(f"{logical_id}: Task timed out after {fn.timeout:.2f} seconds")
+    return answer

@@ -2,6 +2,10 @@
 batch failures, DLQ redrive), EventBridge schedules and one-off Scheduler schedules → targets,
 and Step Functions executions (local/states.py runs them one state per round).
 
+An invocation by a stream, a queue or an asynchronous event that runs past its function's
+Timeout fails, as Lambda stops it there (local/lambda_runtime.invoke's `enforce_timeout`: a
+whole SQS batch back, an event retried); a cold start's imports are not part of that time.
+
 `pump()` does one round of everything and says how much work it found: the tests' `drain()`
 calls it until the system is quiet. `run()` (the local stack's background threads, one per
 stream and per queue as Lambda's event source mappings run side by side, one for the schedules
@@ -259,7 +263,8 @@ class Pipeline:
             return 0
         batch = source.pending[:source.batch_size]
         try:
-            result = invoke(self.stack, source.function, {"Records": batch}) or {}
+            result = invoke(self.stack, source.function, {"Records": batch},
+                            enforce_timeout=True) or {}
             failures = result.get("batchItemFailures") or []
         except Exception:  # noqa: BLE001 - a failed invocation retries the whole batch
             logger.exception("stream handler failed", extra={"function": source.function})
@@ -314,7 +319,8 @@ class Pipeline:
             "eventSourceARN": source.arn, "awsRegion": cfn.REGION,
         } for m in received]
         try:
-            result = invoke(self.stack, source.function, {"Records": records}) or {}
+            result = invoke(self.stack, source.function, {"Records": records},
+                            enforce_timeout=True) or {}
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures") or []}
         except Exception:  # noqa: BLE001 - Lambda retries the whole batch
             logger.exception("queue handler failed", extra={"function": source.function})
@@ -338,7 +344,7 @@ class Pipeline:
             tries = int(message.get("Attributes", {}).get("ApproximateReceiveCount", "1"))
             try:
                 invoke(self.stack, source.function, json.loads(message["Body"]),
-                       request_id=message["MessageId"])
+                       request_id=message["MessageId"], enforce_timeout=True)
                 failure = None
             except Exception as exc:  # noqa: BLE001 - Lambda retries the event
                 logger.exception("asynchronous invocation failed",

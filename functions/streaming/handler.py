@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from stratus.api.streaming import streaming
-from stratus.core.observability import job_handler
+from stratus.core.observability import JobLimits, job_handler
 
 
 def _route(event: dict[str, Any], _context: Any) -> dict[str, Any]:
@@ -31,4 +31,6 @@ def _route(event: dict[str, Any], _context: Any) -> dict[str, Any]:
     return {"statusCode": 200, **({"body": answers[0]} if answers else {})}
 
 
-handler = job_handler(_route)
+# A WebSocket route (connect, subscribe, ...), no outbound request: 5 s, and 3 s kept, within
+# the 10 s timeout.
+handler = job_handler(_route, limits=JobLimits(seconds=5, margin=3))

@@ -95,7 +95,7 @@ def test_a_message_that_is_no_job_is_dropped(runtime, body):
 
 
 def test_a_job_that_recurses_without_end_is_dropped_and_a_failure_is_still_retried(runtime):
-    from stratus.core.observability import sqs_batch_handler
+    from stratus.core.observability import JobLimits, sqs_batch_handler
 
     from local.lambda_runtime import isolated
 
@@ -108,7 +108,9 @@ def test_a_job_that_recurses_without_end_is_dropped_and_a_failure_is_still_retri
                               invoked_function_arn="arn:aws:lambda:us-east-1:0:function:Test",
                               memory_limit_in_mb=128, log_group_name="t", log_stream_name="t",
                               get_remaining_time_in_millis=lambda: 60_000)
-    result = isolated(sqs_batch_handler(record))(sqs_event("deep", "busy"), context)
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=10),
+                                send_again=lambda records, context: None)
+    result = isolated(handler)(sqs_event("deep", "busy"), context)
     assert result == {"batchItemFailures": [{"itemIdentifier": "m1"}]}
 
 

@@ -230,21 +230,63 @@ class Clock:
 
 
 def test_a_batch_starts_no_record_it_has_no_time_for(runtime):
+    """The records it had no time to start are sent again as new messages and reported done:
+    they were not tried, and SQS would count their receive towards the dead-letter queue."""
     from stratus.core.observability import JobLimits, sqs_batch_handler
 
     from local.lambda_runtime import isolated
 
     ran: list[int] = []
+    sent: list[str] = []
     context = Clock(60.0)
 
     def record(item) -> None:
         ran.append(json.loads(item.body)["n"])
         context.left -= 20.0  # each job spends its whole budget
 
-    handler = sqs_batch_handler(record, limits=JobLimits(seconds=20.0, requests=8, margin=5.0))
+    handler = sqs_batch_handler(
+        record, limits=JobLimits(seconds=20.0, requests=8, margin=5.0),
+        send_again=lambda records, _context: sent.extend(r["messageId"] for r in records))
     result = isolated(handler)(sqs_event(4), context)
     assert ran == [0, 1]  # 60 s: two jobs of 20 s and the margin; not a third
-    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m2", "m3"]
+    assert sent == ["m2", "m3"]
+    assert result["batchItemFailures"] == []
+
+
+def test_records_that_cannot_be_sent_again_are_reported_failed(runtime):
+    from stratus.core.observability import JobLimits, sqs_batch_handler
+
+    from local.lambda_runtime import isolated
+
+    context = Clock(30.0)
+
+    def record(item) -> None:
+        context.left -= 20.0
+
+    def broken(records, _context) -> None:
+        raise RuntimeError("SQS is down")
+
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=20.0, margin=5.0),
+                                send_again=broken)
+    result = isolated(handler)(sqs_event(3), context)
+    assert sorted(f["itemIdentifier"] for f in result["batchItemFailures"]) == ["m1", "m2"]
+
+
+def test_an_invocation_with_no_time_for_one_job_reports_its_records_failed(runtime):
+    """Nothing could start (an invocation given less time than one job): sending the records
+    again would go round for ever, so they are reported failed and their receives count."""
+    from stratus.core.observability import JobLimits, sqs_batch_handler
+
+    from local.lambda_runtime import isolated
+
+    sent: list[dict] = []
+    handler = sqs_batch_handler(lambda item: None, limits=JobLimits(seconds=20.0, margin=5.0),
+                                send_again=lambda records, _context: sent.extend(records))
+    from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+
+    with pytest.raises(BatchProcessingError):  # every record failed: Lambda returns the batch
+        isolated(handler)(sqs_event(2), Clock(10.0))
+    assert sent == []
 
 
 def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):
@@ -258,7 +300,8 @@ def test_each_record_of_a_batch_runs_inside_the_budget(runtime, hostile):
     def record(item) -> None:
         errors.append(timed(lambda: get(url, 30.0))[1])
 
-    handler = sqs_batch_handler(record, limits=JobLimits(seconds=1.0, requests=8, margin=0.5))
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=1.0, requests=8, margin=0.5),
+                                send_again=lambda records, context: None)
     started = time.monotonic()
     isolated(handler)(sqs_event(1), SimpleNamespace(**vars(Clock(60.0)),
                                                     get_remaining_time_in_millis=lambda: 60000))
@@ -312,3 +355,83 @@ def test_attack_slow_dns_answer_ends_at_the_deadline(env, monkeypatch):
     elapsed, error = timed(lambda: get("http://localhost:9/users/slow", 0.5))
     assert isinstance(error, outbound.TimedOut), error
     assert elapsed < 0.5 + MARGIN
+
+
+def test_attack_hung_dns_lookups_do_not_block_later_ones(env, monkeypatch):
+    """Five names whose lookups never answer (each request given up at its deadline, its
+    lookup left running): a lookup of another name still answers at once — with a fixed pool
+    of four resolver threads, the hung lookups held every thread and every later lookup of the
+    warm process timed out behind them."""
+    import socket as sockets
+
+    from stratus.core import addresses
+
+    env.setenv("STRATUS_ENVIRONMENT", "development")  # names other than loopback are looked up
+    config.reset()
+    release = threading.Event()
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host.startswith("hung"):
+            release.wait(30)  # a name server that never answers
+            raise sockets.gaierror("no answer")
+        return [(sockets.AF_INET, sockets.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    monkeypatch.setattr(addresses.socket, "getaddrinfo", getaddrinfo)
+    try:
+        for number in range(5):
+            elapsed, error = timed(lambda n=number: addresses.resolve(
+                f"hung{n}.example", 443, deadline=outbound.Deadline(0.3)))
+            assert isinstance(error, outbound.TimedOut), error
+            assert elapsed < 0.3 + MARGIN
+        started = time.monotonic()
+        assert addresses.resolve("answers.example", 443,
+                                 deadline=outbound.Deadline(2.0)) == "127.0.0.1"
+        assert time.monotonic() - started < 0.5
+    finally:
+        release.set()
+
+
+def test_a_hung_name_asked_again_holds_no_more_threads(env, monkeypatch):
+    """The same hung name asked many times shares one lookup, and the lookups that may be
+    running at once are bounded: past the bound a lookup is refused at once."""
+    import socket as sockets
+
+    from stratus.core import addresses
+
+    env.setenv("STRATUS_ENVIRONMENT", "development")
+    config.reset()
+    release = threading.Event()
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        release.wait(30)
+        raise sockets.gaierror("no answer")
+
+    monkeypatch.setattr(addresses.socket, "getaddrinfo", getaddrinfo)
+    running = addresses.pending_lookups()  # an earlier test's lookup may still be sleeping
+    monkeypatch.setattr(addresses, "MAX_PENDING", running + 3)
+    before = threading.active_count()
+    try:
+        for _ in range(10):
+            with pytest.raises(outbound.TimedOut):
+                addresses.resolve("hung.example", 443, deadline=outbound.Deadline(0.05))
+        assert addresses.pending_lookups() == running + 1
+        assert threading.active_count() - before <= 1
+        for name in ("hung2.example", "hung3.example"):
+            with pytest.raises(outbound.TimedOut):
+                addresses.resolve(name, 443, deadline=outbound.Deadline(0.05))
+        elapsed, error = timed(lambda: addresses.resolve("hung4.example", 443,
+                                                         deadline=outbound.Deadline(5.0)))
+        assert isinstance(error, outbound.TimedOut) and "still running" in str(error), error
+        assert elapsed < 0.5  # refused at once, not after its deadline
+    finally:
+        release.set()
+    assert _eventually(lambda: addresses.pending_lookups() <= running)
+
+
+def _eventually(predicate, seconds: float = 5.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()

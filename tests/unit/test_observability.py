@@ -30,7 +30,7 @@ INVOKE = textwrap.dedent("""
         return {"modules": sorted(m for m in ("aws_xray_sdk", "requests", "sqlite3")
                                   if m in sys.modules)}
 
-    handler = observability.job_handler(work)
+    handler = observability.job_handler(work, limits=observability.JobLimits(seconds=5))
     at_import = sorted(m for m in ("aws_xray_sdk", "botocore.client") if m in sys.modules)
 
     class Context:

@@ -89,7 +89,12 @@ def worker(ran):
         if job.get("fail"):
             raise RuntimeError("the table is busy")
 
-    return observability.sqs_batch_handler(record)
+    from local.lambda_runtime import isolated
+
+    # isolated: the log keys of each call stay in it (tests/local/test_logging.py)
+    return isolated(observability.sqs_batch_handler(
+        record, limits=observability.JobLimits(seconds=5),
+        send_again=lambda records, context: None))
 
 
 def test_an_invocations_jobs_run_in_order_and_a_poison_one_is_dropped():

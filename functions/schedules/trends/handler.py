@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.api.trends import ranking
-from stratus.core.observability import job_handler, logger
+from stratus.core.observability import JobLimits, job_handler, logger
 
 
 def _run(event: dict[str, Any], _context: Any) -> dict[str, Any]:
@@ -22,4 +22,5 @@ def _run(event: dict[str, Any], _context: Any) -> dict[str, Any]:
     raise ValueError(f"unknown trends task {task!r}")
 
 
-handler = job_handler(_run)
+# No outbound request: 90 s, and 15 s kept, within the 120 s timeout.
+handler = job_handler(_run, limits=JobLimits(seconds=90, margin=15))

@@ -9,6 +9,7 @@ from typing import Any
 from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.federation import delivery
 from stratus.jobs import messages
+from stratus.repo import queues
 
 
 def _record(record: Any) -> None:
@@ -19,4 +20,5 @@ def _record(record: Any) -> None:
 
 
 # One POST and its second knock (15 s together, federation/http.py), within the 300 s timeout.
-handler = sqs_batch_handler(_record, limits=JobLimits(seconds=30, requests=4, margin=5))
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=30, requests=4, margin=5),
+                            send_again=queues.send_again)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.core.observability import sqs_batch_handler
+from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.jobs import messages
+from stratus.repo import queues
 from stratus.workers import fanout, fanout_lists
 
 HANDLERS = {messages.FanOut: fanout.fan_out, messages.Deliver: fanout.deliver,
@@ -31,4 +32,7 @@ def _record(record: Any) -> None:
     handler(job)
 
 
-handler = sqs_batch_handler(_record)
+# A job writes one page of feeds (no outbound request): 15 s a job, and 10 s kept, within
+# the 60 s timeout.
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=15, margin=10),
+                            send_again=queues.send_again)

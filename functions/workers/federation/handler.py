@@ -9,6 +9,7 @@ from typing import Any
 from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.federation import delivery
 from stratus.jobs import messages
+from stratus.repo import queues
 
 
 def _record(record: Any) -> None:
@@ -19,4 +20,5 @@ def _record(record: Any) -> None:
 
 
 # Fan-out reads followers and queues deliveries; a lookup it makes on the way is bounded too.
-handler = sqs_batch_handler(_record, limits=JobLimits(seconds=25, requests=8, margin=5))
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=25, requests=8, margin=5),
+                            send_again=queues.send_again)

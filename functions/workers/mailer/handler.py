@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from stratus.core.observability import sqs_batch_handler
+from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.jobs import messages
+from stratus.repo import queues
 from stratus.workers import mail as mailer
 
 
@@ -13,4 +14,6 @@ def _record(record: Any) -> None:
     mailer.handle(messages.decode(record.body))
 
 
-handler = sqs_batch_handler(_record)
+# One e-mail a job: 10 s, and 5 s kept, within the 30 s timeout.
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=10, margin=5),
+                            send_again=queues.send_again)

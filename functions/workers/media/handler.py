@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.workers import media
-from stratus.core.observability import sqs_batch_handler
+from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.jobs import messages
+from stratus.repo import queues
 
 
 def _record(record: Any) -> None:
@@ -16,4 +17,7 @@ def _record(record: Any) -> None:
     media.process_stored(job.media_id)
 
 
-handler = sqs_batch_handler(_record)
+# One upload a job (one to an invocation: repo/queues.PER_INVOCATION), no outbound request:
+# 20 s, and 5 s kept, within the 30 s timeout.
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=20, margin=5),
+                            send_again=queues.send_again)

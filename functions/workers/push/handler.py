@@ -8,6 +8,7 @@ from typing import Any
 
 from stratus.core.observability import JobLimits, sqs_batch_handler
 from stratus.jobs import messages
+from stratus.repo import queues
 from stratus.workers import push as webpush
 
 
@@ -25,4 +26,5 @@ def _record(record: Any) -> None:
 
 # One notification to each of its recipient's subscriptions (10 s a push at most): 30 s and 10
 # pushes a job; the rest go out when the job comes back (what went is not sent again).
-handler = sqs_batch_handler(_record, limits=JobLimits(seconds=30, requests=10, margin=5))
+handler = sqs_batch_handler(_record, limits=JobLimits(seconds=30, requests=10, margin=5),
+                            send_again=queues.send_again)

@@ -3,12 +3,14 @@
 loopback, link-local, shared, multicast, reserved or unspecified address, nor an IPv6
 unique-local one, nor an IPv6 form that carries such an IPv4 address (mapped, 6to4, Teredo,
 NAT64). Stacks that are not production may reach loopback too; the test stack only loopback.
-core/outbound.py connects to the address checked here."""
+core/outbound.py connects to the address checked here. A lookup is given up at its request's
+deadline, and one that hangs holds a thread of its own, never one later lookups wait for."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 from typing import Any
 
 from stratus.core.config import settings
@@ -79,24 +81,70 @@ def allowed_address(address: str, *, production: bool) -> bool:
     return _is_public(ip) or (not production and _is_loopback(ip))
 
 
-_resolver = None
+# Lookups still running in their threads, by (host, port): a second ask of a name joins the
+# lookup under way instead of starting another, and at most MAX_PENDING distinct ones may be
+# running at once in a warm process (the rest are refused at once, not queued behind them).
+MAX_PENDING = 16
+_pending: dict[tuple[str, int], _Lookup] = {}
+_pending_lock = threading.Lock()
+
+
+class _Lookup:
+    """One getaddrinfo in a daemon thread of its own: a lookup that hangs (the attacker's name
+    server never answers) holds that thread only, never a slot later lookups wait for, and
+    ends the process's interest in it when it finally returns."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.key = (host, port)
+        self.done = threading.Event()
+        self.answer: list | None = None
+        self.error: BaseException | None = None
+
+    def start(self) -> _Lookup:
+        threading.Thread(target=self._run, name=f"resolve {self.key[0]}", daemon=True).start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            self.answer = socket.getaddrinfo(self.key[0], self.key[1], type=socket.SOCK_STREAM)
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for it
+            self.error = exc
+        finally:
+            with _pending_lock:
+                if _pending.get(self.key) is self:
+                    del _pending[self.key]
+            self.done.set()
+
+
+def pending_lookups() -> int:
+    """How many lookups are running now (tests, and the refusal below)."""
+    with _pending_lock:
+        return len(_pending)
 
 
 def _lookup(host: str, port: int, seconds: float | None) -> list:
     """getaddrinfo, given up after `seconds` (the resolver's own timeouts can be far longer
-    than a request's deadline); the lookup itself finishes in a background thread."""
-    if seconds is None:
-        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    global _resolver
-    if _resolver is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _resolver = ThreadPoolExecutor(max_workers=4, thread_name_prefix="resolve")
-    pending = _resolver.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    than a request's deadline). An IP literal needs no lookup; a name is looked up in a thread
+    of its own (`_Lookup`) that is left to finish when the deadline passes."""
     try:
-        return pending.result(timeout=max(seconds, 0.0))
-    except TimeoutError:
-        raise TimedOut(f"resolving {host} took too long") from None
+        literal = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        literal = None
+    if literal is not None or seconds is None:
+        return socket.getaddrinfo(str(literal) if literal is not None else host, port,
+                                  type=socket.SOCK_STREAM)
+    with _pending_lock:
+        lookup = _pending.get((host, port))
+        if lookup is None:
+            if len(_pending) >= MAX_PENDING:
+                raise TimedOut(f"resolving {host}: {MAX_PENDING} lookups are still running")
+            lookup = _pending[(host, port)] = _Lookup(host, port)
+            lookup.start()  # its end waits for the lock: it is registered before it can leave
+    if not lookup.done.wait(max(seconds, 0.0)):
+        raise TimedOut(f"resolving {host} took too long")
+    if lookup.error is not None:
+        raise lookup.error
+    return list(lookup.answer or [])
 
 
 def resolve(host: str, port: int, *, production: bool | None = None,

@@ -105,11 +105,16 @@ def http_handler(app: Any) -> Callable[[dict, Any], dict]:
         with outbound.budget(max(remaining() / 1000 - HTTP_MARGIN, 0.5)):
             return mangum(event, context)
 
+    handler.http_margin = HTTP_MARGIN  # type: ignore[attr-defined]  # its budget: the time left
     return handler
 
 
-def job_handler(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
-    """Wrap a non-HTTP handler (streams, SQS, schedules) with logs, traces and metrics."""
+def job_handler(fn: Callable[[dict, Any], Any], *,
+                limits: JobLimits) -> Callable[[dict, Any], Any]:
+    """Wrap a non-HTTP handler (streams, schedules, state machine steps, a whole SQS batch) with
+    logs, traces and metrics; its outbound requests, if any, share one budget of
+    `limits.seconds` (less when the invocation has less left than that and the margin) and
+    `limits.requests` (the handler's `limits` attribute, read at each invocation)."""
 
     @logger.inject_lambda_context(clear_state=True)
     @_traced
@@ -117,26 +122,42 @@ def job_handler(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
     # starts cold in an hour (docs/performance.md, "idle cost"); cold starts show in X-Ray.
     @metrics.log_metrics(capture_cold_start_metric=False)
     def handler(event: dict, context: Any) -> Any:
-        return fn(event, context)
+        from stratus.core import outbound
 
-    return handler
+        chosen: JobLimits = wrapped.limits  # type: ignore[attr-defined]
+        left = _time_left(chosen, context)
+        seconds = chosen.seconds if left is None else max(min(chosen.seconds, left), 0.5)
+        with outbound.budget(seconds, requests=chosen.requests):
+            return fn(event, context)
+
+    wrapped = handler
+    wrapped.limits = limits  # type: ignore[attr-defined]
+    return wrapped
 
 
 @dataclass(frozen=True)
 class JobLimits:
     """What one queued job may spend (stratus.core.outbound.budget): `seconds` of requests in all and
-    at most `requests` requests; `margin` is kept besides for what the job does after its last
-    request (its writes) and for the batch's answer. `seconds + margin` stays below the
-    function's timeout, so a job never outlives its invocation."""
+    at most `requests` requests (None: no count); `margin` is kept besides for what the job does
+    after its last request (its writes) and for the batch's answer. `seconds + margin` stays
+    below the function's timeout (tests/template/test_job_budgets.py), so a job never outlives
+    its invocation and a batch always has the time to start its first record."""
 
     seconds: float
     requests: int | None = None
     margin: float = 5.0
 
 
+def _time_left(limits: JobLimits, context: Any) -> float | None:
+    """Seconds the invocation has left once the margin is kept (None: no Lambda context)."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    return None if remaining is None else remaining() / 1000 - limits.margin
+
+
 class NoTimeLeft(Exception):
-    """The invocation has not the time one more job may take: the record goes back to its
-    queue unrun, to be received again (by this function's next invocation)."""
+    """The invocation has not the time one more job may take: the record is not started. It is
+    sent again as a new message (`send_again`), its receive not spent; only when nothing of the
+    batch could start (an invocation given less time than one job) is it reported failed."""
 
 
 def _permanent(exc: BaseException) -> bool:
@@ -169,19 +190,51 @@ def _as_records(event: Any, context: Any) -> list[dict]:
              "eventSourceARN": "", "awsRegion": ""} for i, job in enumerate(jobs)]
 
 
-def sqs_batch_handler(record_handler: Callable[[Any], Any], *,
-                      limits: JobLimits | None = None) -> Callable[[dict, Any], Any]:
+def fair(records: list[dict], key: Callable[[dict], str | None]) -> list[dict]:
+    """The records taken in turn by `key` (a sender's domain): the first of each key, then
+    the second of each, ...; so that one sender's many records ahead of another's do not take
+    the time of the whole batch. Records without a key (or whose key cannot be read: a body
+    that is no job is the record handler's to drop) keep their turn among the first."""
+    rounds: dict[str, list[dict]] = {}
+    alone: list[dict] = []
+    for record in records:
+        try:
+            name = key(record)
+        except Exception:  # noqa: BLE001 - ordering never fails a batch
+            name = None
+        if name is None:
+            alone.append(record)
+        else:
+            rounds.setdefault(name, []).append(record)
+    ordered, turn = list(alone), 0
+    while any(len(group) > turn for group in rounds.values()):
+        ordered += [group[turn] for group in rounds.values() if len(group) > turn]
+        turn += 1
+    return ordered
+
+
+SendAgain = Callable[[list[dict], Any], None]
+
+
+def sqs_batch_handler(record_handler: Callable[[Any], Any], *, limits: JobLimits,
+                      send_again: SendAgain,
+                      fair_by: Callable[[dict], str | None] | None = None
+                      ) -> Callable[[dict, Any], Any]:
     """A job consumer, of SQS batches or of asynchronous invocations (`_as_records`): each
     record handled on its own, failures reported per message
     (Powertools BatchProcessor → ReportBatchItemFailures), so one poison message is retried
     and dead-lettered without holding back the rest of the batch.
 
     A job that can never succeed (`_permanent`) is logged and dropped, not retried until it
-    reaches the dead-letter queue. With `limits` (the handler's `limits` attribute, read at
-    each invocation), each record runs inside an outbound budget of `limits.seconds` and
-    `limits.requests`, and a record is started only while the Lambda context has that time
-    and the margin left; the others are reported failed without being run, so a batch never
-    times out half done and has its finished records delivered again."""
+    reaches the dead-letter queue. Each record runs inside an outbound budget of
+    `limits.seconds` and `limits.requests` (the handler's `limits` attribute, read at each
+    invocation), and is started only while the Lambda context has that time and the margin
+    left, so a batch never times out half done. The records it had no time to start are not
+    failed tries: `send_again(records, context)` (repo/queues.send_again) sends them as new
+    messages the way they came — SQS counts every receive towards maxReceiveCount, and Lambda
+    every try of an asynchronous event, so records reported failed unrun would reach the
+    dead-letter queue behind slow ones — and they are reported done. `fair_by` (a record's
+    sender) orders the batch in turns (`fair`)."""
     from aws_lambda_powertools.utilities.batch import (
         BatchProcessor,
         EventType,
@@ -191,22 +244,24 @@ def sqs_batch_handler(record_handler: Callable[[Any], Any], *,
     processor = BatchProcessor(event_type=EventType.SQS)
 
     def handle(event: dict, context: Any) -> Any:
-        chosen: JobLimits | None = getattr(handler, "limits", None)
+        chosen: JobLimits = handler.limits  # type: ignore[attr-defined]
+        unrun: list[dict] = []
+        started = 0
 
         def run(record: Any) -> Any:
+            nonlocal started
             try:
-                if chosen is None:
-                    return record_handler(record)
                 from stratus.core import outbound
 
-                seconds = chosen.seconds
-                remaining = getattr(context, "get_remaining_time_in_millis", None)
-                if remaining is not None:
-                    left = remaining() / 1000 - chosen.margin
-                    if left < chosen.seconds:
-                        raise NoTimeLeft(f"{left + chosen.margin:.1f} s left, a job may take "
-                                         f"{chosen.seconds + chosen.margin:g} s")
-                with outbound.budget(seconds, requests=chosen.requests):
+                left = _time_left(chosen, context)
+                if unrun or (left is not None and left < chosen.seconds):
+                    if started:  # not a try: sent again below
+                        unrun.append(record.raw_event)
+                        return None
+                    raise NoTimeLeft(f"{(left or 0) + chosen.margin:.1f} s left, a job may "
+                                     f"take {chosen.seconds + chosen.margin:g} s")
+                started += 1
+                with outbound.budget(chosen.seconds, requests=chosen.requests):
                     return record_handler(record)
             except Exception as exc:
                 if not _permanent(exc):
@@ -216,19 +271,46 @@ def sqs_batch_handler(record_handler: Callable[[Any], Any], *,
                     "reason": f"{type(exc).__name__}: {str(exc)[:200]}"})
                 return None
 
+        def answer(records: list[dict]) -> dict:
+            if fair_by is not None:
+                records = fair(records, fair_by)
+            result = process_partial_response(event={"Records": records}, record_handler=run,
+                                              processor=processor, context=context)
+            if unrun:
+                try:
+                    send_again(unrun, context)
+                    logger.info("jobs sent again unrun: no time left in this invocation",
+                                extra={"jobs": len(unrun), "ran": started})
+                except Exception:  # their receives are spent after all: they come back
+                    logger.exception("jobs not sent again", extra={"jobs": len(unrun)})
+                    result = {"batchItemFailures": [
+                        *(result.get("batchItemFailures") or []),
+                        *({"itemIdentifier": r["messageId"]} for r in unrun)]}
+            return result
+
         if isinstance(event, dict) and "Records" in event:
-            return process_partial_response(event=event, record_handler=run,
-                                            processor=processor, context=context)
+            return answer(list(event["Records"]))
         # An asynchronous invocation: its jobs in order; one that failed fails the event, which
         # Lambda retries whole (jobs are idempotent) and then dead-letters.
         records = _as_records(event, context)
-        answer = process_partial_response(event={"Records": records}, record_handler=run,
-                                          processor=processor, context=context)
-        failed = answer.get("batchItemFailures") or []
+        result = answer(records)
+        failed = result.get("batchItemFailures") or []
         if failed:
             raise JobsFailed(f"{len(failed)} of {len(records)} jobs failed")
-        return answer
+        return result
 
-    handler = job_handler(handle)
+    handler = _batch_wrapped(handle)
     handler.limits = limits  # type: ignore[attr-defined]
+    return handler
+
+
+def _batch_wrapped(fn: Callable[[dict, Any], Any]) -> Callable[[dict, Any], Any]:
+    """A batch handler with logs, traces and metrics (each record has its own budget)."""
+
+    @logger.inject_lambda_context(clear_state=True)
+    @_traced
+    @metrics.log_metrics(capture_cold_start_metric=False)
+    def handler(event: dict, context: Any) -> Any:
+        return fn(event, context)
+
     return handler

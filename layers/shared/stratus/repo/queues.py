@@ -89,3 +89,37 @@ def retry_later(queue: str, receipt_handle: str, seconds: int) -> None:
     client("sqs").change_message_visibility(QueueUrl=settings().queue_url(queue),
                                             ReceiptHandle=receipt_handle,
                                             VisibilityTimeout=max(0, min(seconds, 43200)))
+
+
+def send_again(records: list[dict[str, Any]], context: Any) -> None:
+    """Jobs a consumer had no time to start (core/observability.sqs_batch_handler), sent again
+    as new messages the way they came, so that they are received afresh: an SQS record to its
+    queue (named by its `eventSourceARN`) — SQS counts every receive of a message towards its
+    maxReceiveCount, and a new message starts at none — and an asynchronous invocation's jobs
+    to the function that was invoked (the context's ARN), as new events with Lambda's retries
+    unspent. The caller then reports them done."""
+    by_queue: dict[str, list[dict[str, Any]]] = {}
+    jobs: list[dict[str, Any]] = []
+    for record in records:
+        if record.get("eventSource") == "aws:sqs":
+            by_queue.setdefault(record["eventSourceARN"], []).append(json.loads(record["body"]))
+        else:
+            jobs.append(json.loads(record["body"]))
+    sqs = client("sqs") if by_queue else None
+    for arn, bodies in by_queue.items():
+        url = queue_url_of(arn)
+        for start in range(0, len(bodies), 10):
+            entries = [{"Id": str(i), "MessageBody": json.dumps(m, separators=(",", ":"))}
+                       for i, m in enumerate(bodies[start:start + 10])]
+            response = sqs.send_message_batch(QueueUrl=url, Entries=entries)
+            if response.get("Failed"):
+                raise RuntimeError(f"could not send {len(response['Failed'])} jobs again")
+    for event in _events(jobs, 10) if jobs else ():
+        _invoke(context.invoked_function_arn, event)
+
+
+def queue_url_of(arn: str) -> str:
+    """An SQS queue's URL from its ARN (`arn:aws:sqs:<region>:<account>:<name>`), in SQS's
+    own form, without a GetQueueUrl call (and its permission)."""
+    _arn, _partition, _service, region, account, name = arn.split(":", 5)
+    return f"https://sqs.{region}.amazonaws.com/{account}/{name}"

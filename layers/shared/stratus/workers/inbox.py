@@ -12,9 +12,12 @@ any type we do not handle are accepted and dropped, as Mastodon drops them."""
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
 from typing import Any
 
+from stratus.core import outbound
 from stratus.core.observability import logger
 from stratus.federation import reply_fetch
 from stratus.federation.inbox import (
@@ -27,11 +30,12 @@ from stratus.federation.inbox import (
     follow,
     like,
     move,
+    quota,
     reject,
     undo,
     update,
 )
-from stratus.federation.inbox.common import Context, domain, object_id
+from stratus.federation.inbox.common import Context, domain, host, object_id
 from stratus.jobs import messages as jobs
 from stratus.read import domain_blocks
 from stratus.repo import accounts as accounts_repo
@@ -65,7 +69,26 @@ def handle(job: jobs.Job) -> None:
         return
     if not isinstance(job, jobs.InboxActivity):
         raise TypeError(f"not an inbox job: {job.name}")
-    run(job.activity, job.actor_id, job.owner_id)
+    # Inside the batch's budget, one of the job's own: what it made and how long it took.
+    with outbound.budget(float("inf")) as spent:
+        try:
+            run(job.activity, job.actor_id, job.owner_id)
+        finally:
+            if spent.made:
+                quota.charge(host(object_id(job.activity.get("actor"))) or "",
+                             time.monotonic() - spent.started)
+
+
+def sender(record: dict[str, Any]) -> str | None:
+    """The host whose activity a queued record carries (the batch takes hosts in turn:
+    core/observability.fair); None for other jobs, or a body that is no job."""
+    try:
+        job = json.loads(record["body"])
+        actor = job.get("activity", {}).get("actor") if job.get("job") == "inbox_activity" \
+            else None
+    except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
+        return None  # no job: the record handler drops it
+    return host(object_id(actor))
 
 
 def run(activity: dict[str, Any], actor_id: str, owner_id: str | None) -> bool:

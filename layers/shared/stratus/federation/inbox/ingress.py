@@ -15,7 +15,9 @@ and SignatureVerification):
    window) with the key of its keyId (remote_accounts.by_key_id; refetched once when it does
    not verify, for rotated keys), and the key's owner is the activity's actor — 401 with
    `{"error"}` otherwise, so that a double-knocking peer retries with the other scheme;
-6. the activity is queued to the inbox worker (workers/inbox.py) and answered 202.
+6. the actor's host has time left in its share of the inbox worker (`quota.admit`: 429 with
+   `Retry-After` otherwise, which peers retry later);
+7. the activity is queued to the inbox worker (workers/inbox.py) and answered 202.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from typing import Any
 from stratus.core import jsondoc
 from stratus.core.errors import BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from stratus.federation import signature_checks, signatures
-from stratus.federation.inbox.common import domain, object_id
+from stratus.federation.inbox import quota
+from stratus.federation.inbox.common import domain, host, object_id
 from stratus.jobs import messages as jobs
 from stratus.read import accounts as accounts_read
 from stratus.read import domain_blocks
@@ -111,6 +114,7 @@ def receive(method: str, path: str, query: str, headers: dict[str, str], body: b
         return False
     _check_domain(actor_uri)
     profile = _verified_actor(method, path, query, headers, body, actor_uri)
+    quota.admit(host(actor_uri) or "")
     job = jobs.InboxActivity(activity=activity, actor_id=profile["id"], owner_id=owner_id)
     message = job.to_dict()
     if len(json.dumps(message, separators=(",", ":")).encode()) > MAX_JOB_BYTES:
