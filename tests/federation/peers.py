@@ -12,7 +12,11 @@ PEM = "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAt
 
 
 def host(site) -> str:
-    return f"127.0.0.1:{site.port}"
+    """The site's host as our side writes it (a HostilePeer may go by another name: a Unicode
+    one is asked in punycode)."""
+    from stratus.core import hosts
+
+    return hosts.normalize(getattr(site, "host", None) or f"127.0.0.1:{site.port}")
 
 
 def actor(site, username: str = "bob", **overrides: Any) -> dict[str, Any]:

@@ -230,7 +230,7 @@ def test_sam_policy_templates_and_managed_policies_expand_as_on_deploy(runtime):
     queue = f"arn:aws:sqs:{REGION}:{ACCOUNT}:stratus-local-"
     # SQSSendMessagePolicy is `sqs:SendMessage*` on the named queue only.
     assert dispatch.decide("sqs:SendMessage", queue + "CountersQueue") == iam.ALLOW
-    assert dispatch.decide("sqs:SendMessage", queue + "InboxQueue") == iam.IMPLICIT_DENY
+    assert dispatch.decide("sqs:SendMessage", queue + "DeliveryQueue") == iam.IMPLICIT_DENY
     assert dispatch.decide("sqs:ReceiveMessage", queue + "CountersQueue") == iam.IMPLICIT_DENY
     # The stream's on-failure destination adds sqs:SendMessage on the DLQ.
     assert dispatch.decide("sqs:SendMessage", queue + "DispatchDLQ") == iam.ALLOW

@@ -125,8 +125,8 @@ def test_dynamodbs_own_refusal_of_an_item_too_large_is_permanent(runtime, monkey
 
 
 def test_a_job_whose_write_cannot_be_stored_is_dropped_not_retried(runtime):
-    from stratus.core.observability import sqs_batch_handler
-    from stratus.repo import base
+    from stratus.core.observability import JobLimits, sqs_batch_handler
+    from stratus.repo import base, queues
 
     from local.lambda_runtime import isolated
 
@@ -147,5 +147,6 @@ def test_a_job_whose_write_cannot_be_stored_is_dropped_not_retried(runtime):
                               invoked_function_arn="arn:aws:lambda:us-east-1:0:function:Test",
                               memory_limit_in_mb=128, log_group_name="t", log_stream_name="t",
                               get_remaining_time_in_millis=lambda: 60_000)
-    result = isolated(sqs_batch_handler(record))(event, context)
+    handler = sqs_batch_handler(record, limits=JobLimits(seconds=10), send_again=queues.send_again)
+    result = isolated(handler)(event, context)
     assert result == {"batchItemFailures": [{"itemIdentifier": "m2"}]}

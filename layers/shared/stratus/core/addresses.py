@@ -72,6 +72,12 @@ def _loopback_name(host: str) -> bool:
         return False
 
 
+def loopback_name(host: str) -> bool:
+    """Whether a host name is this machine (`localhost`, a loopback address): what is asked
+    over plain http outside production (test peers, a second local stack)."""
+    return _loopback_name(host)
+
+
 def allowed_address(address: str, *, production: bool) -> bool:
     """Whether a connection may go to `address` (loopback too outside production)."""
     try:

@@ -10,12 +10,11 @@ actor cannot take another's handle by naming it, first or not.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from stratus.core import hosts, jsondoc, outbound
+from stratus.core import addresses, hosts, jsondoc, outbound, urls
 from stratus.core.config import settings
 from stratus.federation import actor_documents as documents
 
@@ -35,13 +34,7 @@ class Answer:
 
 
 def _loopback(host: str) -> bool:
-    name = documents.hostname_of(host).strip("[]")
-    if name.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
+    return addresses.loopback_name(documents.hostname_of(host).strip("[]"))
 
 
 def webfinger_url(username: str, domain: str) -> str:
@@ -100,6 +93,13 @@ def _same(one: tuple[str, str], other: tuple[str, str]) -> bool:
         hosts.normalize(one[1]) == hosts.normalize(other[1])
 
 
+def _same_actor(link: str | None, actor_id: str) -> bool:
+    """Whether a `self` link names the actor: one URL as browsers read them (a host in
+    Unicode or punycode is one host)."""
+    found, actor = urls.parse(link), urls.parse(actor_id)
+    return found is not None and actor is not None and found.href == actor.href
+
+
 def confirm(username: str, domain: str, actor_id: str, *,
             known: Answer | None = None) -> str | None:
     """The username `actor_id` may be stored under on `domain` (its actor's host), or None when
@@ -119,10 +119,10 @@ def confirm(username: str, domain: str, actor_id: str, *,
     if first is None or first.subject is None:
         return None
     if _same(first.subject, asked):
-        return username if first.actor == actor_id else None
+        return username if _same_actor(first.actor, actor_id) else None
     second = lookup(*first.subject)
     if second is None or second.subject is None or not _same(second.subject, first.subject) \
-            or second.actor != actor_id:
+            or not _same_actor(second.actor, actor_id):
         return None
     confirmed_user, confirmed_domain = first.subject
     if not documents.USERNAME.match(confirmed_user):
