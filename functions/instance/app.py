@@ -8,6 +8,7 @@ from stratus.auth.deps import Viewer, optional
 from stratus.core.observability import http_handler
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import NODEINFO_DISCOVERY, NODEINFO_DOCUMENT, PUBLIC_5_MIN, cache
+from stratus.http.deprecation import deprecated
 
 router = APIRouter()
 
@@ -19,8 +20,8 @@ def instance_v2(response: Response):
     return instance.instance_v2()
 
 
-@router.get("/api/v1/instance")
-@router.get("/api/v1/instance/", include_in_schema=False)
+@router.get("/api/v1/instance", **deprecated("2022-11-14"))
+@router.get("/api/v1/instance/", include_in_schema=False, **deprecated("2022-11-14"))
 def instance_v1(response: Response):
     cache(response, PUBLIC_5_MIN)
     return instance.instance_v1()
