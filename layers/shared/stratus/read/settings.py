@@ -7,11 +7,10 @@ API later). Rules are a list kept as their own items but set and read through th
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from stratus.core import clock, ids
+from stratus.core import clock, ids, mail
 from stratus.core.config import settings as config
 from stratus.core.errors import Unprocessable
 from stratus.core.limits import MAX_RULE_LENGTH, MAX_RULES
@@ -19,7 +18,6 @@ from stratus.repo import instance as repo
 
 REGISTRATION_MODES = ("open", "approved", "none")
 VISIBILITY_MODES = ("disabled", "users", "all")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 @dataclass(frozen=True)
@@ -106,7 +104,7 @@ def _coerce(name: str, spec: Setting, raw: Any) -> Any:
         raise Unprocessable(f"{name} is too long (maximum is {spec.max_length} characters)")
     if spec.kind == "choice" and value not in spec.choices:
         raise Unprocessable(f"{name} must be one of: {', '.join(spec.choices)}")
-    if spec.kind == "email" and value and not _EMAIL.match(value):
+    if spec.kind == "email" and value and not mail.is_address(value):
         raise Unprocessable(f"{name} is not a valid e-mail address")
     return value
 
