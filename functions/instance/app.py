@@ -1,4 +1,5 @@
-"""Instance metadata function: /api/v1|v2/instance*, /api/v1/custom_emojis, NodeInfo."""
+"""Instance metadata function: /api/v1|v2/instance*, /api/v1/custom_emojis, NodeInfo, the peer
+search and the health check."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ def instance_v1(response: Response):
 def instance_peers(response: Response):
     cache(response, PUBLIC_5_MIN)
     return instance.peers()
+
+
+@router.get("/api/v1/peers/search")
+def peers_search(request: Request, response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.peer_search(request.query_params.get("q"))
 
 
 @router.get("/api/v1/instance/activity")
@@ -92,6 +99,11 @@ def nodeinfo_document():
         media_type='application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"',
         headers={"Cache-Control": NODEINFO_DOCUMENT},
     )
+
+
+@router.get("/health")
+def health():
+    return Response("OK", media_type="text/plain")
 
 
 @router.get("/packs/media/images/preview.png")

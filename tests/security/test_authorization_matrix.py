@@ -38,6 +38,8 @@ PUBLIC = {
     ("GET", "/api/v1/instance/extended_description"): "instance metadata",
     ("GET", "/api/v1/instance/translation_languages"): "instance metadata",
     ("GET", "/api/v1/custom_emojis"): "instance metadata",
+    ("GET", "/api/v1/peers/search"): "instance metadata",
+    ("GET", "/health"): "health check",
     ("GET", "/.well-known/nodeinfo"): "discovery",
     ("GET", "/nodeinfo/2.0"): "discovery",
     ("GET", "/.well-known/oauth-authorization-server"): "discovery",

@@ -89,5 +89,18 @@ def list_peers() -> list[str]:
     return [item["SK"] for item in base.query(keys.PEERS_PK, projection="SK")]
 
 
+def peers_starting_with(prefix: str, limit: int, *, leaving_out: set[str]) -> list[str]:
+    """Up to `limit` known peer domains that begin with `prefix`, in name order, without those
+    in `leaving_out` (one Query: at most `limit` more than those can be left out)."""
+    found: list[str] = []
+    for item in base.query(keys.PEERS_PK, sk_prefix=prefix.lower(), projection="SK",
+                           limit=limit + len(leaving_out)):
+        if item["SK"] not in leaving_out:
+            found.append(item["SK"])
+            if len(found) == limit:
+                break
+    return found
+
+
 def list_domain_blocks() -> list[dict[str, Any]]:
     return list(base.records(base.query(keys.INSTANCE_PK, sk_prefix=keys.DOMAIN_BLOCK_PREFIX)))

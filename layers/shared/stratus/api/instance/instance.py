@@ -7,7 +7,8 @@ from typing import Any
 
 from stratus.convert import instance as convert
 from stratus.core import clock, parallel
-from stratus.core.errors import NotFound, Unauthorized
+from stratus.core.errors import NotFound, Unauthorized, Unprocessable
+from stratus.read import domain_blocks as domain_policy
 from stratus.read import settings as settings_service
 from stratus.repo import instance as repo
 from stratus.text.sanitize import clean
@@ -55,12 +56,42 @@ def extended_description() -> dict[str, Any]:
     return {"updated_at": updated, "content": clean(s["extended_description"], rich=True)}
 
 
-def peers() -> list[str]:
+PEER_SEARCH_LIMIT = 10  # Api::V1::Peers::SearchController::LIMIT
+
+
+def _peers_shown() -> None:
+    """Mastodon's `require_enabled_api!` of both peer routes: 404 when the setting is off, and
+    in limited federation mode."""
     s = settings_service.current()
-    # Mastodon's PeersController: none in limited federation mode either.
     if not s["peers_api_enabled"] or s["limited_federation_mode"]:
         raise NotFound("Not found")
-    return repo.list_peers()
+
+
+def _moderated() -> set[str]:
+    """Domains under any domain block: `Instance.searchable` leaves them out."""
+    return {b["domain"] for b in repo.list_domain_blocks()}
+
+
+def peers() -> list[str]:
+    _peers_shown()
+    moderated = _moderated()
+    return [domain for domain in repo.list_peers() if domain not in moderated]
+
+
+def peer_search(q: object) -> list[str] | None:
+    """GET /api/v1/peers/search: up to 10 known servers whose domain begins with `q`
+    (normalised as a domain), without moderated ones. No `q` renders `null`, as Mastodon's
+    `render json: nil`; a `q` that is no domain finds nothing."""
+    _peers_shown()
+    if not isinstance(q, str) or not q.strip():
+        return None
+    try:
+        prefix = domain_policy.normalize(q)
+    except Unprocessable:
+        return []
+    if prefix is None:
+        return None
+    return repo.peers_starting_with(prefix, PEER_SEARCH_LIMIT, leaving_out=_moderated())
 
 
 def activity() -> list[dict[str, str]]:
