@@ -112,6 +112,21 @@ def _media_ids(raw: Any) -> list[str]:
     return values
 
 
+def _check_hashtags(text: str) -> None:
+    """Mastodon's DisallowedHashtagsValidator: a local status may not carry a tag staff made
+    unusable (api/admin/tags.py), whether posted, scheduled or edited."""
+    if "#" not in text:
+        return
+    from stratus.read import tag_policy
+
+    refused = tag_policy.disallowed([formatter.normalize_tag(t)
+                                     for t in formatter.parse(text).tags])
+    if len(refused) == 1:
+        raise _error(f"Text contained a disallowed hashtag: {refused[0]}")
+    if refused:
+        raise _error("Text contained the disallowed hashtags: " + ", ".join(refused))
+
+
 def prepare(viewer: Viewer, params: dict[str, Any], *, for_schedule: bool = False
             ) -> dict[str, Any]:
     """Validate a new status's parameters; returns the normalised parameters."""
@@ -129,6 +144,7 @@ def prepare(viewer: Viewer, params: dict[str, Any], *, for_schedule: bool = Fals
     length = formatter.count_characters(text, settings().domain) + len(spoiler)
     if length > limits.MAX_STATUS_CHARACTERS:
         raise _error(f"Text character limit of {limits.MAX_STATUS_CHARACTERS} exceeded")
+    _check_hashtags(text)
     user_settings = viewer.user.get("settings", {})
     visibility_ = params.get("visibility") or user_settings.get("default_privacy", "public")
     if visibility_ not in VISIBILITIES:

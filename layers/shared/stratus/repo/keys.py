@@ -464,6 +464,23 @@ def tag(name: str) -> dict[str, str]:
     return key("TAG#" + name.lower(), "TAG")
 
 
+TAGS_LISTING = "TAGS"  # GSI1 of the tags' markers: every tag ever used, by its id
+
+
+def tag_listing_keys(tag_id: str) -> dict[str, str]:
+    return {"GSI1PK": TAGS_LISTING, "GSI1SK": pad(tag_id)}
+
+
+def tag_name_in(partition: str) -> str:
+    """The tag a tag's partition key names: `TAG#cats` → `cats`."""
+    return partition.removeprefix("TAG#")
+
+
+def tag_policy() -> dict[str, str]:
+    """The names of the tags staff made unusable or unlisted, on one item (a warm cache)."""
+    return key(INSTANCE_PK, "TAGPOLICY")
+
+
 TAGGED_PREFIX = "S#"
 
 
