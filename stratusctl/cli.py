@@ -84,6 +84,27 @@ def cmd_settings(args: argparse.Namespace) -> None:
         _print(settings.set_value(args.key, args.value))
 
 
+def cmd_rules(args: argparse.Namespace) -> None:
+    """The server rules one at a time, as the admin API changes them (not audited: no staff
+    account acts)."""
+    from stratus.api.admin import rules
+
+    if args.action == "list":
+        for rule in rules.listing():
+            hint = f" ({rule['hint']})" if rule["hint"] else ""
+            print(f"{rule['id']}\t{rule['priority']}\t{rule['text']}{hint}")
+        return
+    if args.action == "remove":
+        rules.destroy(None, args.id)
+        print(f"removed rule {args.id}")
+        return
+    params = {k: v for k, v in (("text", args.text), ("hint", args.hint),
+                                ("priority", args.priority)) if v is not None}
+    rule = rules.create(None, params) if args.action == "add" else \
+        rules.update(None, args.id, params)
+    _print(rule)
+
+
 def cmd_emoji(args: argparse.Namespace) -> None:
     from stratus.api.instance import emojis
 
@@ -218,6 +239,21 @@ def parser() -> argparse.ArgumentParser:
     set_.add_argument("key")
     set_.add_argument("value", help="the new value (rules: a JSON list or one rule per line)")
     s.set_defaults(run=cmd_settings)
+
+    r = groups.add_parser("rules", help="the server rules, one at a time")
+    r_actions = r.add_subparsers(dest="action", required=True)
+    r_actions.add_parser("list", help="every rule: id, priority, text (hint)")
+    add = r_actions.add_parser("add", help="add a rule (after the others by default)")
+    add.add_argument("text")
+    change = r_actions.add_parser("update", help="change a rule's text, hint or priority")
+    change.add_argument("id")
+    change.add_argument("--text")
+    for command in (add, change):
+        command.add_argument("--hint")
+        command.add_argument("--priority", type=int, help="its place: lower comes first")
+    gone = r_actions.add_parser("remove", help="remove a rule")
+    gone.add_argument("id")
+    r.set_defaults(run=cmd_rules)
 
     e = groups.add_parser("emoji", help="custom emoji")
     e_actions = e.add_subparsers(dest="action", required=True)

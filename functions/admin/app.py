@@ -8,6 +8,7 @@ import announcements
 import dashboard
 import hashtags
 import roles
+import server_rules
 from domains import router as domains_router
 from fastapi import APIRouter, Depends, Request, Response
 from reports import router as reports_router
@@ -67,6 +68,6 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
 # the local stack imports siblings the same way, local/stack.py).
 app = create_app([router, actions.router, reports_router, trends_router, domains_router,
                   announcements.router, dashboard.router, roles.router, access_blocks.router,
-                  hashtags.router],
+                  hashtags.router, server_rules.router],
                  name="admin")
 handler = http_handler(app)

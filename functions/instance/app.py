@@ -61,7 +61,31 @@ def instance_extended_description(response: Response):
 @router.get("/api/v1/instance/translation_languages")
 def instance_translation_languages(response: Response):
     cache(response, PUBLIC_5_MIN)
-    return {}
+    return instance.translation_languages()
+
+
+@router.get("/api/v1/instance/languages")
+def instance_languages(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.languages()
+
+
+@router.get("/api/v1/instance/privacy_policy")
+def instance_privacy_policy(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.privacy_policy()
+
+
+@router.get("/api/v1/instance/terms_of_service")
+def instance_terms_of_service(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.terms_of_service()
+
+
+@router.get("/api/v1/instance/terms_of_service/{effective_date}")
+def instance_terms_of_service_on(effective_date: str, response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.terms_of_service(effective_date)
 
 
 @router.get("/api/v1/instance/domain_blocks")

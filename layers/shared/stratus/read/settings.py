@@ -43,7 +43,12 @@ SETTINGS: dict[str, Setting] = {
     "require_invite_text": Setting(False, kind="bool",
                                    help="ask for a reason when sign-ups need approval"),
     "extended_description": Setting("", max_length=100_000,
-                                    help="the about page text (HTML, sanitised)"),
+                                    help="the about page text (Markdown; HTML allowed, "
+                                         "sanitised)"),
+    # Mastodon's `site_terms`: empty serves Mastodon's default policy (read/documents.py)
+    "privacy_policy": Setting("", max_length=100_000,
+                              help="the privacy policy (Markdown; %{domain} is this server's "
+                                   "domain); empty: Mastodon's default"),
     "show_domain_blocks": Setting("disabled", kind="choice", choices=VISIBILITY_MODES,
                                   help="who sees the list of moderated servers"),
     "show_domain_blocks_rationale": Setting("disabled", kind="choice",
@@ -137,7 +142,8 @@ def rules() -> list[dict[str, Any]]:
     """Rules in their display order (by position, then id)."""
     items = repo.list_rules()
     items.sort(key=lambda r: (int(r.get("position", 0)), int(r["id"])))
-    return [{"id": r["id"], "text": r["text"], "hint": r.get("hint", "")} for r in items]
+    return [{"id": r["id"], "text": r["text"], "hint": r.get("hint", ""),
+             "position": int(r.get("position", 0))} for r in items]
 
 
 def _parse_rules(raw: Any) -> list[dict[str, str]]:

@@ -70,6 +70,20 @@ def rule(rule_id: str) -> dict[str, str]:
     return key(INSTANCE_PK, RULE_PREFIX + pad(rule_id))
 
 
+def status_translation(status_id: str, version: str, target: str) -> dict[str, str]:
+    """A translation of one version of a status (`version`: when it was last edited, or made)
+    into a language, kept a day (repo/translate.py)."""
+    return key("TRANSLATION#" + pad(status_id), f"{version}#{target}")
+
+
+TERMS_PREFIX = "TOS#"
+
+
+def terms_of_service(terms_id: str) -> dict[str, str]:
+    """A version of the terms of service (drafts too), by its id."""
+    return key(INSTANCE_PK, TERMS_PREFIX + pad(terms_id))
+
+
 EMOJI_PREFIX = "EMOJI#"
 
 

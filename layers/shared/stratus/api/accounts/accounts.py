@@ -27,6 +27,7 @@ from stratus.repo import accounts as repo
 from stratus.repo import media, transaction
 from stratus.repo import moderation as moderation_repo
 from stratus.repo import oauth as oauth_repo
+from stratus.text import languages
 
 USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
 RESERVED_USERNAMES = frozenset({
@@ -34,14 +35,7 @@ RESERVED_USERNAMES = frozenset({
     "hostmaster", "abuse", "security", "mod", "moderator", "moderators", "staff", "noreply",
     "no_reply", "instance", "actor", "system", "about", "settings", "api", "auth", "oauth",
 })
-LOCALES = frozenset({
-    "ar", "ast", "be", "bg", "bn", "br", "ca", "ckb", "co", "cs", "cy", "da", "de", "el", "en",
-    "en-GB", "eo", "es", "es-AR", "es-MX", "et", "eu", "fa", "fi", "fo", "fr", "fr-CA", "fy",
-    "ga", "gd", "gl", "he", "hi", "hr", "hu", "hy", "id", "ig", "io", "is", "it", "ja", "ka",
-    "kab", "kk", "kn", "ko", "ku", "lt", "lv", "mk", "ml", "mr", "ms", "my", "nl", "nn", "no",
-    "oc", "pa", "pl", "pt-BR", "pt-PT", "ro", "ru", "sa", "sc", "si", "sk", "sl", "sq", "sr",
-    "sr-Latn", "sv", "ta", "te", "th", "tr", "uk", "ur", "vi", "zh-CN", "zh-HK", "zh-TW",
-})
+LOCALES = languages.UI_LOCALES
 PRIVACY = ("public", "unlisted", "private")
 NOT_ALLOWED = "This action is not allowed"
 

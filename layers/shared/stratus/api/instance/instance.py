@@ -1,4 +1,5 @@
-"""Public instance metadata: Instance v1/v2, NodeInfo, rules, peers, activity, blocks, emoji."""
+"""Public instance metadata: Instance v1/v2, NodeInfo, rules, the instance's documents (privacy
+policy, extended description, terms of service), languages, peers, activity, blocks, emoji."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from stratus.convert import instance as convert
 from stratus.core import clock, parallel
 from stratus.core.errors import NotFound, Unauthorized, Unprocessable
+from stratus.read import documents
 from stratus.read import domain_blocks as domain_policy
 from stratus.read import settings as settings_service
 from stratus.repo import instance as repo
@@ -30,12 +32,14 @@ def _document_parts() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, An
 
 
 def instance_v2() -> dict[str, Any]:
-    from stratus.read import secrets
+    from stratus.read import secrets, translation
 
-    s, stats, rules_ = _document_parts()
+    (s, stats, rules_), terms = parallel.gather(_document_parts, documents.current)
     return convert.instance_v2(s, stats, rules_,
                                registrations_message=_registrations_message(s),
-                               vapid_public_key=secrets.vapid_public_key())
+                               vapid_public_key=secrets.vapid_public_key(),
+                               terms_of_service=terms is not None,
+                               translation=translation.configured())
 
 
 def instance_v1() -> dict[str, Any]:
@@ -51,9 +55,44 @@ def nodeinfo() -> dict[str, Any]:
 
 
 def extended_description() -> dict[str, Any]:
-    s = settings_service.current()
-    updated = s.get("extended_description_updated_at") or clock.iso(clock.now())
-    return {"updated_at": updated, "content": clean(s["extended_description"], rich=True)}
+    return documents.extended_description()
+
+
+def privacy_policy() -> dict[str, Any]:
+    return documents.privacy_policy()
+
+
+def terms_of_service(effective_date: str | None = None) -> dict[str, Any]:
+    """The terms in effect (else the next to come), or the version effective from a date
+    (yyyy-mm-dd); 404 when there is none."""
+    versions = documents.published()
+    terms = documents.current(versions) if effective_date is None else \
+        next((t for t in versions if t.get("effective_date") == effective_date), None)
+    if terms is None:
+        raise NotFound()
+    return documents.terms_entity(terms, versions)
+
+
+def translation_languages() -> dict[str, list[str]]:
+    """{source: targets} the translation backend offers, `und` for a status of no known
+    language; `{}` without a backend. A backend that cannot say is 503."""
+    from stratus.core.errors import ServiceUnavailable
+    from stratus.core.translation import TranslationError
+    from stratus.read import translation
+
+    if not translation.configured():
+        return {}
+    try:
+        found = translation.languages()
+    except TranslationError:
+        raise ServiceUnavailable() from None
+    return {("und" if source is None else source): targets for source, targets in found.items()}
+
+
+def languages() -> list[dict[str, str]]:
+    from stratus.text import languages as known
+
+    return [{"code": code, "name": name} for code, name in known.supported()]
 
 
 PEER_SEARCH_LIMIT = 10  # Api::V1::Peers::SearchController::LIMIT
