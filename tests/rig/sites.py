@@ -146,9 +146,10 @@ def png(width: int = 800, height: int = 400) -> bytes:
 
 
 @pytest.fixture
-def translator(runtime, monkeypatch):
+def translator(monkeypatch):
     """The local stack's LibreTranslate-compatible server (local/translator.py) on loopback,
-    configured as the stack's translation backend for the test."""
+    configured as the stack's translation backend for the test (name it after the stack's
+    fixture, `client` or `live_server`, whose start sets translation off)."""
     from stratus.core import config
     from stratus.read import translation
 
