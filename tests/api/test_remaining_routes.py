@@ -135,3 +135,40 @@ def test_donation_campaigns_as_a_server_without_campaigns(client, people):
     assert response.status_code == 204
     assert response.content == b""
     assert client.get("/api/v1/donation_campaigns").status_code == 401
+
+
+def _liked(client, headers, drain, times: int) -> list[str]:
+    """bob likes `times` of alice's statuses: alice's notification ids, newest first."""
+    for n in range(times):
+        status = client.post("/api/v1/statuses", headers=headers["alice"],
+                             json={"status": f"post {n}"}).json()
+        client.post(f"/api/v1/statuses/{status['id']}/favourite", headers=headers["bob"])
+    drain()
+    return [n["id"] for n in client.get("/api/v1/notifications",
+                                        headers=headers["alice"]).json()]
+
+
+def test_notifications_delete_as_dismiss(client, people, drain):
+    _, headers = people
+    first, second, third = _liked(client, headers, drain, 3)
+    assert client.delete(f"/api/v1/notifications/{first}", headers=headers["bob"]).status_code \
+        == 404  # someone else's
+    assert client.delete(f"/api/v1/notifications/{first}",
+                         headers=headers["alice"]).json() == {}
+    gone = client.request("DELETE", "/api/v1/notifications/destroy_multiple",
+                          headers=headers["alice"],
+                          params=[("ids[]", second), ("ids[]", "999"), ("ids[]", "x")])
+    assert gone.status_code == 200 and gone.json() == {}
+    assert [n["id"] for n in client.get("/api/v1/notifications",
+                                        headers=headers["alice"]).json()] == [third]
+
+
+def test_grouped_notifications_clear(client, people, drain):
+    _, headers = people
+    _liked(client, headers, drain, 2)
+    response = client.post("/api/v2/notifications/clear", headers=headers["alice"])
+    assert response.status_code == 200 and response.json() == {}
+    assert client.get("/api/v1/notifications", headers=headers["alice"]).json() == []
+    drain()  # the groups' heads follow from the stream
+    assert client.get("/api/v2/notifications", headers=headers["alice"]).json()[
+        "notification_groups"] == []
