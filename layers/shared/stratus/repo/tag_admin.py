@@ -18,9 +18,10 @@ MARKER = "TAG"
 UNUSABLE, UNLISTED = "unusable", "unlisted"
 
 
-def page(lo: str, hi: str, *, descending: bool, limit: int) -> list[str]:
-    """The names of up to `limit` tags with ids in [lo, hi] (padded), in id order."""
-    entries = base.query(keys.TAGS_LISTING, index="GSI1", sk_between=(lo, hi),
+def page(low: int | None, high: int | None, *, descending: bool, limit: int) -> list[str]:
+    """The names of up to `limit` tags with ids in [low, high] (None: unbounded), in id
+    order."""
+    entries = base.query(keys.TAGS_LISTING, index="GSI1", sk_between=keys.id_range(low, high),
                          descending=descending, limit=limit)
     return [keys.tag_name_in(entry["PK"]) for entry in entries]
 

@@ -19,7 +19,7 @@ from stratus.model.viewer import Viewer
 from stratus.read import tag_policy
 from stratus.read import trends as trends_read
 from stratus.read.trends import TAGS
-from stratus.repo import keys, tag_admin, transaction
+from stratus.repo import tag_admin, transaction
 from stratus.repo import tags as tags_repo
 from stratus.repo import trends as trends_repo
 from stratus.text import formatter
@@ -62,8 +62,7 @@ def _render(viewer: Viewer, names: list[str]) -> list[dict[str, Any]]:
 
 def listing(viewer: Viewer, page: Page) -> tuple[list[dict[str, Any]], list[str]]:
     """GET /api/v1/admin/tags: a page of tags by id, newest first; (tags, their ids)."""
-    lo, hi = keys.id_range(*page.id_range())
-    names = tag_admin.page(lo, hi, descending=not page.ascending, limit=page.limit)
+    names = tag_admin.page(*page.id_range(), descending=not page.ascending, limit=page.limit)
     if page.ascending:
         names.reverse()
     rendered = _render(viewer, names)
