@@ -68,7 +68,11 @@ def main() -> None:
     endpoint = f"http://127.0.0.1:{moto_port}"
     os.environ["AWS_ENDPOINT_URL"] = endpoint
 
-    runtime = start(domain, base_url, mail_dir=STATE_DIR / "mail")
+    from .translator import Translator
+
+    translator = Translator()  # what translates statuses here: no Amazon Translate locally
+    runtime = start(domain, base_url, mail_dir=STATE_DIR / "mail", extra_env={
+        "TRANSLATION_BACKEND": "libretranslate", "LIBRETRANSLATE_URL": translator.url})
     from . import snapshot
 
     snapshot_file = STATE_DIR / "snapshot.json"

@@ -38,6 +38,10 @@ def local_overrides(base_url: str, domain: str) -> dict[str, str]:
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_METRICS_DISABLED": "true",
         "STRATUS_LOCAL": "1",
+        # The emulator has no Amazon Translate: translation is off unless a LibreTranslate-
+        # compatible server is given (the dev server runs local/translator.py's).
+        "TRANSLATION_BACKEND": "none",
+        "LIBRETRANSLATE_URL": "",
         # SSE responses look for new events this often (on AWS: every half second).
         "SSE_POLL_SECONDS": "0.1",
     }

@@ -84,6 +84,59 @@ def cmd_settings(args: argparse.Namespace) -> None:
         _print(settings.set_value(args.key, args.value))
 
 
+def cmd_rules(args: argparse.Namespace) -> None:
+    """The server rules one at a time, as the admin API changes them (not audited: no staff
+    account acts)."""
+    from stratus.api.admin import rules
+
+    if args.action == "list":
+        for rule in rules.listing():
+            hint = f" ({rule['hint']})" if rule["hint"] else ""
+            print(f"{rule['id']}\t{rule['priority']}\t{rule['text']}{hint}")
+        return
+    if args.action == "remove":
+        rules.destroy(None, args.id)
+        print(f"removed rule {args.id}")
+        return
+    params = {k: v for k, v in (("text", args.text), ("hint", args.hint),
+                                ("priority", args.priority)) if v is not None}
+    rule = rules.create(None, params) if args.action == "add" else \
+        rules.update(None, args.id, params)
+    _print(rule)
+
+
+def cmd_terms(args: argparse.Namespace) -> None:
+    """The terms of service: a draft, published with its effective date, users told once."""
+    from stratus.api.instance import terms
+
+    if args.action == "list":
+        for version in terms.versions():
+            state = ("draft" if not version.get("published_at") else
+                     "published, users told" if version.get("notification_sent_at") else
+                     "published")
+            changelog = (version.get("changelog") or "").strip().splitlines()
+            print(f"{version.get('effective_date') or '-'}\t{state}\t"
+                  f"{changelog[0] if changelog else ''}")
+        return
+    if args.action == "draft":
+        text = Path(args.text_file).read_text() if args.text_file else args.text
+        draft = terms.save_draft(text=text, changelog=args.changelog,
+                                 effective_date=args.effective_date)
+        print(f"draft saved, effective {draft.get('effective_date') or 'on publication'}")
+    elif args.action == "discard":
+        terms.discard_draft()
+        print("draft discarded")
+    elif args.action == "publish":
+        published = terms.publish()
+        print(f"published the terms effective {published['effective_date']}")
+        if args.notify:
+            terms.notify(published["effective_date"])
+            print("users are being told by e-mail")
+    else:
+        terms.notify(args.date)
+        print(f"users are being told of the terms effective {args.date} by e-mail")
+
+
 def cmd_emoji(args: argparse.Namespace) -> None:
     from stratus.api.instance import emojis
 
@@ -218,6 +271,38 @@ def parser() -> argparse.ArgumentParser:
     set_.add_argument("key")
     set_.add_argument("value", help="the new value (rules: a JSON list or one rule per line)")
     s.set_defaults(run=cmd_settings)
+
+    r = groups.add_parser("rules", help="the server rules, one at a time")
+    r_actions = r.add_subparsers(dest="action", required=True)
+    r_actions.add_parser("list", help="every rule: id, priority, text (hint)")
+    add = r_actions.add_parser("add", help="add a rule (after the others by default)")
+    add.add_argument("text")
+    change = r_actions.add_parser("update", help="change a rule's text, hint or priority")
+    change.add_argument("id")
+    change.add_argument("--text")
+    for command in (add, change):
+        command.add_argument("--hint")
+        command.add_argument("--priority", type=int, help="its place: lower comes first")
+    gone = r_actions.add_parser("remove", help="remove a rule")
+    gone.add_argument("id")
+    r.set_defaults(run=cmd_rules)
+
+    t = groups.add_parser("terms", help="the terms of service and their versions")
+    t_actions = t.add_subparsers(dest="action", required=True)
+    t_actions.add_parser("list", help="every version: effective date, state, changelog")
+    draft = t_actions.add_parser("draft", help="write or change the draft of the next version")
+    source = draft.add_mutually_exclusive_group()
+    source.add_argument("--text-file", help="the terms, in Markdown (%%{domain}: the domain)")
+    source.add_argument("--text")
+    draft.add_argument("--changelog", help="what changes, for the users' e-mail")
+    draft.add_argument("--effective-date", help="yyyy-mm-dd (default: ten days from the draft)")
+    t_actions.add_parser("discard", help="throw the draft away")
+    publish = t_actions.add_parser("publish", help="publish the draft")
+    publish.add_argument("--notify", action="store_true",
+                         help="and tell the users by e-mail at once")
+    notify = t_actions.add_parser("notify", help="tell the users of a published version")
+    notify.add_argument("date", help="its effective date, yyyy-mm-dd")
+    t.set_defaults(run=cmd_terms)
 
     e = groups.add_parser("emoji", help="custom emoji")
     e_actions = e.add_subparsers(dest="action", required=True)

@@ -12,6 +12,7 @@ from stratus.http import ratelimit
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import cache_if_unauthenticated
 from stratus.http.client import client_ip
+from stratus.http.deprecation import deprecated
 from stratus.http.forms import request_params
 from stratus.read import accounts as accounts_read
 
@@ -67,7 +68,7 @@ def accounts_show(account_id: str, request: Request, response: Response,
     return accounts_read.get_account(account_id)
 
 
-@router.get("/api/v1/accounts/{account_id}/identity_proofs")
+@router.get("/api/v1/accounts/{account_id}/identity_proofs", **deprecated("2022-03-30"))
 def accounts_identity_proofs(account_id: str, viewer: Viewer = Depends(require())):
     return accounts.identity_proofs(account_id)
 

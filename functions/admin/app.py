@@ -6,7 +6,9 @@ import access_blocks
 import actions
 import announcements
 import dashboard
+import hashtags
 import roles
+import server_rules
 from domains import router as domains_router
 from fastapi import APIRouter, Depends, Request, Response
 from reports import router as reports_router
@@ -65,6 +67,7 @@ def admin_account_reject(account_id: str, viewer: Viewer = Depends(write_account
 # Each area's routes live in a module next to this file (Lambda has this directory on sys.path;
 # the local stack imports siblings the same way, local/stack.py).
 app = create_app([router, actions.router, reports_router, trends_router, domains_router,
-                  announcements.router, dashboard.router, roles.router, access_blocks.router],
+                  announcements.router, dashboard.router, roles.router, access_blocks.router,
+                  hashtags.router, server_rules.router],
                  name="admin")
 handler = http_handler(app)

@@ -8,6 +8,7 @@ from stratus.auth.deps import Viewer, optional, require
 from stratus.core.observability import http_handler
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
+from stratus.http.deprecation import deprecated
 
 router = APIRouter()
 
@@ -24,7 +25,7 @@ def suggestions_v2(request: Request, viewer: Viewer = Depends(require("read"))):
     return suggestions.v2(viewer, dict(request.query_params))
 
 
-@router.get("/api/v1/suggestions")
+@router.get("/api/v1/suggestions", **deprecated("2021-05-16"))
 def suggestions_v1(request: Request, viewer: Viewer = Depends(require("read"))):
     return suggestions.v1(viewer, dict(request.query_params))
 

@@ -9,11 +9,13 @@ from stratus.api.filters import filter_edits as edits
 from stratus.auth.deps import Viewer, require
 from stratus.core.observability import http_handler
 from stratus.http.app import create_app
+from stratus.http.deprecation import deprecated
 from stratus.http.forms import request_params
 
 router = APIRouter()
 read_filters = require("read:filters")
 write_filters = require("write:filters")
+V1_FILTERS = deprecated("2022-11-14")  # Api::V1::FiltersController
 KEYWORD_PATHS = ("/api/v2/filters/keywords/{keyword_id}", "/api/v1/filters/keywords/{keyword_id}",
                  "/api/v2/filter_keywords/{keyword_id}")
 
@@ -105,27 +107,27 @@ async def filter_statuses_add(filter_id: str, request: Request,
 
 
 # --- v1 filters (deprecated) ---------------------------------------------------------------------------
-@router.get("/api/v1/filters")
+@router.get("/api/v1/filters", **V1_FILTERS)
 def v1_index(viewer: Viewer = Depends(read_filters)):
     return edits.v1_index(viewer)
 
 
-@router.post("/api/v1/filters")
+@router.post("/api/v1/filters", **V1_FILTERS)
 async def v1_create(request: Request, viewer: Viewer = Depends(write_filters)):
     return edits.v1_create(viewer, await request_params(request))
 
 
-@router.get("/api/v1/filters/{keyword_id}")
+@router.get("/api/v1/filters/{keyword_id}", **V1_FILTERS)
 def v1_show(keyword_id: str, viewer: Viewer = Depends(read_filters)):
     return edits.v1_show(viewer, keyword_id)
 
 
-@router.put("/api/v1/filters/{keyword_id}")
+@router.put("/api/v1/filters/{keyword_id}", **V1_FILTERS)
 async def v1_update(keyword_id: str, request: Request, viewer: Viewer = Depends(write_filters)):
     return edits.v1_update(viewer, keyword_id, await request_params(request))
 
 
-@router.delete("/api/v1/filters/{keyword_id}")
+@router.delete("/api/v1/filters/{keyword_id}", **V1_FILTERS)
 def v1_delete(keyword_id: str, viewer: Viewer = Depends(write_filters)):
     return edits.v1_delete(viewer, keyword_id)
 

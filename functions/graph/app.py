@@ -145,6 +145,12 @@ def domain_blocks_list(request: Request, response: Response,
     return _page_of(request, response, blocks.domain_blocks(viewer, page))
 
 
+@router.get("/api/v1/domain_blocks/preview")
+async def domain_blocks_preview(request: Request,
+                                viewer: Viewer = Depends(require("write:blocks"))):
+    return blocks.domain_block_preview(viewer, (await request_params(request)).get("domain"))
+
+
 @router.post("/api/v1/domain_blocks")
 async def domain_blocks_create(request: Request,
                                viewer: Viewer = Depends(require("write:blocks"))):

@@ -1,4 +1,5 @@
-"""Instance metadata function: /api/v1|v2/instance*, /api/v1/custom_emojis, NodeInfo."""
+"""Instance metadata function: /api/v1|v2/instance*, /api/v1/custom_emojis, NodeInfo, the peer
+search and the health check."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from stratus.auth.deps import Viewer, optional
 from stratus.core.observability import http_handler
 from stratus.http.app import JSONResponse, create_app
 from stratus.http.cache import NODEINFO_DISCOVERY, NODEINFO_DOCUMENT, PUBLIC_5_MIN, cache
+from stratus.http.deprecation import deprecated
 
 router = APIRouter()
 
@@ -19,8 +21,8 @@ def instance_v2(response: Response):
     return instance.instance_v2()
 
 
-@router.get("/api/v1/instance")
-@router.get("/api/v1/instance/", include_in_schema=False)
+@router.get("/api/v1/instance", **deprecated("2022-11-14"))
+@router.get("/api/v1/instance/", include_in_schema=False, **deprecated("2022-11-14"))
 def instance_v1(response: Response):
     cache(response, PUBLIC_5_MIN)
     return instance.instance_v1()
@@ -30,6 +32,12 @@ def instance_v1(response: Response):
 def instance_peers(response: Response):
     cache(response, PUBLIC_5_MIN)
     return instance.peers()
+
+
+@router.get("/api/v1/peers/search")
+def peers_search(request: Request, response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.peer_search(request.query_params.get("q"))
 
 
 @router.get("/api/v1/instance/activity")
@@ -53,7 +61,31 @@ def instance_extended_description(response: Response):
 @router.get("/api/v1/instance/translation_languages")
 def instance_translation_languages(response: Response):
     cache(response, PUBLIC_5_MIN)
-    return {}
+    return instance.translation_languages()
+
+
+@router.get("/api/v1/instance/languages")
+def instance_languages(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.languages()
+
+
+@router.get("/api/v1/instance/privacy_policy")
+def instance_privacy_policy(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.privacy_policy()
+
+
+@router.get("/api/v1/instance/terms_of_service")
+def instance_terms_of_service(response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.terms_of_service()
+
+
+@router.get("/api/v1/instance/terms_of_service/{effective_date}")
+def instance_terms_of_service_on(effective_date: str, response: Response):
+    cache(response, PUBLIC_5_MIN)
+    return instance.terms_of_service(effective_date)
 
 
 @router.get("/api/v1/instance/domain_blocks")
@@ -91,6 +123,11 @@ def nodeinfo_document():
         media_type='application/json; profile="http://nodeinfo.diaspora.software/ns/schema/2.0#"',
         headers={"Cache-Control": NODEINFO_DOCUMENT},
     )
+
+
+@router.get("/health")
+def health():
+    return Response("OK", media_type="text/plain")
 
 
 @router.get("/packs/media/images/preview.png")

@@ -80,12 +80,19 @@ def requests_dismiss(request_id: str, viewer: Viewer = Depends(write)):
     return requests.dismiss_request(viewer, request_id)
 
 
+@router.delete("/api/v1/notifications/destroy_multiple")
+async def notifications_destroy_multiple(request: Request, viewer: Viewer = Depends(write)):
+    params = await request_params(request)
+    return v1.dismiss_many(viewer, params.get("ids"))
+
+
 @router.get("/api/v1/notifications/{notification_id}")
 def notifications_show(notification_id: str, viewer: Viewer = Depends(read)):
     return v1.show(viewer, notification_id)
 
 
 @router.post("/api/v1/notifications/{notification_id}/dismiss")
+@router.delete("/api/v1/notifications/{notification_id}")  # Mastodon's destroy: a dismiss
 def notifications_dismiss(notification_id: str, viewer: Viewer = Depends(write)):
     return v1.dismiss(viewer, notification_id)
 
@@ -95,6 +102,11 @@ def notifications_dismiss(notification_id: str, viewer: Viewer = Depends(write))
 async def grouped_list(request: Request, response: Response, viewer: Viewer = Depends(read)):
     params = await request_params(request)
     return _linked(request, response, grouped.list_grouped(viewer, params, _page(request)))
+
+
+@router.post("/api/v2/notifications/clear")
+def grouped_clear(viewer: Viewer = Depends(write)):
+    return v1.clear(viewer)
 
 
 @router.get("/api/v2/notifications/unread_count")

@@ -1,5 +1,5 @@
 """OAuth function: apps, the token and revocation endpoints, the sign-in and consent pages,
-e-mail confirmation links and RFC 8414 discovery."""
+e-mail confirmation links, RFC 8414 discovery and OpenID Connect's UserInfo."""
 
 from __future__ import annotations
 
@@ -55,6 +55,14 @@ async def oauth_token(request: Request):
 async def oauth_revoke(request: Request):
     oauth.revoke(await request_params(request), dict(request.headers))
     return {}
+
+
+# OpenID Connect's UserInfo (Mastodon 4.4), GET or POST as the specification says; only a
+# token with the `profile` scope, of a usable user.
+@router.get("/oauth/userinfo")
+@router.post("/oauth/userinfo")
+def oauth_userinfo(viewer: Viewer = Depends(require("profile"))):
+    return convert.oauth_userinfo(viewer.account)
 
 
 @router.get("/.well-known/oauth-authorization-server")

@@ -4,7 +4,7 @@ statuses, favourites/bookmarks lists and an account's statuses."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
-from stratus.api.statuses import card, context, interactions, polls, scheduled, statuses
+from stratus.api.statuses import card, context, interactions, polls, scheduled, statuses, translate
 from stratus.auth.deps import Viewer, optional, require
 from stratus.core.observability import http_handler
 from stratus.core.paging import page_params
@@ -69,6 +69,15 @@ def statuses_card(status_id: str, request: Request, response: Response,
     """Removed in Mastodon 3.0 but still called by older clients."""
     cache_if_unauthenticated(response, request)
     return card.for_status(_viewer_id(viewer), status_id)
+
+
+@router.post("/api/v1/statuses/{status_id}/translate")
+async def statuses_translate(status_id: str, request: Request,
+                            viewer: Viewer = Depends(require("read:statuses"))):
+    params = await request_params(request)
+    target = translate.target_language(params.get("lang"), (viewer.user or {}).get("locale"),
+                                       request.headers.get("accept-language"))
+    return translate.translate(viewer, status_id, target)
 
 
 @router.get("/api/v1/statuses/{status_id}/history")

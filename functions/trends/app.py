@@ -10,6 +10,7 @@ from stratus.core.observability import http_handler
 from stratus.core.paging import page_params
 from stratus.http.app import create_app
 from stratus.http.cache import cache_if_unauthenticated
+from stratus.http.deprecation import deprecated
 from stratus.http.pagination import set_offset_link
 
 router = APIRouter()
@@ -23,7 +24,7 @@ def _page(request: Request, default: int, maximum: int):
     return page_params(dict(request.query_params), default=default, maximum=maximum)
 
 
-@router.get("/api/v1/trends")
+@router.get("/api/v1/trends", **deprecated("2022-03-30"))
 @router.get("/api/v1/trends/tags")
 def trending_tags(request: Request, response: Response,
                   viewer: Viewer | None = Depends(optional())):

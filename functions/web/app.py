@@ -135,6 +135,21 @@ def about_page():
     return _page(pages.Page(200, pages.about(), cache=PUBLIC_15_S))
 
 
+@router.get("/privacy-policy")
+def privacy_policy_page():
+    return _page(pages.privacy_policy())
+
+
+@router.get("/terms-of-service")
+def terms_of_service_page():
+    return _page(pages.terms_of_service())
+
+
+@router.get("/terms-of-service/{effective_date}")
+def terms_of_service_version_page(effective_date: str):
+    return _page(pages.terms_of_service(effective_date))
+
+
 @router.get("/avatars/original/missing.png")
 def default_avatar():
     return Response(pages.placeholder_image(400, 400), media_type="image/png",

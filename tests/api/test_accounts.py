@@ -104,6 +104,22 @@ def test_update_credentials(client, alice, entity):
     assert as_json.json()["display_name"] == "Alice" and as_json.json()["fields"] == []
 
 
+@pytest.mark.parametrize("send", [
+    {"data": {"fields_attributes": "undefined"}},  # masto.js's `fieldsAttributes: undefined`
+    {"json": {"fields_attributes": "undefined"}},
+    {"json": {"fields_attributes": 7}},
+])
+def test_a_scalar_where_fields_are_expected_is_dropped(client, alice, send):
+    """Rails' strong parameters drop a scalar where `fields_attributes: [:name, :value]` wants
+    a hash or a list: the update goes on without it (200), the fields as they were."""
+    _, headers = alice
+    client.patch("/api/v1/accounts/update_credentials", headers=headers, json={
+        "fields_attributes": [{"name": "Site", "value": "here"}]})
+    response = client.patch("/api/v1/accounts/update_credentials", headers=headers, **send)
+    assert response.status_code == 200, response.text
+    assert [(f["name"], f["value"]) for f in response.json()["fields"]] == [("Site", "here")]
+
+
 @pytest.mark.parametrize("data, field", [
     ({"note": "x" * 501}, "note"),
     ({"display_name": "x" * 31}, "display_name"),

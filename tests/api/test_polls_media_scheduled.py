@@ -197,6 +197,23 @@ def test_an_unparseable_scheduled_at_is_record_invalid(client, people):
     assert response.json() == {"error": "Record invalid"}  # Mastodon's PostStatusService
 
 
+@pytest.mark.parametrize("scheduled", [False, True])
+@pytest.mark.parametrize("media_ids", [["i"], ["1", "-2"], ["99999999999999999999999"]])
+def test_media_ids_that_are_not_ids_are_refused_where_they_enter(client, people, scheduled,
+                                                                 media_ids):
+    """Found by fuzzing: a scheduled status with `media_ids: ["i"]` reached a key builder
+    (500). Both paths refuse it as a medium that is not found, before any read or write."""
+    ids_, tokens = people
+    body = {"status": "with media", "media_ids": media_ids}
+    if scheduled:
+        body["scheduled_at"] = clock.iso(clock.now() + timedelta(days=1))
+    response = client.post("/api/v1/statuses", headers=tokens["alice"], json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"].startswith(
+        "Validation failed: Media attachments could not be found")
+    assert client.get("/api/v1/scheduled_statuses", headers=tokens["alice"]).json() == []
+
+
 def test_scheduled_status_publishes_once(client, people, runtime, drain, entity):
     ids_, tokens = people
     media = client.post("/api/v2/media", headers=tokens["alice"],

@@ -323,3 +323,40 @@ def test_stratusctl_refuses_instant_signups_on_a_production_stack(runtime, monke
         assert "instant_signups is only for development and test stacks" in capsys.readouterr().err
     assert cli.main(["settings", "set", "instant_signups", "true"]) == 0
     assert capsys.readouterr().out.strip() == "true"
+
+
+def test_a_malformed_sign_up_details_every_field_as_mastodon(client, token):
+    """masto.js's own test of a malformed registration, as JSON: each field's one error."""
+    response = client.post("/api/v1/accounts", headers=auth(token), json={
+        "username": "", "email": "", "password": "", "agreement": False, "locale": "hello"})
+    assert response.status_code == 422
+    assert response.json()["details"] == {
+        "agreement": [{"description": "must be accepted", "error": "ERR_ACCEPTED"}],
+        "email": [{"description": "can't be blank", "error": "ERR_BLANK"}],
+        "locale": [{"description": "is not included in the list", "error": "ERR_INCLUSION"}],
+        "password": [{"description": "can't be blank", "error": "ERR_BLANK"}],
+        "username": [{"description": "can't be blank", "error": "ERR_BLANK"}]}
+
+
+def test_stratusctl_creates_mastodons_development_account(runtime, monkeypatch, capsys):
+    """`admin@localhost` is Mastodon's own development account: Devise's address format
+    (something @ something) is what the operator's command checks; only sign-ups through the
+    API ask for a domain that could receive mail (our stand-in for Mastodon's MX check)."""
+    from stratus.repo import accounts as accounts_repo
+    from stratusctl import cli
+
+    monkeypatch.setattr(cli, "connect", lambda stack: "a stack")
+    assert cli.main(["accounts", "create", "admin", "--email", "admin@localhost",
+                     "--role", "Owner", "--confirmed"]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.startswith("created @admin")
+    admin = accounts_repo.get_user(accounts_repo.id_by_handle("admin"))
+    assert admin["email"] == "admin@localhost" and admin["confirmed_at"]
+    assert cli.main(["accounts", "create", "other", "--email", "not an address"]) == 1
+    assert "Email is invalid" in capsys.readouterr().err
+
+
+def test_api_sign_ups_still_need_a_domain_that_takes_mail(client, token):
+    response = sign_up(client, token, email="carol@localhost")
+    assert response.status_code == 422
+    assert response.json()["details"]["email"] == [{"error": "ERR_INVALID",
+                                                   "description": "is invalid"}]

@@ -1,7 +1,8 @@
 """A web site on loopback for the preview-card and federation tests: pages, images, oEmbed
 answers, redirects and robots.txt, served by a real HTTP server, with a record of every request
 it got; POSTs (an inbox) are recorded with their bodies and answered with the statuses queued
-for their path (202 when none is)."""
+for their path (202 when none is). Also the `translator` fixture: the LibreTranslate-compatible
+server statuses are translated with."""
 
 from __future__ import annotations
 
@@ -142,3 +143,25 @@ def png(width: int = 800, height: int = 400) -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", (width, height), (200, 40, 90)).save(buffer, format="PNG")
     return buffer.getvalue()
+
+
+@pytest.fixture
+def translator(monkeypatch):
+    """The local stack's LibreTranslate-compatible server (local/translator.py) on loopback,
+    configured as the stack's translation backend for the test (name it after the stack's
+    fixture, `client` or `live_server`, whose start sets translation off)."""
+    from stratus.core import config
+    from stratus.read import translation
+
+    from local.translator import Translator
+
+    fake = Translator()
+    monkeypatch.setenv("TRANSLATION_BACKEND", "libretranslate")
+    monkeypatch.setenv("LIBRETRANSLATE_URL", fake.url)
+    config.reset()
+    translation.forget()
+    yield fake
+    fake.close()
+    monkeypatch.undo()
+    config.reset()
+    translation.forget()

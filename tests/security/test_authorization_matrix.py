@@ -38,6 +38,15 @@ PUBLIC = {
     ("GET", "/api/v1/instance/extended_description"): "instance metadata",
     ("GET", "/api/v1/instance/translation_languages"): "instance metadata",
     ("GET", "/api/v1/custom_emojis"): "instance metadata",
+    ("GET", "/api/v1/peers/search"): "instance metadata",
+    ("GET", "/api/v1/instance/languages"): "instance metadata",
+    ("GET", "/api/v1/instance/privacy_policy"): "instance document",
+    ("GET", "/api/v1/instance/terms_of_service"): "instance document",
+    ("GET", "/api/v1/instance/terms_of_service/{effective_date}"): "instance document",
+    ("GET", "/privacy-policy"): "public page",
+    ("GET", "/terms-of-service"): "public page",
+    ("GET", "/terms-of-service/{effective_date}"): "public page",
+    ("GET", "/health"): "health check",
     ("GET", "/.well-known/nodeinfo"): "discovery",
     ("GET", "/nodeinfo/2.0"): "discovery",
     ("GET", "/.well-known/oauth-authorization-server"): "discovery",
@@ -153,6 +162,7 @@ def world(client, runtime):
                         "domain_block_id": "1", "domain_allow_id": "1",
                         # reports and trends review: staff objects, as above
                         "report_id": "1", "tag_id": "1", "link_id": "1", "publisher_id": "1",
+                        "rule_id": "1", "effective_date": "2025-01-01",
                         # announcements are everyone's (see PUBLIC_OBJECTS)
                         "announcement_id": "1", "name": "👍"},
             "public_status": public["id"]}
@@ -163,7 +173,7 @@ def world(client, runtime):
 PUBLIC_OBJECTS = {"account_id", "username", "hashtag"}
 # domains: instance-wide staff objects, nobody's own; the permission check covers them.
 PUBLIC_OBJECTS |= {"domain_block_id", "domain_allow_id", "report_id", "tag_id", "link_id",
-                   "publisher_id"}
+                   "publisher_id", "rule_id", "effective_date"}
 # an announcement is the instance's, seen by every user (a reaction's name is
 # one's own reaction to it)
 PUBLIC_OBJECTS |= {"announcement_id", "name"}

@@ -33,8 +33,8 @@ def _concrete(path: str, value: str) -> str:
 
 
 # Path parameters that are names, not ids (an unknown hashtag is an empty timeline, as in
-# Mastodon), or opaque tokens.
-NOT_IDS = {"username", "hashtag", "refresh_id", "group_key"}
+# Mastodon), or opaque tokens; a terms-of-service date is a date (its web page 404s in HTML).
+NOT_IDS = {"username", "hashtag", "refresh_id", "group_key", "effective_date"}
 # Pages for browsers (docs/web.md): their 404 is Mastodon's HTML page.
 PAGES = {("GET", "/tags/{name}")}
 

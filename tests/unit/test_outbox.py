@@ -136,7 +136,7 @@ def test_every_job_the_registry_produces_has_a_consumer():
     from functions.workers.stream.handler import HANDLERS as STREAM
 
     consumers = {"effects": set(effects.HANDLERS), "counters": {jobs.Count},
-                 "mail": {jobs.ConfirmationMail, jobs.TrendsReviewMail,
+                 "mail": {jobs.ConfirmationMail, jobs.TrendsReviewMail, jobs.TermsOfServiceMail,
                           jobs.WarningMail},  # warnings
                  "media": {jobs.ProcessMedia},
                  "fanout": set(FANOUT), "stream": set(STREAM), "push": {jobs.PushNotification},
@@ -169,6 +169,8 @@ def test_every_job_the_registry_produces_has_a_consumer():
                "filters_rev": {"type": "filters_rev", "account_id": "1", "rev": 1},
                "token": {"type": "token", "id": "7", "account_id": "1"},
                "trends_review": {"type": "trends_review", "id": "12"},
+               "terms_of_service": {"type": "terms_of_service", "id": "13",
+                                    "notification_sent_at": "2026-01-01T00:00:00.000Z"},
                "report": {"type": "report", "id": "4", "account_id": "1", "target_id": "2",
                           "notify_staff": True, "created_at": "2025-01-01T00:00:00Z"},
                "purge_request": {"type": "purge_request", "account_id": "1"},

@@ -99,10 +99,31 @@ def validate_poll(raw: Any) -> dict[str, Any] | None:
 
 
 def _media_ids(raw: Any) -> list[str]:
+    """The request's media ids, each checked where it enters (`ids.is_id`): one that is not an
+    id names no medium (422 as not found), so no later read or key ever sees it, on the
+    scheduled path as on the immediate one."""
     if raw in (None, ""):
         return []
-    values = raw if isinstance(raw, list) else [raw]
-    return [str(v) for v in values if str(v).strip()]
+    values = [str(v) for v in (raw if isinstance(raw, list) else [raw]) if str(v).strip()]
+    malformed = [v for v in values if not ids.is_id(v)]
+    if malformed:
+        raise _error("Media attachments could not be found: " + ", ".join(malformed))
+    return values
+
+
+def _check_hashtags(text: str) -> None:
+    """Mastodon's DisallowedHashtagsValidator: a local status may not carry a tag staff made
+    unusable (api/admin/tags.py), whether posted, scheduled or edited."""
+    if "#" not in text:
+        return
+    from stratus.read import tag_policy
+
+    refused = tag_policy.disallowed([formatter.normalize_tag(t)
+                                     for t in formatter.parse(text).tags])
+    if len(refused) == 1:
+        raise _error(f"Text contained a disallowed hashtag: {refused[0]}")
+    if refused:
+        raise _error("Text contained the disallowed hashtags: " + ", ".join(refused))
 
 
 def prepare(viewer: Viewer, params: dict[str, Any], *, for_schedule: bool = False
@@ -122,6 +143,7 @@ def prepare(viewer: Viewer, params: dict[str, Any], *, for_schedule: bool = Fals
     length = formatter.count_characters(text, settings().domain) + len(spoiler)
     if length > limits.MAX_STATUS_CHARACTERS:
         raise _error(f"Text character limit of {limits.MAX_STATUS_CHARACTERS} exceeded")
+    _check_hashtags(text)
     user_settings = viewer.user.get("settings", {})
     visibility_ = params.get("visibility") or user_settings.get("default_privacy", "public")
     if visibility_ not in VISIBILITIES:
@@ -142,7 +164,7 @@ def prepare(viewer: Viewer, params: dict[str, Any], *, for_schedule: bool = Fals
 def _media_ops(viewer_id: str, media_ids: list[str], status_id: str,
                scheduled_id: str | None = None) -> list[transaction.Op]:
     """Attach media: only the owner's, only once (a scheduled post's own media may move on)."""
-    found = repo.get_media([m for m in media_ids if ids.is_id(m)])
+    found = repo.get_media(media_ids)
     missing = [m for m in media_ids if m not in found or found[m]["account_id"] != viewer_id]
     if missing:
         raise _error("Media attachments could not be found: " + ", ".join(missing))

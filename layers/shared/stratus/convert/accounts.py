@@ -127,6 +127,15 @@ def account(profile: dict[str, Any], stats: dict[str, Any] | None = None,
     return entity
 
 
+def oauth_userinfo(profile: dict[str, Any]) -> dict[str, Any]:
+    """OpenID Connect's UserInfo of a local account (Mastodon 4.4's OAuthUserinfoSerializer)."""
+    username = profile["username"]
+    return {"iss": env().base_url + "/", "sub": actor_uri(username),
+            "name": profile.get("display_name", ""), "preferred_username": username,
+            "profile": profile_url(username),
+            "picture": _media_url(profile.get("avatar_key"), DEFAULT_AVATAR)}
+
+
 def credential_account(profile: dict[str, Any], stats: dict[str, Any] | None,
                        user: dict[str, Any], account_role: roles.Role) -> dict[str, Any]:
     entity = account(profile, stats, account_role)

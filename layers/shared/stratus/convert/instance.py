@@ -66,12 +66,15 @@ def _polls_config() -> dict[str, Any]:
 def instance_v2(s: dict[str, Any], stats: dict[str, Any], rules: list[dict[str, Any]],
                 *, contact_account: dict[str, Any] | None = None,
                 vapid_public_key: str | None = None,
-                registrations_message: str | None = None) -> dict[str, Any]:
+                registrations_message: str | None = None, terms_of_service: bool = False,
+                translation: bool = False) -> dict[str, Any]:
     e = env()
     configuration: dict[str, Any] = {
         "urls": {"streaming": e.streaming_url, "status": None,
-                 "about": f"{e.base_url}/about", "privacy_policy": None,
-                 "terms_of_service": None},
+                 "about": f"{e.base_url}/about",
+                 "privacy_policy": f"{e.base_url}/privacy-policy",
+                 "terms_of_service": f"{e.base_url}/terms-of-service" if terms_of_service
+                 else None},
         "accounts": {
             "max_display_name_length": limits.MAX_DISPLAY_NAME_LENGTH,
             "max_note_length": limits.MAX_NOTE_LENGTH,
@@ -87,7 +90,7 @@ def instance_v2(s: dict[str, Any], stats: dict[str, Any], rules: list[dict[str, 
                      "supported_mime_types": list(limits.STATUS_SUPPORTED_MIME_TYPES)},
         "media_attachments": _media_config(v2=True),
         "polls": _polls_config(),
-        "translation": {"enabled": False},
+        "translation": {"enabled": translation},
         "timelines_access": {
             "live_feeds": {"local": "public", "remote": "public"},
             "hashtag_feeds": {"local": "public", "remote": "public"},

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -13,10 +12,7 @@ from stratus.model import tags as model
 HISTORY_DAYS = 7
 
 
-def tag_id(tag: str) -> str:
-    """A tag's id: derived from its normalised name, so every tag — one nobody has used yet
-    too — has the same id everywhere without a stored counter (a positive 63-bit integer)."""
-    return str(int.from_bytes(hashlib.sha256(tag.encode()).digest()[:8], "big") >> 1 or 1)
+tag_id = model.tag_id
 
 
 def history(stats: dict[str, Any] | None, now: datetime) -> list[dict[str, str]]:

@@ -98,6 +98,24 @@ class Settings:
         return self._get(f"{machine.upper()}_STATE_MACHINE_ARN")
 
     @cached_property
+    def translation_backend(self) -> str:
+        """Which service translates statuses (template.yaml's `Translation`): `amazon` (Amazon
+        Translate), `libretranslate` (a LibreTranslate-compatible server at
+        `LIBRETRANSLATE_URL`) or none ('', `none`, or anything else)."""
+        value = os.environ.get("TRANSLATION_BACKEND", "").strip().lower()
+        if value == "libretranslate" and not self.libretranslate_url:
+            return ""
+        return value if value in ("amazon", "libretranslate") else ""
+
+    @cached_property
+    def libretranslate_url(self) -> str:
+        return os.environ.get("LIBRETRANSLATE_URL", "").strip().rstrip("/")
+
+    @cached_property
+    def libretranslate_api_key(self) -> str:
+        return os.environ.get("LIBRETRANSLATE_API_KEY", "")
+
+    @cached_property
     def mail_from(self) -> str:
         return os.environ.get("MAIL_FROM") or f"notifications@{self.domain.split(':')[0]}"
 

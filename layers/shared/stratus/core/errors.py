@@ -62,6 +62,13 @@ class TooManyRequests(ApiError):
     default_message = "Too many requests"
 
 
+class ServiceUnavailable(ApiError):
+    """A service we depend on failed (Mastodon's `service_unavailable`: Rack's status text)."""
+
+    status = 503
+    default_message = "Service Unavailable"
+
+
 class Busy(TooManyRequests):
     """Too many concurrent changes to one item: safe to retry after a moment."""
 

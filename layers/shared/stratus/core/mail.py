@@ -6,10 +6,24 @@ dev server copies every sent message into `.stratus/mail/` as an .eml file.
 
 from __future__ import annotations
 
+import re
 from email.message import EmailMessage
 from email.utils import formataddr, make_msgid
 
 from stratus.core.config import settings
+
+# Devise's address format (config.email_regexp): something, an @, something — so Mastodon's own
+# development account `admin@localhost` is an address.
+_ADDRESS = re.compile(r"^[^@\s]+@[^@\s]+$")
+# Where Mastodon also checks the domain's MX or A records (EmailMxValidator: sign-ups through
+# the API, e-mail changes), we ask for a domain that could have them: one with a dot.
+_DELIVERABLE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def is_address(value: str, *, deliverable: bool = True) -> bool:
+    """Whether `value` is an e-mail address; `deliverable=False` for the operator's own
+    accounts (stratusctl), which Mastodon creates without the MX check."""
+    return (_DELIVERABLE if deliverable else _ADDRESS).match(value) is not None
 
 
 def compose(to: str, subject: str, text: str, html: str | None = None) -> EmailMessage:

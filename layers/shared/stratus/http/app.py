@@ -3,8 +3,9 @@
 It renders errors as Mastodon does (`{"error": ...}`; OAuth adds `error_description`), answers
 unknown routes with a JSON 404, turns validation failures into 422 (never a 500 for bad input),
 sets `Cache-Control: private, no-store` unless a route chose a public policy, adds
-`Vary: Authorization`, refuses requests from addresses under a `no_access` IP block, and logs
-every request with the Lambda request id.
+`Vary: Authorization` and, on the routes Mastodon deprecates, its `Deprecation` header, answers
+PATCH wherever it answers PUT (Rails routes `update` both ways), refuses requests from
+addresses under a `no_access` IP block, and logs every request with the Lambda request id.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse as StarletteJSONResponse
 
@@ -22,6 +24,7 @@ from stratus.core.errors import ApiError
 from stratus.core.observability import logger
 from stratus.http import client as caller
 from stratus.http.cache import PRIVATE
+from stratus.http.deprecation import deprecation_header
 from stratus.read import access_blocks
 
 
@@ -47,10 +50,26 @@ def _describe(errors: Any) -> str:
     return "Validation failed: " + ", ".join(parts)
 
 
+def _patch_where_put(router: APIRouter) -> None:
+    """Rails' `resources ... only: :update` routes PUT and PATCH to the same action; every PUT
+    route of ours answers PATCH too (masto.js and others send PATCH). A path that has its own
+    PATCH route keeps it; run again on the same router (another app of the same module), it
+    adds nothing."""
+    patched = {r.path for r in router.routes if isinstance(r, APIRoute) and "PATCH" in r.methods}
+    for route in list(router.routes):
+        if isinstance(route, APIRoute) and "PUT" in route.methods and route.path not in patched:
+            router.add_api_route(route.path, route.endpoint, methods=["PATCH"],
+                                 dependencies=route.dependencies, name=f"{route.name}_patch",
+                                 include_in_schema=route.include_in_schema,
+                                 deprecated=route.deprecated, openapi_extra=route.openapi_extra)
+            patched.add(route.path)
+
+
 def create_app(routers: Iterable[APIRouter], *, name: str = "stratus") -> FastAPI:
     app = FastAPI(title=name, docs_url=None, redoc_url=None, openapi_url=None,
                   default_response_class=JSONResponse)
     for router in routers:
+        _patch_where_put(router)
         app.include_router(router)
 
     @app.exception_handler(ApiError)
@@ -83,6 +102,9 @@ def create_app(routers: Iterable[APIRouter], *, name: str = "stratus") -> FastAP
     @app.middleware("http")
     async def headers(request: Request, call_next):
         response = await call_next(request)
+        deprecation = deprecation_header(request.scope.get("route"))
+        if deprecation:
+            response.headers["Deprecation"] = deprecation
         if "cache-control" not in response.headers:
             response.headers["Cache-Control"] = PRIVATE
         vary = response.headers.get("vary")

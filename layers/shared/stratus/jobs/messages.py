@@ -72,6 +72,17 @@ class TrendsReviewMail(Job):
     review_id: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class TermsOfServiceMail(Job):
+    """Tell the users of a new version of the terms of service (api/instance/terms.py), a page
+    of users at a time: `after` is the last account of the pages done; `event_id` stays the
+    stream record's, so each user is mailed once however the pages are delivered."""
+
+    name: ClassVar[str] = "terms_of_service_mail"
+    terms_id: str
+    after: str | None = None
+
+
 # a moderation warning mailed to the user (Mastodon's UserMailer#warning)
 @dataclass(frozen=True, kw_only=True)
 class WarningMail(Job):

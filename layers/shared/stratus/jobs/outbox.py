@@ -111,6 +111,10 @@ def trends_review_notice(change: Change) -> jobs.Job:
     return jobs.TrendsReviewNotice(event_id=change.event_id, review_id=change.new["id"])
 
 
+def terms_of_service_mail(change: Change) -> jobs.Job:
+    return jobs.TermsOfServiceMail(event_id=change.event_id, terms_id=change.new["id"])
+
+
 def warning_mail(change: Change) -> jobs.Job:
     """actions: a staff action asked to mail its warning (`send_email_notification`)."""
     return jobs.WarningMail(event_id=change.event_id,
@@ -796,6 +800,10 @@ RULES: tuple[Rule, ...] = (
     # trends (api/trends/ranking.py): a review run mails the staff who review trends
     Rule("trends_review", inserted, "mail", trends_review_mail),
     Rule("trends_review", inserted, "effects", trends_review_notice),
+    # instance documents (api/instance/terms.py): a new version of the terms of service is
+    # mailed to the users once staff ask for it
+    Rule("terms_of_service", became_true("notification_sent_at"), "mail",
+         terms_of_service_mail),
     # moderation (actions): a warning that asks for its mail
     Rule("account_warning", both(inserted, lambda c: bool(c.new.get("email"))), "mail",
          warning_mail),

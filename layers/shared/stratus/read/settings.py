@@ -7,11 +7,10 @@ API later). Rules are a list kept as their own items but set and read through th
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from stratus.core import clock, ids
+from stratus.core import clock, ids, mail
 from stratus.core.config import settings as config
 from stratus.core.errors import Unprocessable
 from stratus.core.limits import MAX_RULE_LENGTH, MAX_RULES
@@ -19,7 +18,6 @@ from stratus.repo import instance as repo
 
 REGISTRATION_MODES = ("open", "approved", "none")
 VISIBILITY_MODES = ("disabled", "users", "all")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,12 @@ SETTINGS: dict[str, Setting] = {
     "require_invite_text": Setting(False, kind="bool",
                                    help="ask for a reason when sign-ups need approval"),
     "extended_description": Setting("", max_length=100_000,
-                                    help="the about page text (HTML, sanitised)"),
+                                    help="the about page text (Markdown; HTML allowed, "
+                                         "sanitised)"),
+    # Mastodon's `site_terms`: empty serves Mastodon's default policy (read/documents.py)
+    "privacy_policy": Setting("", max_length=100_000,
+                              help="the privacy policy (Markdown; %{domain} is this server's "
+                                   "domain); empty: Mastodon's default"),
     "show_domain_blocks": Setting("disabled", kind="choice", choices=VISIBILITY_MODES,
                                   help="who sees the list of moderated servers"),
     "show_domain_blocks_rationale": Setting("disabled", kind="choice",
@@ -106,7 +109,7 @@ def _coerce(name: str, spec: Setting, raw: Any) -> Any:
         raise Unprocessable(f"{name} is too long (maximum is {spec.max_length} characters)")
     if spec.kind == "choice" and value not in spec.choices:
         raise Unprocessable(f"{name} must be one of: {', '.join(spec.choices)}")
-    if spec.kind == "email" and value and not _EMAIL.match(value):
+    if spec.kind == "email" and value and not mail.is_address(value):
         raise Unprocessable(f"{name} is not a valid e-mail address")
     return value
 
@@ -139,7 +142,8 @@ def rules() -> list[dict[str, Any]]:
     """Rules in their display order (by position, then id)."""
     items = repo.list_rules()
     items.sort(key=lambda r: (int(r.get("position", 0)), int(r["id"])))
-    return [{"id": r["id"], "text": r["text"], "hint": r.get("hint", "")} for r in items]
+    return [{"id": r["id"], "text": r["text"], "hint": r.get("hint", ""),
+             "position": int(r.get("position", 0))} for r in items]
 
 
 def _parse_rules(raw: Any) -> list[dict[str, str]]:

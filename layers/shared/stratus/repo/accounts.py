@@ -160,6 +160,17 @@ def admin_page(origin: str | None, status: str | None, *, lo: str, hi: str, desc
     return heapq.merge(*streams, key=lambda e: e["GSI1SK"], reverse=descending)
 
 
+def active_local_page(after: str | None, limit: int) -> tuple[list[str], str | None]:
+    """Up to `limit` active local accounts (approved, neither disabled nor suspended: the staff
+    index's `local`/`active` entries) after the id `after`, in id order, and the cursor of the
+    next page (None at the end). One Query."""
+    lo, hi = keys.id_range(int(after) + 1 if after else None, None)
+    index, partition = keys.admin_index_partition("local", "active")
+    found = [entry["account_id"] for entry in base.query(
+        partition, index=index, sk_between=(lo, hi), limit=limit, projection="account_id")]
+    return found, (found[-1] if len(found) == limit else None)
+
+
 def account_item_keys(account_id: str) -> list[dict[str, str]]:
     return [keys.account_profile(account_id), keys.account_stats(account_id),
             keys.account_user(account_id), keys.account_admin(account_id),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from stratus.core.errors import ApiError
 from stratus.repo import base, keys
 
 
@@ -33,6 +34,46 @@ def replace_rules(rules: list[dict[str, Any]]) -> None:
         ops.append(base.Op("Put", item={**keys.rule(rule["id"]), "type": "rule", **rule}))
     for start in range(0, len(ops), 100):
         base.transact(ops[start:start + 100])
+
+
+def get_rule(rule_id: str) -> dict[str, Any] | None:
+    return base.record(base.get(keys.rule(rule_id), consistent=True))
+
+
+def rule_put_op(rule: dict[str, Any], *, new: bool, missing: ApiError | None = None
+                ) -> base.Op:
+    """Write one rule: a new one (its id unused), or a change of one that must still exist
+    (`missing` otherwise)."""
+    item = {**keys.rule(rule["id"]), "type": "rule", **rule}
+    if new:
+        return base.put_new(item)
+    return base.Op("Put", item=item, condition="attribute_exists(PK)", on_conflict=missing)
+
+
+def rule_remove_op(rule_id: str, missing: ApiError) -> base.Op:
+    return base.Op("Delete", key=keys.rule(rule_id), condition="attribute_exists(PK)",
+                   on_conflict=missing)
+
+
+# --- terms of service ------------------------------------------------------------------
+def list_terms() -> list[dict[str, Any]]:
+    """Every version of the terms of service, drafts too (a handful: one Query)."""
+    return list(base.records(base.query(keys.INSTANCE_PK, sk_prefix=keys.TERMS_PREFIX)))
+
+
+def get_terms(terms_id: str) -> dict[str, Any] | None:
+    return base.record(base.get(keys.terms_of_service(terms_id), consistent=True))
+
+
+def put_terms(terms: dict[str, Any], *, new: bool) -> bool:
+    """Write a version: a new one (its id unused), or a change of one that still exists;
+    False when that condition failed."""
+    item = {**keys.terms_of_service(terms["id"]), "type": "terms_of_service", **terms}
+    return base.put(item, condition="attribute_not_exists(PK)" if new else "attribute_exists(PK)")
+
+
+def remove_terms(terms_id: str) -> None:
+    base.delete(keys.terms_of_service(terms_id))
 
 
 # --- custom emoji ----------------------------------------------------------------------
@@ -87,6 +128,19 @@ def active_accounts(day: str) -> set[str]:
 # --- federation peers and domain blocks -------------------------------------------------
 def list_peers() -> list[str]:
     return [item["SK"] for item in base.query(keys.PEERS_PK, projection="SK")]
+
+
+def peers_starting_with(prefix: str, limit: int, *, leaving_out: set[str]) -> list[str]:
+    """Up to `limit` known peer domains that begin with `prefix`, in name order, without those
+    in `leaving_out` (one Query: at most `limit` more than those can be left out)."""
+    found: list[str] = []
+    for item in base.query(keys.PEERS_PK, sk_prefix=prefix.lower(), projection="SK",
+                           limit=limit + len(leaving_out)):
+        if item["SK"] not in leaving_out:
+            found.append(item["SK"])
+            if len(found) == limit:
+                break
+    return found
 
 
 def list_domain_blocks() -> list[dict[str, Any]]:

@@ -72,6 +72,20 @@ def rule(rule_id: str) -> dict[str, str]:
     return key(INSTANCE_PK, RULE_PREFIX + pad(rule_id))
 
 
+def status_translation(status_id: str, version: str, target: str) -> dict[str, str]:
+    """A translation of one version of a status (`version`: when it was last edited, or made)
+    into a language, kept a day (repo/translate.py)."""
+    return key("TRANSLATION#" + pad(status_id), f"{version}#{target}")
+
+
+TERMS_PREFIX = "TOS#"
+
+
+def terms_of_service(terms_id: str) -> dict[str, str]:
+    """A version of the terms of service (drafts too), by its id."""
+    return key(INSTANCE_PK, TERMS_PREFIX + pad(terms_id))
+
+
 EMOJI_PREFIX = "EMOJI#"
 
 
@@ -467,6 +481,23 @@ def scheduled_of(account_id: str) -> str:
 
 def tag(name: str) -> dict[str, str]:
     return key("TAG#" + name.lower(), "TAG")
+
+
+TAGS_LISTING = "TAGS"  # GSI1 of the tags' markers: every tag ever used, by its id
+
+
+def tag_listing_keys(tag_id: str) -> dict[str, str]:
+    return {"GSI1PK": TAGS_LISTING, "GSI1SK": pad(tag_id)}
+
+
+def tag_name_in(partition: str) -> str:
+    """The tag a tag's partition key names: `TAG#cats` → `cats`."""
+    return partition.removeprefix("TAG#")
+
+
+def tag_policy() -> dict[str, str]:
+    """The names of the tags staff made unusable or unlisted, on one item (a warm cache)."""
+    return key(INSTANCE_PK, "TAGPOLICY")
 
 
 TAGGED_PREFIX = "S#"

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from stratus.model import tags as model
 from stratus.repo import base, keys
 
 FOLLOWED_TAG, TAG_USE = "followed_tag", "tag_use"
@@ -41,9 +42,15 @@ def _entry(name: str, status_id: str, fields: dict[str, Any]) -> dict[str, Any]:
 
 def _marker_op(name: str) -> base.Op:
     """The tag's marker (`known`), written without a condition (the same values again when it
-    exists), so that a transaction never fails because the tag was used before."""
-    return base.Op("Update", key=keys.tag(name), expression="SET #t = :t, #n = :n",
-                   names={"#t": "type", "#n": "name"}, vals={":t": "tag", ":n": name})
+    exists), so that a transaction never fails because the tag was used before. It carries the
+    tag's id and places the tag in the staff's listing of every tag (repo/tag_admin.py)."""
+    tag_id = model.tag_id(name)
+    listing = keys.tag_listing_keys(tag_id)
+    return base.Op("Update", key=keys.tag(name),
+                   expression="SET #t = :t, #n = :n, #i = :i, #g = :g, #s = :s",
+                   names={"#t": "type", "#n": "name", "#i": "id", "#g": "GSI1PK", "#s": "GSI1SK"},
+                   vals={":t": "tag", ":n": name, ":i": tag_id, ":g": listing["GSI1PK"],
+                         ":s": listing["GSI1SK"]})
 
 
 def unknown(names: Iterable[str]) -> list[str]:

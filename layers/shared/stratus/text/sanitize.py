@@ -23,6 +23,18 @@ def clean(markup: str, *, rich: bool = False) -> str:
                      url_schemes=URL_SCHEMES, link_rel="nofollow noopener")
 
 
+def markdown_document(text: str, *, raw_html: bool) -> str:
+    """An instance document written in Markdown, as HTML (Mastodon's Redcarpet renderings):
+    the extended description lets the HTML written in it through (`raw_html`), the privacy
+    policy and the terms of service escape it; images are never shown (`no_images`). Then
+    cleaned with the rich sanitiser, whatever was written."""
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark", {"html": raw_html}).enable(
+        "strikethrough").disable("image").render(text or "")
+    return clean(rendered, rich=True).strip()
+
+
 def plain_to_html(text: str) -> str:
     """Plain text → paragraphs and line breaks, escaped."""
     paragraphs = [p for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]

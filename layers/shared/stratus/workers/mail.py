@@ -1,5 +1,8 @@
 """Mail jobs: what to send for a job message, composed and sent through SES (a moderation
-warning's mail is composed here; a confirmation's and a trends review's where they are read)."""
+warning's mail is composed here; a confirmation's, a trends review's and a new version of the
+terms of service's where they are read). The terms of service go to every user a page at a
+time, each page's job sending the next (`TERMS_PAGE` users: a bounded job however many users
+there are)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from stratus.auth import confirmation
 from stratus.core import mail
 from stratus.core.config import settings
 from stratus.jobs import messages as jobs
+from stratus.read import documents
 from stratus.read import settings as settings_service
 from stratus.read import trends
 from stratus.repo import accounts as accounts_repo
@@ -20,6 +24,8 @@ def handle(job: jobs.Job) -> bool:
     (only a crash between the two would send twice; the other order would lose mail)."""
     if isinstance(job, jobs.TrendsReviewMail):
         return _trends_review(job)
+    if isinstance(job, jobs.TermsOfServiceMail):
+        return _terms_of_service(job)
     if isinstance(job, jobs.ConfirmationMail):
         compose = lambda: confirmation.confirmation_mail(job.account_id, job.nonce)  # noqa: E731
     elif isinstance(job, jobs.WarningMail):
@@ -54,6 +60,39 @@ def _trends_review(job: jobs.TrendsReviewMail) -> bool:
         outbox.send(mail.compose(user["email"], subject, body))
         outbox.mark_sent(marker)
         sent = True
+    return sent
+
+
+TERMS_PAGE = 100
+
+
+def _terms_of_service(job: jobs.TermsOfServiceMail) -> bool:
+    """A page of users told of a new version of the terms: the confirmed, active local users
+    who signed up before it was published (Mastodon's scope_for_notification, without its
+    year-of-activity cutoff), each once (a marker per user under the stream record's event);
+    then the next page's job."""
+    content = documents.notification(job.terms_id)
+    if content is None:
+        return False
+    terms, subject, body = content
+    account_ids, cursor = accounts_repo.active_local_page(job.after, TERMS_PAGE)
+    users = accounts_repo.get_many(account_ids, parts=(accounts_repo.USER,))
+    sent = False
+    for account_id in account_ids:
+        user = users.get(account_id, {}).get(accounts_repo.USER) or {}
+        marker = f"{job.event_id}#{account_id}"
+        if not user.get("email") or not user.get("confirmed_at") \
+                or user.get("created_at", "") > terms["published_at"] or outbox.was_sent(marker):
+            continue
+        outbox.send(mail.compose(user["email"], subject, body))
+        outbox.mark_sent(marker)
+        sent = True
+    if cursor:
+        from stratus.repo import queues
+
+        queues.send("mail", [jobs.TermsOfServiceMail(event_id=job.event_id,
+                                                     terms_id=job.terms_id,
+                                                     after=cursor).to_dict()])
     return sent
 
 

@@ -15,7 +15,7 @@ from stratus.auth import identity, passwords
 from stratus.auth.confirmation import confirmation_token
 from stratus.auth.tokens import digest, generate
 from stratus.convert import accounts as convert
-from stratus.core import clock, hosts, ids, limits
+from stratus.core import clock, hosts, ids, limits, mail
 from stratus.core.errors import Forbidden, NotFound, Unprocessable, ValidationFailed
 from stratus.core.params import flag, indexed_values, truthy
 from stratus.http import ratelimit
@@ -27,22 +27,15 @@ from stratus.repo import accounts as repo
 from stratus.repo import media, transaction
 from stratus.repo import moderation as moderation_repo
 from stratus.repo import oauth as oauth_repo
+from stratus.text import languages
 
 USERNAME = re.compile(r"^[a-z0-9_]+$", re.IGNORECASE)
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 RESERVED_USERNAMES = frozenset({
     "admin", "administrator", "root", "support", "help", "webmaster", "postmaster",
     "hostmaster", "abuse", "security", "mod", "moderator", "moderators", "staff", "noreply",
     "no_reply", "instance", "actor", "system", "about", "settings", "api", "auth", "oauth",
 })
-LOCALES = frozenset({
-    "ar", "ast", "be", "bg", "bn", "br", "ca", "ckb", "co", "cs", "cy", "da", "de", "el", "en",
-    "en-GB", "eo", "es", "es-AR", "es-MX", "et", "eu", "fa", "fi", "fo", "fr", "fr-CA", "fy",
-    "ga", "gd", "gl", "he", "hi", "hr", "hu", "hy", "id", "ig", "io", "is", "it", "ja", "ka",
-    "kab", "kk", "kn", "ko", "ku", "lt", "lv", "mk", "ml", "mr", "ms", "my", "nl", "nn", "no",
-    "oc", "pa", "pl", "pt-BR", "pt-PT", "ro", "ru", "sa", "sc", "si", "sk", "sl", "sq", "sr",
-    "sr-Latn", "sv", "ta", "te", "th", "tr", "uk", "ur", "vi", "zh-CN", "zh-HK", "zh-TW",
-})
+LOCALES = languages.UI_LOCALES
 PRIVACY = ("public", "unlisted", "private")
 NOT_ALLOWED = "This action is not allowed"
 
@@ -63,8 +56,10 @@ class NewAccount:
 
 
 def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: bool,
-                 allow_reserved: bool = False,
+                 allow_reserved: bool = False, deliverable: bool = True,
                  email_refused: tuple[str, str] | None = None) -> None:
+    """Mastodon's model validations of a new account, every failing field in one 422;
+    `allow_reserved` and `deliverable=False` for the operator's own accounts."""
     details: dict[str, list[tuple[str, str]]] = {}
     username = data.username.strip() if isinstance(data.username, str) else ""
     if not username:
@@ -78,7 +73,8 @@ def validate_new(data: NewAccount, *, require_agreement: bool, require_reason: b
     email = data.email.strip() if isinstance(data.email, str) else ""
     if not email:
         details["email"] = [BLANK]
-    elif len(email) > limits.MAX_EMAIL_LENGTH or not EMAIL.match(email):
+    elif len(email) > limits.MAX_EMAIL_LENGTH or not mail.is_address(email,
+                                                                     deliverable=deliverable):
         details["email"] = [("ERR_INVALID", "is invalid")]
     password = data.password if isinstance(data.password, str) else ""
     if not password:
@@ -224,7 +220,7 @@ def resend_confirmation(viewer: Viewer, new_email: str | None) -> None:
     if isinstance(new_email, str) and new_email.strip() and \
             new_email.strip().lower() != user["email"].lower():
         email = new_email.strip()
-        if not EMAIL.match(email) or len(email) > limits.MAX_EMAIL_LENGTH:
+        if not mail.is_address(email) or len(email) > limits.MAX_EMAIL_LENGTH:
             raise ValidationFailed({"email": [("ERR_INVALID", "is invalid")]})
         changes["email"] = email
         ops += repo.email_change_ops(account_id, user["email"], email,
@@ -283,18 +279,19 @@ def set_note(viewer: Viewer, target_id: str, comment: Any) -> dict[str, Any]:
 
 # --- profile updates --------------------------------------------------------------------------
 def _fields(raw: Any) -> list[dict[str, str]] | None:
-    if raw is None:
-        return None
+    """`fields_attributes` as Rails' strong parameters let it through (`[:name, :value]`): a
+    hash or a list of hashes; a scalar (masto.js sends `fields_attributes=undefined`) and
+    entries that are no hash are dropped, not refused."""
     if isinstance(raw, dict):
         entries = indexed_values(raw)
     elif isinstance(raw, list):
         entries = raw
     else:
-        raise ValidationFailed({"fields": [("ERR_INVALID", "is invalid")]})
+        return None
     fields = []
     for entry in entries:
         if not isinstance(entry, dict):
-            raise ValidationFailed({"fields": [("ERR_INVALID", "is invalid")]})
+            continue
         name, value = str(entry.get("name") or "").strip(), str(entry.get("value") or "").strip()
         if not name and not value:
             continue

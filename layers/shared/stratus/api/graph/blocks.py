@@ -22,6 +22,7 @@ from stratus.model.viewer import Viewer
 from stratus.read import accounts as accounts_read
 from stratus.read import domain_blocks as domain_policy
 from stratus.read import relationships
+from stratus.repo import accounts as accounts_repo
 from stratus.repo import blocks as blocks_repo
 from stratus.repo import relationships as repo
 
@@ -92,6 +93,26 @@ def block_domain(viewer: Viewer, raw: Any) -> None:
     the block's insert: federation/follows.end_follows_with_domain)."""
     domain = domain_policy.validated(raw)
     blocks_repo.block_domain(viewer.account_id, domain)
+
+
+def domain_block_preview(viewer: Viewer, raw: Any) -> dict[str, int]:
+    """GET /api/v1/domain_blocks/preview (Mastodon 4.4's DomainBlockPreview): how many accounts
+    of the domain the viewer follows and is followed by, what blocking it would end. Read from
+    the viewer's own follow indexes and those accounts' profiles (batched), so the cost is the
+    viewer's graph, not the domain's size. A blank or invalid domain is 422, as a block of it
+    would be (Mastodon counts local accounts for a missing one)."""
+    domain = domain_policy.validated(raw)
+    following = repo.following_ids(viewer.account_id)
+    followers = list(repo.follower_ids(viewer.account_id))
+    bundles = accounts_repo.get_many(list(dict.fromkeys(following + followers)),
+                                     parts=(accounts_repo.PROFILE,))
+
+    def of_domain(account_id: str) -> bool:
+        profile = bundles.get(account_id, {}).get(accounts_repo.PROFILE) or {}
+        return (profile.get("domain") or "").lower() == domain
+
+    return {"following_count": sum(map(of_domain, following)),
+            "followers_count": sum(map(of_domain, followers))}
 
 
 def unblock_domain(viewer: Viewer, raw: Any) -> None:

@@ -1,4 +1,5 @@
-"""Public instance metadata: Instance v1/v2, NodeInfo, rules, peers, activity, blocks, emoji."""
+"""Public instance metadata: Instance v1/v2, NodeInfo, rules, the instance's documents (privacy
+policy, extended description, terms of service), languages, peers, activity, blocks, emoji."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any
 
 from stratus.convert import instance as convert
 from stratus.core import clock, parallel
-from stratus.core.errors import NotFound, Unauthorized
+from stratus.core.errors import NotFound, Unauthorized, Unprocessable
+from stratus.read import documents
+from stratus.read import domain_blocks as domain_policy
 from stratus.read import settings as settings_service
 from stratus.repo import instance as repo
 from stratus.text.sanitize import clean
@@ -29,12 +32,14 @@ def _document_parts() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, An
 
 
 def instance_v2() -> dict[str, Any]:
-    from stratus.read import secrets
+    from stratus.read import secrets, translation
 
-    s, stats, rules_ = _document_parts()
+    (s, stats, rules_), terms = parallel.gather(_document_parts, documents.current)
     return convert.instance_v2(s, stats, rules_,
                                registrations_message=_registrations_message(s),
-                               vapid_public_key=secrets.vapid_public_key())
+                               vapid_public_key=secrets.vapid_public_key(),
+                               terms_of_service=terms is not None,
+                               translation=translation.configured())
 
 
 def instance_v1() -> dict[str, Any]:
@@ -50,17 +55,82 @@ def nodeinfo() -> dict[str, Any]:
 
 
 def extended_description() -> dict[str, Any]:
+    return documents.extended_description()
+
+
+def privacy_policy() -> dict[str, Any]:
+    return documents.privacy_policy()
+
+
+def terms_of_service(effective_date: str | None = None) -> dict[str, Any]:
+    """The terms in effect (else the next to come), or the version effective from a date
+    (yyyy-mm-dd); 404 when there is none."""
+    versions = documents.published()
+    terms = documents.current(versions) if effective_date is None else \
+        next((t for t in versions if t.get("effective_date") == effective_date), None)
+    if terms is None:
+        raise NotFound()
+    return documents.terms_entity(terms, versions)
+
+
+def translation_languages() -> dict[str, list[str]]:
+    """{source: targets} the translation backend offers, `und` for a status of no known
+    language; `{}` without a backend. A backend that cannot say is 503."""
+    from stratus.core.errors import ServiceUnavailable
+    from stratus.core.translation import TranslationError
+    from stratus.read import translation
+
+    if not translation.configured():
+        return {}
+    try:
+        found = translation.languages()
+    except TranslationError:
+        raise ServiceUnavailable() from None
+    return {("und" if source is None else source): targets for source, targets in found.items()}
+
+
+def languages() -> list[dict[str, str]]:
+    from stratus.text import languages as known
+
+    return [{"code": code, "name": name} for code, name in known.supported()]
+
+
+PEER_SEARCH_LIMIT = 10  # Api::V1::Peers::SearchController::LIMIT
+
+
+def _peers_shown() -> None:
+    """Mastodon's `require_enabled_api!` of both peer routes: 404 when the setting is off, and
+    in limited federation mode."""
     s = settings_service.current()
-    updated = s.get("extended_description_updated_at") or clock.iso(clock.now())
-    return {"updated_at": updated, "content": clean(s["extended_description"], rich=True)}
+    if not s["peers_api_enabled"] or s["limited_federation_mode"]:
+        raise NotFound("Not found")
+
+
+def _moderated() -> set[str]:
+    """Domains under any domain block: `Instance.searchable` leaves them out."""
+    return {b["domain"] for b in repo.list_domain_blocks()}
 
 
 def peers() -> list[str]:
-    s = settings_service.current()
-    # Mastodon's PeersController: none in limited federation mode either.
-    if not s["peers_api_enabled"] or s["limited_federation_mode"]:
-        raise NotFound("Not found")
-    return repo.list_peers()
+    _peers_shown()
+    moderated = _moderated()
+    return [domain for domain in repo.list_peers() if domain not in moderated]
+
+
+def peer_search(q: object) -> list[str] | None:
+    """GET /api/v1/peers/search: up to 10 known servers whose domain begins with `q`
+    (normalised as a domain), without moderated ones. No `q` renders `null`, as Mastodon's
+    `render json: nil`; a `q` that is no domain finds nothing."""
+    _peers_shown()
+    if not isinstance(q, str) or not q.strip():
+        return None
+    try:
+        prefix = domain_policy.normalize(q)
+    except Unprocessable:
+        return []
+    if prefix is None:
+        return None
+    return repo.peers_starting_with(prefix, PEER_SEARCH_LIMIT, leaving_out=_moderated())
 
 
 def activity() -> list[dict[str, str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from stratus.api.notifications import listing
+from stratus.core import ids
 from stratus.core.errors import NotFound
 from stratus.core.paging import Budget, Page, fill_page
 from stratus.model.viewer import Viewer
@@ -39,6 +40,24 @@ def show(viewer: Viewer, notification_id: str) -> dict[str, Any]:
 
 def dismiss(viewer: Viewer, notification_id: str) -> dict[str, Any]:
     repo.remove([listing.own(viewer, notification_id)])
+    return {}
+
+
+MAX_DISMISSED = 100  # ids one DELETE /api/v1/notifications/destroy_multiple takes
+
+
+def dismiss_many(viewer: Viewer, raw: Any) -> dict[str, Any]:
+    """Mastodon's destroy_multiple: the viewer's notifications among `ids[]` (others, unknown
+    and malformed ids change nothing), at most `MAX_DISMISSED` of them."""
+    from stratus.core.errors import Unprocessable
+
+    wanted = raw if isinstance(raw, list) else [raw] if raw is not None else []
+    wanted = list(dict.fromkeys(str(i) for i in wanted if ids.is_id(str(i))))
+    if len(wanted) > MAX_DISMISSED:
+        raise Unprocessable(f"Validation failed: at most {MAX_DISMISSED} ids")
+    found = [item for item in (repo.get(viewer.account_id, i) for i in wanted) if item]
+    if found:
+        repo.remove(found)
     return {}
 
 

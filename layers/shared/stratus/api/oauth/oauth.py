@@ -416,6 +416,7 @@ def metadata() -> dict:
         "token_endpoint": base_url + "/oauth/token",
         "app_registration_endpoint": base_url + "/api/v1/apps",
         "revocation_endpoint": base_url + "/oauth/revoke",
+        "userinfo_endpoint": base_url + "/oauth/userinfo",
         "scopes_supported": list(scope_rules.ALL),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query", "fragment", "form_post"],

@@ -23,7 +23,7 @@ from stratus.core.params import flag, to_i
 from stratus.model.viewer import Viewer
 from stratus.policy import visibility
 from stratus.read import accounts as accounts_read
-from stratus.read import filters, relationships, status_views
+from stratus.read import filters, relationships, status_views, tag_policy
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import relationships as relationships_repo
 from stratus.repo import search as repo
@@ -252,6 +252,8 @@ def hashtags(query: str, me: str | None, *, limit: int, offset: int = 0,
     else:
         names = list(_take(repo.tags_starting(prefix, limit=offset + limit), offset + limit))
     names = names[offset:offset + limit]
+    unlisted = tag_policy.unlisted()  # staff's `listable: false` (Tag.listable)
+    names = [n for n in names if n not in unlisted]
     if not names:
         return []
     stats, edges = tags_repo.load(names, me)

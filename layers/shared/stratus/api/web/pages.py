@@ -173,6 +173,29 @@ def about() -> str:
                   rules=settings_service.rules(), contact=s["contact_email"])
 
 
+def privacy_policy() -> Page:
+    """`/privacy-policy`, the page `configuration.urls.privacy_policy` names."""
+    policy = instance.privacy_policy()
+    return Page(200, render("document.html", heading="Privacy Policy",
+                            note=f"Last updated {policy['updated_at'][:10]}",
+                            content=sanitize.clean(policy["content"], rich=True)))
+
+
+def terms_of_service(effective_date: str | None = None) -> Page:
+    """`/terms-of-service` (the terms in effect, or the next) and `/terms-of-service/:date`
+    (the version effective from that date), the pages the API and the users' mail name."""
+    from stratus.core.errors import NotFound
+
+    try:
+        terms = instance.terms_of_service(effective_date)
+    except NotFound:
+        return _not_found()
+    note = (f"In effect since {terms['effective_date']}" if terms["effective"]
+            else f"In effect from {terms['effective_date']}")
+    return Page(200, render("document.html", heading="Terms of Service", note=note,
+                            content=sanitize.clean(terms["content"], rich=True)))
+
+
 @lru_cache(maxsize=4)
 def placeholder_image(width: int, height: int) -> bytes:
     return instance.solid_png(width, height, (0x9B, 0xA3, 0xAF))
