@@ -1,4 +1,4 @@
-"""`python -m local.bench cost` (local/bench_cost.py): its pricing arithmetic on made-up
+"""`python -m bench cost` (bench/cost.py): its pricing arithmetic on made-up
 invocations, and the whole bench on a tiny instance in the test's emulator (every kind of
 request answered, every invocation behind it charged to it, DynamoDB units as reported)."""
 
@@ -8,9 +8,10 @@ import math
 
 import pytest
 
-from local import bench_cost, capacity
-from local.bench_cost import PerEvent, month
-from local.bench_costs import PRICES, Invocation
+from bench import cost as bench_cost
+from local import capacity
+from bench.cost import PerEvent, month
+from bench.costs import PRICES, Invocation
 
 MB = 512
 
@@ -37,7 +38,7 @@ def test_calls_in_flight_together_are_one_round_and_cost_their_slowest_latency()
              ("dynamodb", 0.002, 0.012, 0.0, 0.001),   # overlaps the first: same round
              ("http", 0.020, 0.030, 0.001, 0.002)]     # after: a round of its own
     made = invocation(cpu=0.050, calls=calls)
-    assert [len(r) for r in bench_cost.bench_costs.rounds(calls)] == [2, 1]
+    assert [len(r) for r in bench_cost.costs.rounds(calls)] == [2, 1]
     # Own CPU: the invocation's, less what went on inside each round (once per round).
     assert made.own == pytest.approx(0.050 - 0.001 - 0.001)
     assert made.corrected() == pytest.approx(made.own + 0.004 + 0.150)
@@ -63,7 +64,7 @@ def test_an_event_is_priced_by_service_from_what_its_invocations_did():
     assert event.dollars["API Gateway WebSocket messages"] == 2 * p["websocket_message"]
     assert event.dollars["SES"] == p["ses_email"]
     assert event.dollars["S3"] == pytest.approx(2 * p["s3_put"] + 4 * p["s3_get"])
-    platform = bench_cost.bench_costs.PLATFORM_LOG_BYTES
+    platform = bench_cost.costs.PLATFORM_LOG_BYTES
     assert event.dollars["CloudWatch Logs"] == pytest.approx(
         (600 + 2 * platform) / 1e9 * p["logs_ingested_gb"])
     assert event.dollars["Data transfer out"] == pytest.approx(11_000 / 1e9 * 0.09)
@@ -229,7 +230,7 @@ def test_the_bench_charges_each_request_everything_it_causes(runtime, tiny):
     # Logs at the template's level (INFO): every HTTP request logs its line.
     assert all(i.log_bytes > 0 for m in kinds.values() for i in m.invocations
                if i.trigger == "http")
-    assert "handler" not in vars(runtime.stack) and bench_cost.bench_costs._active is None
+    assert "handler" not in vars(runtime.stack) and bench_cost.costs._active is None
     result = bench_cost.price(kinds, bench_cost.Deployment.of(runtime.stack.template), 1.0)
     found = result.as_json()
     assert set(found["per_mau_month"]) == {"100", "10000", "1000000"}

@@ -1,4 +1,4 @@
-"""`python -m local.bench cost [--json]` (`costs` is the same; part of `make bench`): what a
+"""`python -m bench cost [--json]` (`costs` is the same; part of `make bench`): what a
 realistic mix of requests costs on AWS, per million API requests and per monthly active user
 (issue #22, "Cost"; docs/performance.md has the figures and the assumptions in prose).
 
@@ -30,11 +30,11 @@ follower quantiles, and by each big one; the big ones weighed as their share of 
 `big_share()`: the lognormal's tail above 10,000), each followed by a drain of the
 pipeline: every Lambda invocation the request causes (the HTTP function, then the stream's
 dispatch, the queues' workers, fan-out, federation, deliveries, pushes, WebSocket messages) is
-charged to it (bench_costs.Recorder), one record per stream batch, SQS batch or asynchronous
+charged to it (costs.Recorder), one record per stream batch, SQS batch or asynchronous
 invocation (quiet traffic: busier instances batch more and pay less). A kind's cost is the mean over its samples;
 the mix's, the weighted mean.
 
-**Prices** (bench_costs.PRICES, us-east-1, on-demand, no free tier): HTTP API requests;
+**Prices** (costs.PRICES, us-east-1, on-demand, no free tier): HTTP API requests;
 WebSocket messages (32 KB each) and connection-minutes (with the `$connect`/`$disconnect` pair
 a connection costs, measured, every `SESSION_MINUTES`); Lambda requests and GB-seconds (each
 invocation's duration rounded up to the ms at the template's MemorySize; durations are the
@@ -53,7 +53,7 @@ workers continue their sender's trace) at the template's tracing and Lambda's fi
 
 **Per MAU** (`PROFILE`): requests per MAU a month for three instance sizes, the variable cost
 at each size's rates (sampling, cold starts), plus the idle cost of the stack
-(`python -m local.bench idle`: local/bench_idle.py), divided by the MAU; the anchors beside.
+(`python -m bench idle`: bench/idle.py), divided by the MAU; the anchors beside.
 
 `--json` prints `{"per_million_requests": $, "per_mau_month": {"100": $, "10000": $,
 "1000000": $}, "by_service": {...}}` (and the details). The run takes about 10 minutes on a
@@ -80,8 +80,10 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from . import bench_costs, emulator
-from .bench_costs import PRICES, Invocation, Recorder
+from local import emulator
+
+from . import costs
+from .costs import PRICES, Invocation, Recorder
 from .loopback import Loopback
 
 SEED = 22
@@ -266,7 +268,7 @@ class Instance:
         from stratus.api.oauth import oauth
         from stratus.repo import oauth as oauth_repo
 
-        with bench_costs.quick_password_hashes():
+        with costs.quick_password_hashes():
             account_id, _ = operator.operator_create(name, f"{name}@example.org",
                                                      "bench password 1", role=None,
                                                      confirmed=True)
@@ -308,7 +310,7 @@ class Instance:
         self.log(f"  audiences: {sum(m.followers for m in self.members):,} follows "
                  f"({time.perf_counter() - started:.0f} s)")
         self._listen()
-        self.app_tokens = [bench_costs.app_token(self.app) for _ in range(4)]
+        self.app_tokens = [costs.app_token(self.app) for _ in range(4)]
         self.log(f"  built in {time.perf_counter() - started:.0f} s")
         return self
 
@@ -467,9 +469,9 @@ class Instance:
     def _listen(self) -> None:
         """The listeners' WebSockets (and two members' on `public:local`), connected through
         the WebSocket API's function; their messages go to sinks here."""
-        from .websocket import SOCKETS, _connection_id, _event, websocket_function
+        from local.websocket import SOCKETS, _connection_id, _event, websocket_function
 
-        from .lambda_runtime import invoke
+        from local.lambda_runtime import invoke
 
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
@@ -506,7 +508,7 @@ class Instance:
         return raw
 
     def close(self) -> None:
-        from .websocket import SOCKETS
+        from local.websocket import SOCKETS
 
         for connection_id in self.sockets:
             SOCKETS.unregister(connection_id)
@@ -517,7 +519,7 @@ class Instance:
     def request(self, method: str, path: str, member: Member | None = None, *,
                 query: str = "", data: dict[str, Any] | None = None, token: str | None = None,
                 ip: str = "127.0.0.1") -> tuple[int, dict[str, str], Any]:
-        return bench_costs.request(self.runtime, method, path, query=query, data=data, ip=ip,
+        return costs.request(self.runtime, method, path, query=query, data=data, ip=ip,
                                    token=token or (member.token if member else None))
 
     def raw(self, method: str, path: str, body: bytes, headers: dict[str, str],
@@ -717,7 +719,7 @@ def _follow(instance: Instance, i: int) -> int:
 def _signup(instance: Instance, i: int) -> int:
     n = instance.next()
     token = instance.app_tokens.pop() if instance.app_tokens else \
-        bench_costs.app_token(instance.app)
+        costs.app_token(instance.app)
     return instance.request("POST", "/api/v1/accounts", token=token,
                             ip=f"198.51.100.{n % 250 + 1}",
                             data={"username": f"newcomer{n}", "email": f"newcomer{n}@example.org",
@@ -897,8 +899,8 @@ def measure(instance: Instance, log: Callable[[str], None]
 
 def _connects(instance: Instance, recorder: Recorder, measured: Measured) -> None:
     """Members' WebSockets connecting (to `user`) and going: what each reconnection costs."""
-    from .lambda_runtime import invoke
-    from .websocket import _connection_id, _event, websocket_function
+    from local.lambda_runtime import invoke
+    from local.websocket import _connection_id, _event, websocket_function
 
     function = websocket_function(instance.runtime.stack.template)
     recorder.cause = CONNECT
@@ -961,7 +963,7 @@ class Deployment:
             traced[name] = tracing == "Active"
             env = {**shared_env, **((props.get("Environment") or {}).get("Variables") or {})}
             secret[name] = "INSTANCE_SECRET_ARN" in env
-        return cls(bench_costs.memory_sizes(template), traced, secret)
+        return cls(costs.memory_sizes(template), traced, secret)
 
 
 DURATIONS = {
@@ -1008,7 +1010,7 @@ class PerEvent:
         writes = table_writes + index_writes + measured.unreported_write
         http = [i for i in invocations if i.trigger == "http"]
         logs = sum(i.log_bytes for i in invocations) + \
-            bench_costs.PLATFORM_LOG_BYTES * len(invocations)
+            costs.PLATFORM_LOG_BYTES * len(invocations)
         out_bytes = sum(i.answer_bytes + i.outbound_bytes for i in invocations) + \
             counts["ws_bytes"]
         dollars = {
@@ -1102,15 +1104,15 @@ def traced_share(roots: float) -> float:
 
 
 def idle_per_month() -> tuple[float | None, str]:
-    """The stack's cost a month with no traffic, from `python -m local.bench idle`."""
+    """The stack's cost a month with no traffic, from `python -m bench idle`."""
     try:
-        from .bench_idle import compute
+        from .idle import compute
     except ImportError:
-        return None, "local/bench_idle.py is not there: idle cost not added"
+        return None, "bench/idle.py is not there: idle cost not added"
     try:
-        return float(compute().per_month), "python -m local.bench idle"
+        return float(compute().per_month), "python -m bench idle"
     except Exception as exc:  # noqa: BLE001 - another part's failure is reported, not fatal
-        return None, f"python -m local.bench idle failed ({type(exc).__name__}: {exc})"
+        return None, f"python -m bench idle failed ({type(exc).__name__}: {exc})"
 
 
 @dataclass
@@ -1180,7 +1182,7 @@ def month(mau: int, client: PerEvent, inbound: PerEvent, connect: PerEvent,
     dollars["X-Ray"] = traced_roots * share * p["xray_trace"]
     # Every invocation of a recorded trace adds Lambda's XRAY line to its logs.
     traced_invocations = sum(c for f, c in invocations.items() if deployment.traced.get(f))
-    dollars["CloudWatch Logs"] += traced_invocations * share * bench_costs.XRAY_LOG_BYTES / 1e9 \
+    dollars["CloudWatch Logs"] += traced_invocations * share * costs.XRAY_LOG_BYTES / 1e9 \
         * p["logs_ingested_gb"]
     return Month(mau, volumes[0][0], volumes[1][0], mau * PROFILE["connection_minutes"],
                  dict(dollars), dict(variants), idle)
@@ -1196,8 +1198,8 @@ def start_in_process() -> tuple[Any, Any]:
                       POWERTOOLS_TRACE_DISABLED="true", POWERTOOLS_LOG_LEVEL="WARNING")
     from moto import mock_aws
 
-    from .emulator import prepare
-    from .runtime import AWS_DEFAULTS, STATE_DIR, start
+    from local.emulator import prepare
+    from local.runtime import AWS_DEFAULTS, STATE_DIR, start
 
     for key, value in AWS_DEFAULTS.items():
         os.environ[key] = value
@@ -1299,7 +1301,7 @@ def report(result: Result, out: Any) -> None:
         n = max(measured.samples, 1)
         answers = ",".join(f"{k}x{v}" if v > 1 else str(k)
                            for k, v in sorted(measured.statuses.items(), key=str))
-        lambda_ms = sum(math.ceil(bench_costs.Invocation.corrected(i, cpu_scaled=True) * 1000)
+        lambda_ms = sum(math.ceil(costs.Invocation.corrected(i, cpu_scaled=True) * 1000)
                         for i in measured.invocations) / n
         dollars = sum(event.dollars.values()) + event.compute[HEADLINE]
         line(f"{kind.label[:58]:58} {kind.weight:6.3f} {measured.samples:3d} {answers:>9} "
@@ -1393,15 +1395,15 @@ def run(as_json: bool = False) -> Result:
 
 
 def cli(args: list[str]) -> int:
-    """`python -m local.bench cost [--json]`."""
+    """`python -m bench cost [--json]`."""
     if any(a != "--json" for a in args):
-        print("usage: python -m local.bench cost [--json]", file=sys.stderr)
+        print("usage: python -m bench cost [--json]", file=sys.stderr)
         return 2
     as_json = "--json" in args
     if not as_json:
         run()
         return 0
-    from .bench_output import stdout_to_stderr
+    from .output import stdout_to_stderr
 
     with stdout_to_stderr():
         result = run(as_json=True)
