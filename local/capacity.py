@@ -568,6 +568,15 @@ class MotoStore:
             item = found.get_item(hash_key, range_key)
             return self._attrs(item) if item is not None else None
 
+    def items(self, table: str) -> list[dict[str, Any]]:
+        """Every item of a table (what it stores: bench/storage.py sizes it)."""
+        with self._lock:
+            found = self._backend().tables.get(table)
+            if found is None:
+                return []
+            return [self._attrs(item) for hashed in found.items.values()
+                    for item in (hashed.values() if found.range_key_attr else (hashed,))]
+
     def examined(self, params: dict[str, Any], response: dict[str, Any]) -> list[dict[str, Any]]:
         """The items a Query examined: the same key condition, from the same start, without its
         filter or projection, as many as the response's ScannedCount."""
