@@ -107,17 +107,29 @@ def measure_all(runtime: Any, peers: Peers, log: Any, *, kinds: list[mix.Kind] |
     kinds = kinds if kinds is not None else mix.CLIENT_MIX + mix.INBOUND_MIX
     instance = Instance(runtime, peers, log).build()
     try:
-        log("Measuring the mix, quiet (a drain after each request)…")
+        log(f"Measuring the mix, quiet (a drain after each request; "
+            f"{time.perf_counter() - started:.0f} s)…")
         mix.warm(instance, kinds)
         quiet, _ = mix.measure(instance, log, kinds=kinds)
-        log("Measuring the activities…")
+        log(f"Measuring the activities ({time.perf_counter() - started:.0f} s)…")
         acts = activities.measure(instance, log)
         found_busy: dict[str, mix.Measured] = {}
         if k > 1:
-            log(f"Measuring the mix, busy ({k} requests a drain, {shards} stream shards)…")
+            log(f"Measuring the mix, busy ({k} requests a drain, {shards} stream shards; "
+                f"{time.perf_counter() - started:.0f} s)…")
+            scans = [0.0]
+
+            def scan() -> dict[tuple[str, int], float]:
+                begun = time.perf_counter()
+                try:
+                    return storage.scan(runtime.stack)
+                finally:
+                    scans[0] += time.perf_counter() - begun
+
             with busy.sharded(runtime.pipeline, shards) as batches:
-                found_busy, _ = mix.measure(instance, log, busy=k, kinds=kinds,
-                                            scan=lambda: storage.scan(runtime.stack))
+                found_busy, _ = mix.measure(instance, log, busy=k, kinds=kinds, scan=scan)
+            log(f"  busy pass done ({time.perf_counter() - started:.0f} s; storage scans "
+                f"{scans[0]:.0f} s)")
             if batches["dropped"]:
                 log(f"  {batches['dropped']} stream batches failed and were dropped")
     finally:
@@ -150,14 +162,15 @@ def run(as_json: bool = False, *, quick_run: bool = False, k: int = 10, shards: 
             with quick() as kinds:
                 result = measure_all(runtime, peers, log, kinds=kinds, k=k, shards=shards,
                                      expire_days=expire_days)
-            result.options["quick"] = True
+                result.options["quick"] = True
+                report(result, out)
         else:
             result = measure_all(runtime, peers, log, k=k, shards=shards,
                                  expire_days=expire_days)
+            report(result, out)
     finally:
         peers.close()
         mock.stop()
-    report(result, out)
     return result
 
 
@@ -166,12 +179,14 @@ def cli(args: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench cost")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--busy", type=int, default=10, metavar="K",
-                        help="requests a drain in the busy pass (1: no busy pass)")
+    parser.add_argument("--busy", type=int, default=None, metavar="K",
+                        help="requests a drain in the busy pass (1: no busy pass; default 10, "
+                             "3 with --quick)")
     parser.add_argument("--shards", type=int, default=4, metavar="S")
     parser.add_argument("--expire-days", type=int, default=30, metavar="D")
     options = parser.parse_args(args)
-    settings = {"quick_run": options.quick, "k": max(options.busy, 1),
+    k = options.busy if options.busy is not None else (3 if options.quick else 10)
+    settings = {"quick_run": options.quick, "k": max(k, 1),
                 "shards": max(options.shards, 1), "expire_days": options.expire_days}
     if not options.json:
         run(**settings)

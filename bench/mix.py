@@ -367,15 +367,19 @@ def measure(instance: Instance, log: Callable[[str], None], *, busy: int = 1,
     found[CONNECT] = Measured()
     recorder = Recorder(instance.runtime)
     started = time.perf_counter()
-    before: dict[tuple[str, int], float] = {}
+    before: dict[tuple[str, int], float] | None = None  # the last scan, if nothing ran since
     with recorder:
         for n, (kind, group) in enumerate(order):
             scanned = scan is not None and writes(kind)
-            if scanned and (n == 0 or order[n - 1][0] is not kind):
+            if scanned and before is None:
                 before = scan()
+            elif not scanned:
+                before = None
             sample(instance, recorder, kind, group, found[kind.label])
             if scanned and (n + 1 == len(order) or order[n + 1][0] is not kind):
-                found[kind.label].stored = difference(scan(), before)
+                after = scan()
+                found[kind.label].stored = difference(after, before or {})
+                before = after  # the next writing kind starts from here
             if (n + 1) % 40 == 0:
                 log(f"  {n + 1} of {len(order)} drains ({time.perf_counter() - started:.0f} s)")
         if connects:

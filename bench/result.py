@@ -82,6 +82,13 @@ class Result:
                     "invocations": round(sum(event.invocations.values()), 3),
                     "read_units": round(event.read_units, 2),
                     "write_units": round(event.write_units, 2)}
+        for label, measured in self.busy.items():
+            if measured.stored and measured.samples and label in kinds:
+                stores: dict[str, float] = {}
+                for (store, _), size in measured.stored.items():
+                    stores[store] = stores.get(store, 0.0) + size / measured.samples
+                kinds[label]["stored_bytes_per_request"] = {k: round(v) for k, v in
+                                                            sorted(stores.items())}
         return {
             "per_mau_month": {k: {"pay_per_request": round(s.month.total / s.month.mau, 5),
                                   "provisioned": round(s.month.provisioned_total / s.month.mau,
