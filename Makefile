@@ -58,7 +58,7 @@ build: $(SAM_STAMP) $(STAMP) ## sam build (no container; needs python3.13, e.g. 
 
 bench: $(STAMP) ## the measurements of docs/performance.md (timings, reads, cost per request, idle, ...)
 	$(VENV)/bin/python -m bench
-	@# The cost of a realistic mix builds its own instance in a fresh emulator (~10 minutes).
+	@# The cost of a realistic mix builds its own instance in a fresh emulator (up to an hour).
 	$(VENV)/bin/python -m bench cost
 
 fuzz: $(STAMP) ## schemathesis against the local stack: requests, 5xx, tracebacks (docs/security.md)

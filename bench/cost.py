@@ -19,13 +19,13 @@ The run, in one process on an in-process emulator:
    (with and without the expiry of untouched remote statuses after `--expire-days`, default
    30), the idle cost (`python -m bench idle`), pay-per-request and provisioned.
 
-`--quick` builds a small instance and sends each kind fewer times (a minute or two: to see the
-bench work, not for the figures). `--json` prints one object: `{"per_mau_month": {"100":
+`--quick` builds a small instance, sends each kind fewer times and busy 3 at a time (to see the
+bench work, not for the figures; with busy 10 it took 14 minutes on the loaded shared machine). `--json` prints one object: `{"per_mau_month": {"100":
 {"pay_per_request": $, "provisioned": $}, "10000": {...}, "1000000": {...}},
 "per_million_requests": {"pay_per_request": $, "provisioned": $}, "by_service": {...},
 "activities": {"inbound_create": {"invocations", "sqs", "read_units", "write_units", ...},
 "local_like": {...}, "local_post": {...}}, "storage_12_months": {...}, ...}` (and the details:
-`sizes`, `kinds`, ...). The full run takes about 15 minutes on a quiet 2-core machine;
+`sizes`, `kinds`, ...). The full run took 64 minutes on a loaded shared 2-core machine;
 everything but the durations is the same from run to run on the same code (seeded; durations
 are CPU time, so a busy machine slows the run but changes them little).
 """
