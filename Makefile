@@ -46,7 +46,7 @@ test: $(STAMP) $(NODE_STAMP) $(PEER_STAMP) ## run the test suite (one process pe
 
 lint: $(STAMP) ## cfn-lint; ruff; the package's import contracts and circles (docs/architecture.md)
 	$(VENV)/bin/cfn-lint template.yaml
-	$(VENV)/bin/ruff check --select F,E9 layers functions local stratusctl tests
+	$(VENV)/bin/ruff check --select F,E9 layers functions local bench stratusctl tests
 	PYTHONPATH=layers/shared:. $(VENV)/bin/lint-imports
 	$(VENV)/bin/python -m local.import_cycles
 
@@ -57,9 +57,9 @@ build: $(SAM_STAMP) $(STAMP) ## sam build (no container; needs python3.13, e.g. 
 	$(VENV)/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash .aws-sam/build
 
 bench: $(STAMP) ## the measurements of docs/performance.md (timings, reads, cost per request, idle, ...)
-	$(VENV)/bin/python -m local.bench
-	@# The cost of a realistic mix builds its own instance in a fresh emulator (~10 minutes).
-	$(VENV)/bin/python -m local.bench cost
+	$(VENV)/bin/python -m bench
+	@# The cost of a realistic mix builds its own instance in a fresh emulator (up to an hour).
+	$(VENV)/bin/python -m bench cost
 
 fuzz: $(STAMP) ## schemathesis against the local stack: requests, 5xx, tracebacks (docs/security.md)
 	$(VENV)/bin/python -m local.fuzz $(FUZZ_ARGS)

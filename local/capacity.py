@@ -53,6 +53,7 @@ import base64
 import json
 import math
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Protocol
@@ -527,10 +528,12 @@ def reported_units(parsed: dict[str, Any]) -> float:
 class MotoStore:
     """Items as a moto DynamoDB backend holds them, read in process (the emulator's calls run
     in this process, so a read here costs microseconds and no request). `backend`: the backend,
-    or a function returning it."""
+    or a function returning it; `lock`: what the emulator holds while it applies a request, held
+    here while items are read (local/emulator.py passes its own: `emulator.moto_store`)."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Any, lock: AbstractContextManager[Any] | None = None) -> None:
         self._backend = backend if callable(backend) else (lambda: backend)
+        self._lock = lock if lock is not None else nullcontext()
 
     @staticmethod
     def _plain(value: Any) -> dict[str, Any]:
@@ -555,9 +558,7 @@ class MotoStore:
     def item(self, table: str, key: dict[str, Any]) -> dict[str, Any] | None:
         from moto.dynamodb.models.dynamo_type import DynamoType
 
-        from .emulator import _lock
-
-        with _lock:
+        with self._lock:
             found = self._backend().tables.get(table)
             if found is None:
                 return None
@@ -566,6 +567,15 @@ class MotoStore:
                 if found.range_key_attr else None
             item = found.get_item(hash_key, range_key)
             return self._attrs(item) if item is not None else None
+
+    def items(self, table: str) -> list[dict[str, Any]]:
+        """Every item of a table (what it stores: bench/storage.py sizes it)."""
+        with self._lock:
+            found = self._backend().tables.get(table)
+            if found is None:
+                return []
+            return [self._attrs(item) for hashed in found.items.values()
+                    for item in (hashed.values() if found.range_key_attr else (hashed,))]
 
     def examined(self, params: dict[str, Any], response: dict[str, Any]) -> list[dict[str, Any]]:
         """The items a Query examined: the same key condition, from the same start, without its
@@ -577,11 +587,9 @@ class MotoStore:
             raise ValueError("only Query with a KeyConditionExpression is sized from the emulator")
         from moto.dynamodb.parsing.key_condition_expression import parse_expression
 
-        from .emulator import _lock
-
         values = {k: _wire(v) for k, v in params.get("ExpressionAttributeValues", {}).items()}
         start = params.get("ExclusiveStartKey")
-        with _lock:
+        with self._lock:
             backend = self._backend()
             name, index = params["TableName"], params.get("IndexName")
             hash_conditions, range_conditions, _ = parse_expression(

@@ -497,6 +497,14 @@ _CAPACITY_METHODS = {"GetItem": "get_item", "BatchGetItem": "batch_get_item", "Q
                      "TransactWriteItems": "transact_write_items"}
 
 
+def moto_store(backend: Any) -> Any:
+    """The items of a moto DynamoDB backend (or of a function returning it), read in process
+    under the emulator's lock (local/capacity.py `MotoStore`)."""
+    from .capacity import MotoStore
+
+    return MotoStore(backend, _lock)
+
+
 def _reported_capacity() -> None:
     from moto.dynamodb.exceptions import ConditionalCheckFailed, TransactionCanceledException
     from moto.dynamodb.responses import DynamoHandler
@@ -513,7 +521,7 @@ def _reported_capacity() -> None:
             if mode not in ("TOTAL", "INDEXES"):
                 return original(self)
             with _lock:
-                store = capacity.MotoStore(self.dynamodb_backend)
+                store = capacity.MotoStore(self.dynamodb_backend, _lock)
                 params = self.body
                 tables = store.tables()
                 before = {capacity.key_id(table, key): store.item(table, key)

@@ -1,5 +1,5 @@
-"""A threaded HTTP server on a free loopback port, for the benches' stand-ins of other servers
-(remote inboxes, push services, linked pages)."""
+"""A threaded HTTP server on a free loopback port: stand-ins of other servers for the local
+stack (the translator fake) and the benches (remote inboxes, push services, linked pages)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ every one is stored, and the item is written once.
 
 DynamoDB cancels concurrent transactions on one item; the emulator applies one request at a
 time and never does, so the rule is applied on the client by the scale bench's recorder
-(local/bench_scale.py) while the actors are stored from 16 threads."""
+(bench/scale.py) while the actors are stored from 16 threads."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 from stratus.federation import remote_accounts, webfinger
 from stratus.repo import base, keys, peers
 
-from local import bench_scale
+from bench import scale as bench_scale
 
 ACTORS = 50
 PEM = "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAtest\n-----END PUBLIC KEY-----"

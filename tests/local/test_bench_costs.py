@@ -1,4 +1,4 @@
-"""`make bench`'s instruments (local/bench_costs.py): the Recorder on a few real requests
+"""`make bench`'s instruments (bench/costs.py): the Recorder on a few real requests
 (every invocation timed and charged, the DynamoDB units its responses reported, SQS and e-mail
 counted by the request that caused them), and the contention and filtered-listing parts."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from local import bench_costs
+from bench import costs as bench_costs
 
 
 def test_the_recorder_charges_each_request_what_it_caused(runtime):

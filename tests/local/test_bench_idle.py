@@ -1,4 +1,4 @@
-"""The idle cost model (local/bench_idle.py) on small templates whose bill is known, and on
+"""The idle cost model (bench/idle.py) on small templates whose bill is known, and on
 template.yaml: alarms are opt-in, and everything in it is priced."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from local import bench_idle, cfn
+from bench import idle as bench_idle
+from local import cfn
 
 MONTH_MINUTES = 730 * 60
 

@@ -1,4 +1,4 @@
-"""`python -m local.bench init` (local/bench_init.py): the environment it gives each function (what
+"""`python -m bench init` (bench/init.py): the environment it gives each function (what
 Lambda would: the template's variables, the runtime's, tracing as the template says), the first
 request it times, and the ratio table. No timings here: those are the bench's, never a test's.
 
@@ -17,7 +17,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from local import bench_init, cfn
+from bench import init as bench_init
+from local import cfn
 from local.gateway import Router
 
 TEMPLATE = cfn.load_template()
@@ -63,7 +64,7 @@ def test_active_tracing_sets_what_lambda_sets_for_the_x_ray_sdk():
 
 def test_a_function_gets_its_template_variables_and_nothing_of_the_bench_process(
         resolver, monkeypatch):
-    # The bench process itself runs with tracing and metrics off (local/bench.py sets these).
+    # The bench process itself runs with tracing and metrics off (bench/main.py sets these).
     monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "true")
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
     fn = FUNCTIONS["TimelinesFunction"]

@@ -1,10 +1,10 @@
-"""`python -m local.bench reads` (local/bench_reads.py) groups a request's DynamoDB calls into
+"""`python -m bench reads` (bench/reads.py) groups a request's DynamoDB calls into
 rounds by their start and end times: calls in flight together are one round, calls one after
 another one round each. Synthetic timestamps only: nothing here times a real request."""
 
 from __future__ import annotations
 
-from local.bench_reads import chain, rounds
+from bench.reads import chain, rounds
 
 
 def test_sequential_calls_are_a_round_each():

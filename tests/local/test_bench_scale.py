@@ -1,4 +1,4 @@
-"""The partition arithmetic of `python -m local.bench scale` (local/bench_scale.py): which
+"""The partition arithmetic of `python -m bench scale` (bench/scale.py): which
 partitions of a table and its global secondary indexes a call's units land on, demand scaled to
 a rate (shared partitions only), DynamoDB's limits and the lag they make, the transaction
 conflict rule the recorder applies on the client, and the fan-out queue simulation."""
@@ -10,8 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from local import bench_scale, capacity
-from local.bench_scale import (
+from bench import scale as bench_scale
+from local import capacity
+from bench.scale import (
     Costs,
     Demand,
     Partition,

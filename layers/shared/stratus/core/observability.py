@@ -9,7 +9,7 @@ the SDK's module body even with tracing off). A handler's first invocation makes
 AWS client is made (clients are made at first use, in the repo layer), so every call is traced
 as before; with tracing off (the local stack, the tests) the SDK is never imported. Only
 botocore is patched: Powertools' default, `patch_all`, also patches `requests` and `sqlite3`,
-which no request of ours goes through, and imports them to do it. `python -m local.bench init`
+which no request of ours goes through, and imports them to do it. `python -m bench init`
 measures INIT as Lambda runs it (docs/performance.md).
 """
 

@@ -12,7 +12,7 @@ whose page is full hands the rest of its range to `SPLIT` jobs of equal parts of
 the same. The parts of a range never overlap and always cover it, so each follower is in
 exactly one page; a redelivered job reads the same page and hands on the same parts, whose
 deliveries change nothing twice. A million followers are a thousand pages 14 levels deep (when
-they followed over three years, most of them lately: `python -m local.bench scale`) instead of
+they followed over three years, most of them lately: `python -m bench scale`) instead of
 a chain of a thousand jobs one after another; the fan-out queue's `MaximumConcurrency`
 (template.yaml) caps how many run at once, so the API functions keep the account's concurrency
 (docs/performance.md).

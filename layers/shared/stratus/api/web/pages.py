@@ -26,7 +26,7 @@ from stratus.read import settings as settings_service
 from stratus.read import statuses as statuses_read
 from stratus.repo import accounts as accounts_repo
 from stratus.repo import tags as tags_repo
-from stratus.text import formatter
+from stratus.text import formatter, sanitize
 from stratus.web import page_cache, views
 from stratus.web.render import render
 
@@ -189,7 +189,7 @@ def terms_of_service(effective_date: str | None = None) -> Page:
     try:
         terms = instance.terms_of_service(effective_date)
     except NotFound:
-        return _not_found()
+        return not_found_page()
     note = (f"In effect since {terms['effective_date']}" if terms["effective"]
             else f"In effect from {terms['effective_date']}")
     return Page(200, render("document.html", heading="Terms of Service", note=note,

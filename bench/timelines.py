@@ -2,7 +2,7 @@
 fan-out of one post to 1,000 and 10,000 followers — write calls (the floor is one
 BatchWriteItem per 25 entries), worker invocations and wall time on the local stack.
 
-Run alone with `python -m local.bench timelines`.
+Run alone with `python -m bench timelines`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`make bench` (`python -m local.bench trends [POSTS]`): what the trends job costs after a day
+"""`make bench` (`python -m bench trends [POSTS]`): what the trends job costs after a day
 of POSTS public posts (default 10,000).
 
 The day is seeded as the workers leave it (workers/counters.py and workers/effects.py): each
@@ -19,9 +19,9 @@ import time
 from collections import Counter, defaultdict
 from typing import Any
 
-from . import capacity
-from .bench_costs import PRICES
-from .lambda_runtime import invoke
+from local import capacity
+from .costs import PRICES
+from local.lambda_runtime import invoke
 
 ACCOUNTS, TAGS, NEW_TODAY = 1_000, 2_000, 12
 

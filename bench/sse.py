@@ -1,4 +1,4 @@
-"""`python -m local.bench sse [--json]`: what an SSE client costs (docs/streaming.md, "What
+"""`python -m bench sse [--json]`: what an SSE client costs (docs/streaming.md, "What
 streaming costs"), measured where it can be and priced.
 
 The SSE function is measured as Lambda runs it: its app (functions/streaming_sse/app.py) under
@@ -14,7 +14,7 @@ SSE_POLL_SECONDS, and at 512 MB / 0.5 s (before 2026-11-27): the function is bil
 long as the response is open (every second of the month, at its memory), one invocation per
 `SSE_MAX_SECONDS`, and each poll's reads. Beside it, the WebSocket API's price for the same
 client: connection-minutes, and a `$connect`/`$disconnect` pair every SESSION_MINUTES
-(local/bench_cost.py measures a pair; its figure is taken here as 15 write and 3 read units and
+(bench/cost.py measures a pair; its figure is taken here as 15 write and 3 read units and
 two ~20 ms invocations).
 """
 
@@ -29,21 +29,21 @@ import threading
 import time
 from typing import Any
 
-from . import capacity, cfn
-from .bench_costs import PRICES
+from local import capacity, cfn
+from .costs import PRICES
 
 SECONDS = 8.0
 BEFORE = {"memory_mb": 512, "poll_seconds": 0.5}
 SECONDS_PER_MONTH = 30 * 24 * 3600
 SESSION_MINUTES = 10
-# One WebSocket reconnection ($connect + $disconnect), as `python -m local.bench cost` measured
+# One WebSocket reconnection ($connect + $disconnect), as `python -m bench cost` measured
 # it on 2026-11-27: two invocations of ~20 ms at 512 MB, 3 read and 15 write units.
 RECONNECT = {"invocations": 2, "seconds": 0.040, "read_units": 3.0, "write_units": 15.0}
 
 
 def _setting(template: dict[str, Any]) -> tuple[int, float, float]:
     """(MemorySize, SSE_POLL_SECONDS, SSE_MAX_SECONDS) of the SSE function in the template."""
-    from .websocket import streaming_function
+    from local.websocket import streaming_function
 
     logical = streaming_function(template)
     props = template["Resources"][logical]["Properties"]
@@ -121,8 +121,8 @@ def measure(runtime: Any) -> dict[str, Any]:
     from stratus.api.statuses import post as posting
     from stratus.auth import identity
 
-    from .bench_costs import people
-    from .websocket import streaming_function
+    from .costs import people
+    from local.websocket import streaming_function
 
     (reader, author), _ = people("sse", 2)
     from stratus.api.graph import follows
@@ -226,9 +226,9 @@ def report(found: dict[str, Any]) -> str:
 
 
 def cli(args: list[str], start_stack: Any) -> int:
-    """`python -m local.bench sse [--json]`."""
+    """`python -m bench sse [--json]`."""
     if any(a != "--json" for a in args):
-        print("usage: python -m local.bench sse [--json]", file=sys.stderr)
+        print("usage: python -m bench sse [--json]", file=sys.stderr)
         return 2
     emulator, runtime = start_stack()
     try:

@@ -1,4 +1,4 @@
-"""`python -m local.bench reads [--json]` (and part of `make bench`): sequential DynamoDB round
+"""`python -m bench reads [--json]` (and part of `make bench`): sequential DynamoDB round
 trips and calls of every read page issue #22 names, at 20 and 40 items, on a realistic fixture.
 
 The fixture is written through the product's own use cases (and, for link cards, the card
@@ -38,8 +38,8 @@ import threading
 import time
 from typing import Any
 
-from .bench_output import on_stack
-from .bench_timelines import _what
+from .output import on_stack
+from .timelines import _what
 
 AUTHORS = 40
 POSTS_PER_AUTHOR = 3  # 120 posts by followed accounts, plus boosts and the thread's replies
@@ -422,7 +422,7 @@ def _fixture(runtime: Any, saved: str | None, log: Any) -> Fixture:
     fixture's ids, written there by an earlier run) when it exists."""
     from pathlib import Path
 
-    from . import snapshot
+    from local import snapshot
 
     if saved is None:
         return build(runtime, log=log)
@@ -461,7 +461,7 @@ def run(runtime: Any, as_json: bool = False, out: Any = None,
 
 
 def cli(args: list[str], start_stack: Any) -> int:
-    """`python -m local.bench reads [--json] [--fixture PATH]` (`--fixture`: keep the built
+    """`python -m bench reads [--json] [--fixture PATH]` (`--fixture`: keep the built
     fixture in PATH and load it from there next time, for iterating on the read path)."""
     as_json = "--json" in args
     rest = [a for a in args if a != "--json"]
@@ -469,7 +469,7 @@ def cli(args: list[str], start_stack: Any) -> int:
     if len(rest) == 2 and rest[0] == "--fixture":
         fixture_path = rest[1]
     elif rest:
-        print("usage: python -m local.bench reads [--json] [--fixture PATH]", file=sys.stderr)
+        print("usage: python -m bench reads [--json] [--fixture PATH]", file=sys.stderr)
         return 2
     return on_stack(start_stack, lambda runtime: run(runtime, as_json=as_json,
                                                      saved=fixture_path), as_json)

@@ -1,5 +1,5 @@
-"""What requests cost, measured: the instruments of `python -m local.bench cost`
-(local/bench_cost.py), and two parts of `make bench` that use them.
+"""What requests cost, measured: the instruments of `python -m bench cost`
+(bench/cost.py), and two parts of `make bench` that use them.
 
 - **`Recorder`**: while active, times every Lambda invocation of the local stack (HTTP functions,
   the WebSocket API's function and the workers behind the stream and the queues) and attributes
@@ -18,7 +18,7 @@
   match and in a sparse one (1 in 20 of 1,000).
 
 `run` (part of `make bench`) runs contention and filtered listings; the cost of a realistic mix
-runs in its own process (`python -m local.bench cost`, also part of `make bench`).
+runs in its own process (`python -m bench cost`, also part of `make bench`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from . import capacity
+from local import capacity
 
 # ------------------------------------------------------------------------------------- prices
 # us-east-1, on-demand, no free tier; checked 2026-11-22 and 2026-11-27 (sources in
@@ -445,14 +445,14 @@ class Recorder:
         def chunks(size: int) -> int:
             return max(1, math.ceil(size / SQS_CHUNK))
 
-        from . import emulator
+        from local import emulator
 
         if str(params.get("QueueUrl", "")).rsplit("/", 1)[-1] in emulator.ASYNC_QUEUES.values():
             return  # the local stand-in for Lambda's own queue of asynchronous invocations
         if operation == "ReceiveMessage":
             messages = parsed.get("Messages") or []
             if not messages and not inside:
-                return  # the poller's empty receives: a fixed cost (python -m local.bench idle)
+                return  # the poller's empty receives: a fixed cost (python -m bench idle)
             self.add("sqs", chunks(sum(len(m.get("Body", "").encode()) for m in messages)))
         elif not inside and operation == "DeleteMessage":
             self._poller_deletes += 1  # billed per batch by counted_pump_queue
@@ -730,8 +730,8 @@ def start_emulator() -> tuple[Any, Any]:
     from moto.server import ThreadedMotoServer
     from werkzeug.serving import WSGIRequestHandler
 
-    from .emulator import prepare
-    from .runtime import AWS_DEFAULTS, STATE_DIR, start
+    from local.emulator import prepare
+    from local.runtime import AWS_DEFAULTS, STATE_DIR, start
 
     for key, value in AWS_DEFAULTS.items():
         os.environ.setdefault(key, value)

@@ -1,4 +1,4 @@
-"""`python -m local.bench scale [--json]` (and part of `make bench`): issue #22's scenarios at
+"""`python -m bench scale [--json]` (and part of `make bench`): issue #22's scenarios at
 scale, with DynamoDB's per-partition limits applied to what the real code writes and reads.
 
 DynamoDB serves each partition — of a table *and of each global secondary index* — up to 1,000
@@ -76,8 +76,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import capacity, cfn
-from .bench_output import on_stack
+from local import capacity, cfn
+from .output import on_stack
 
 WCU_LIMIT = 1000.0  # write units a second, per partition (table or GSI)
 RCU_LIMIT = 3000.0  # read units a second, per partition
@@ -352,7 +352,9 @@ def moto_store() -> capacity.Store:
 
         return dynamodb_backends[cfn.ACCOUNT][cfn.REGION]
 
-    return capacity.MotoStore(backend)
+    from local import emulator
+
+    return emulator.moto_store(backend)
 
 
 def _item_keys(operation: str, params: dict[str, Any], tables: dict[str, capacity.Table]
@@ -456,7 +458,7 @@ class Recorder:
         if state is None:
             return
         self._release(state)
-        from . import iam
+        from local import iam
 
         role = iam.current()
         function = role.function if role is not None else "(request)"
@@ -635,7 +637,7 @@ def likes(runtime: Any, log: Callable[[str], None] = print, sample: int = LIKES_
     from stratus.api.statuses import post as posting
     from stratus.repo import statuses as statuses_repo
 
-    from .bench_costs import people, request
+    from .costs import people, request
 
     log(f"(a) {sample} likes of one status at once, scaled to {LIKES_PER_MINUTE:,} a minute")
     crowd, _ = people("scalefan", sample + 1)
@@ -1042,7 +1044,7 @@ def measure_costs(runtime: Any, log: Callable[[str], None]) -> tuple[Costs, Reco
     from stratus.repo import statuses as statuses_repo
     from stratus.workers import fanout
 
-    from .bench_costs import people
+    from .costs import people
 
     (author,), _ = people("scalepopular", 1)
     now = clock.epoch()
@@ -1198,9 +1200,9 @@ def run(runtime: Any, as_json: bool = False, out: Any = None, *,
 
 
 def cli(args: list[str], start_stack: Any) -> int:
-    """`python -m local.bench scale [--json]`."""
+    """`python -m bench scale [--json]`."""
     if any(a != "--json" for a in args):
-        print("usage: python -m local.bench scale [--json]", file=sys.stderr)
+        print("usage: python -m bench scale [--json]", file=sys.stderr)
         return 2
     as_json = "--json" in args
     return on_stack(start_stack, lambda runtime: run(runtime, as_json=as_json), as_json)

@@ -3,7 +3,7 @@ author, listening to its `user` stream, and to `public:local`), one post, and th
 latency from the post's request returning to each client having its `update` — with the
 pipeline pumped as `make dev` pumps it — and the PostToConnection calls per event.
 
-Run alone with `python -m local.bench streaming [CLIENTS]`.
+Run alone with `python -m bench streaming [CLIENTS]`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from .bench_timelines import _viewer
+from .timelines import _viewer
 
 
 def _serve(runtime: Any) -> tuple[Any, int]:
@@ -58,7 +58,7 @@ async def _clients(port: int, tokens: list[str], stream: str, ready: threading.E
 
 def _round(runtime: Any, port: int, tokens: list[str], stream: str, post: Any
            ) -> tuple[list[float], int]:
-    from .websocket import SOCKETS
+    from local.websocket import SOCKETS
 
     ready, posted, arrived = threading.Event(), {"at": 0.0}, []
     runner = threading.Thread(target=asyncio.run, args=(_clients(

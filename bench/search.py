@@ -1,4 +1,4 @@
-"""`python -m local.bench search` (and part of `make bench`): DynamoDB round trips and warm
+"""`python -m bench search` (and part of `make bench`): DynamoDB round trips and warm
 handler time of a search of each type (docs/search.md), counted as the other request benches
 count them (every DynamoDB call the request makes, authentication included)."""
 

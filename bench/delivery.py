@@ -4,7 +4,7 @@ inbox server. Counted: federation and delivery Lambda invocations, SQS messages 
 queue, and SendMessageBatch calls), signed POSTs received, and DynamoDB calls made inside the
 two workers (per operation).
 
-Run alone with `python -m local.bench delivery [FOLLOWERS] [HOSTS]`.
+Run alone with `python -m bench delivery [FOLLOWERS] [HOSTS]`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from .loopback import Loopback
+from local.loopback import Loopback
 
 WORKERS = ("FederationFunction", "DeliveryFunction")
 
@@ -75,7 +75,7 @@ def run(runtime: Any, followers: int = 1000, hosts: int = 100) -> dict[str, Any]
 
     from local import lambda_runtime
 
-    from .bench_timelines import _viewer
+    from .timelines import _viewer
 
     inboxes = Inboxes()
     author, token = _viewer(f"federated{followers}")

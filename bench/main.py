@@ -1,10 +1,10 @@
 """`make bench`: cold start per function as Lambda runs it (INIT: imports + app build, then an
-authenticated first request; local/bench_init.py, against a naive function measured in the same
+authenticated first request; bench/init.py, against a naive function measured in the same
 run), warm per-request handler time and DynamoDB round trips for the metadata endpoints, the
 other parts (reads, search, timelines, ...), then the memory run. Runs against the embedded AWS
 emulator, as `make dev` does; numbers go to docs/performance.md.
 
-`python -m local.bench memory` runs only the memory run: 10,000 writes through the local gateway
+`python -m bench memory` runs only the memory run: 10,000 writes through the local gateway
 (posts, favourites, boosts, refused duplicate sign-ups) with the pipeline running in the
 background, as under `make dev`, and the process's resident memory before, during and after. It
 fails if the process ends at 1 GB or more: the local stack must run for hours on a laptop.
@@ -28,7 +28,7 @@ from urllib.parse import urlencode
 os.environ.update(POWERTOOLS_SERVICE_NAME="bench", POWERTOOLS_METRICS_DISABLED="true",
                   POWERTOOLS_TRACE_DISABLED="true", POWERTOOLS_LOG_LEVEL="WARNING")
 
-from .runtime import AWS_DEFAULTS  # noqa: E402
+from local.runtime import AWS_DEFAULTS  # noqa: E402
 
 WARM_REQUESTS = 50
 MEMORY_WRITES = 10_000
@@ -55,12 +55,12 @@ def start_stack():
     from werkzeug.serving import WSGIRequestHandler
 
     WSGIRequestHandler.log_request = lambda *args, **kwargs: None
-    from .emulator import prepare
+    from local.emulator import prepare
 
     prepare()
     emulator.start()
     os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{port}"
-    from .runtime import STATE_DIR, start
+    from local.runtime import STATE_DIR, start
 
     runtime = start("localhost:8000", "http://localhost:8000", mail_dir=STATE_DIR / "bench-mail",
                     extra_env={"POWERTOOLS_LOG_LEVEL": "WARNING", "POWERTOOLS_SERVICE_NAME": "bench"})
@@ -69,18 +69,18 @@ def start_stack():
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] == "sse":  # `python -m local.bench sse [--json]`: an SSE client's
+    if args and args[0] == "sse":  # `python -m bench sse [--json]`: an SSE client's
         # price a month and the SSE function's memory (docs/streaming.md)
-        from .bench_sse import cli as sse
+        from .sse import cli as sse
 
         return sse(args[1:], start_stack)
-    if args and args[0] in ("cost", "costs"):  # `python -m local.bench cost [--json]`: a
+    if args and args[0] in ("cost", "costs"):  # `python -m bench cost [--json]`: a
         # realistic mix priced per million requests and per MAU (issue #22), in its own stack
-        from .bench_cost import cli as cost
+        from .cost import cli as cost
 
         return cost(args[1:])
-    if args and args[0] == "timelines":  # `python -m local.bench timelines [FOLLOWERS...]`
-        from .bench_timelines import run as timelines
+    if args and args[0] == "timelines":  # `python -m bench timelines [FOLLOWERS...]`
+        from .timelines import run as timelines
 
         emulator, runtime = start_stack()
         try:
@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
-    if args and args[0] == "trends":  # `python -m local.bench trends [POSTS]`
-        from .bench_trends import run as trends
+    if args and args[0] == "trends":  # `python -m bench trends [POSTS]`
+        from .trends import run as trends
 
         emulator, runtime = start_stack()
         try:
@@ -97,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
-    if args and args[0] == "delivery":  # `python -m local.bench delivery [FOLLOWERS] [HOSTS]`
-        from .bench_delivery import run as delivery
+    if args and args[0] == "delivery":  # `python -m bench delivery [FOLLOWERS] [HOSTS]`
+        from .delivery import run as delivery
 
         emulator, runtime = start_stack()
         try:
@@ -106,29 +106,29 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
-    if args and args[0] == "reads":  # `python -m local.bench reads [--json]`: DynamoDB rounds
+    if args and args[0] == "reads":  # `python -m bench reads [--json]`: DynamoDB rounds
         # and calls of every read page of issue #22, at 20 and 40 items
-        from .bench_reads import cli as reads
+        from .reads import cli as reads
 
         return reads(args[1:], start_stack)
-    if args and args[0] == "init":  # `python -m local.bench init [--json] [--runs N] [--only
+    if args and args[0] == "init":  # `python -m bench init [--json] [--runs N] [--only
         # Fn1,Fn2]`: INIT and first request per function as Lambda runs them, against a naive
         # FastAPI + Mangum + Powertools + boto3 function (issue #22)
-        from .bench_init import cli as init
+        from .init import cli as init
 
         return init(args[1:], start_stack)
-    if args and args[0] == "idle":  # `python -m local.bench idle [--json] [--param NAME=VALUE]
+    if args and args[0] == "idle":  # `python -m bench idle [--json] [--param NAME=VALUE]
         # [--measure]`: what the stack costs a month with no traffic, from template.yaml
-        from .bench_idle import cli as idle
+        from .idle import cli as idle
 
         return idle(args[1:], start_stack)
-    if args and args[0] == "scale":  # `python -m local.bench scale [--json]`: issue #22's
+    if args and args[0] == "scale":  # `python -m bench scale [--json]`: issue #22's
         # scenarios at scale with DynamoDB's partition limits (throttles, conflicts, lag)
-        from .bench_scale import cli as scale
+        from .scale import cli as scale
 
         return scale(args[1:], start_stack)
-    if args == ["search"]:  # `python -m local.bench search`: round trips per search type
-        from .bench_search import run as search
+    if args == ["search"]:  # `python -m bench search`: round trips per search type
+        from .search import run as search
 
         emulator, runtime = start_stack()
         try:
@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
-    if args and args[0] == "streaming":  # `python -m local.bench streaming [CLIENTS]`
-        from .bench_streaming import run as streaming
+    if args and args[0] == "streaming":  # `python -m bench streaming [CLIENTS]`
+        from .streaming import run as streaming
 
         emulator, runtime = start_stack()
         try:
@@ -145,10 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             emulator.stop()
         return 0
-    if args and args[0] == "latency":  # `python -m local.bench latency [--json] [--posts N]
+    if args and args[0] == "latency":  # `python -m bench latency [--json] [--posts N]
         # [--writers N] [--posts-each N] [--interval S]`: post → home entry, notification,
         # WebSocket event, web push, quiet and under concurrent writers
-        from .bench_latency import run as latency
+        from .latency import run as latency
 
         options = {"posts": 30, "writers": 20, "posts_each": 5, "interval": 0}
         rest = args[1:]
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             name = rest[0].removeprefix("--").replace("-", "_")
             value = rest[1] if len(rest) > 1 else ""
             if name not in options or not value.isdigit():
-                print("usage: python -m local.bench latency [--json] [--posts N] [--writers N] "
+                print("usage: python -m bench latency [--json] [--posts N] [--writers N] "
                       "[--posts-each N] [--interval SECONDS]", file=sys.stderr)
                 return 2
             options[name] = int(value)
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             emulator.stop()
         return 0
     if args and (args[0] != "memory" or len(args) > 2 or not all(a.isdigit() for a in args[1:])):
-        print("usage: python -m local.bench [cost [--json] | sse [--json] | timelines [FOLLOWERS...] | "
+        print("usage: python -m bench [cost [--json] | sse [--json] | timelines [FOLLOWERS...] | "
               "streaming [CLIENTS] | trends [POSTS] | search | reads [--json] [--fixture PATH] | scale [--json] | "
               "init [--json] [--runs N] [--only Fn1,Fn2] | idle [--json] [--param NAME=VALUE] | delivery [FOLLOWERS] [HOSTS] | "
               "latency [--json] [--posts N] [--writers N] [--posts-each N] [--interval S] | "
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def timings(runtime) -> None:
-    from .bench_init import run as init
+    from .init import run as init
 
     init(runtime)  # INIT and first request per function, as Lambda runs them, and the anchor
 
@@ -217,34 +217,34 @@ def timings(runtime) -> None:
     statuses_bench(gateway, calls)
     notifications_bench(runtime, calls)
     dynamodb().meta.events.unregister("before-call.dynamodb", count)
-    from .bench_search import run as search
+    from .search import run as search
 
     search(runtime)  # a search of each type
-    from .bench_reads import run as reads
+    from .reads import run as reads
 
     reads(runtime)  # rounds and calls of every read page (issue #22)
-    from .bench_timelines import run as timelines
+    from .timelines import run as timelines
 
     timelines(runtime)  # home pages, fan-out to 1,000 and 10,000 followers
-    from .bench_streaming import run as streaming
+    from .streaming import run as streaming
 
     streaming(runtime)  # one post to 100 WebSocket clients
-    from .bench_costs import run as costs
+    from .costs import run as costs
 
     costs(runtime)  # contention, filtered listings (the cost mix: `make bench` runs `cost`)
-    from .bench_trends import run as trends
+    from .trends import run as trends
 
     trends(runtime)  # the trends job after a day of 10,000 posts
-    from .bench_delivery import run as delivery
+    from .delivery import run as delivery
 
     delivery(runtime)  # one post to 1,000 remote followers on 100 servers
-    from .bench_latency import run as latency
+    from .latency import run as latency
 
     latency(runtime)  # post → home, notification, WebSocket, web push: quiet and 20 writers
-    from .bench_scale import run as scale
+    from .scale import run as scale
 
     scale(runtime)  # a viral status, a million followers, an inbox burst: partition limits
-    from .bench_idle import run as idle
+    from .idle import run as idle
 
     idle(runtime)  # the stack's cost a month with no traffic, from template.yaml (issue #22)
 

@@ -18,7 +18,7 @@ process's shared client, which every function uses), the other two when the clie
 Everything (server, pipeline, clients) shares one process, as `make dev` and its clients on
 one laptop share its cores.
 
-Run alone with `python -m local.bench latency [--json] [--posts N] [--writers N]
+Run alone with `python -m bench latency [--json] [--posts N] [--writers N]
 [--posts-each N] [--interval SECONDS]`.
 """
 
@@ -37,8 +37,8 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
-from . import cfn
-from .bench_streaming import _serve
+from local import cfn
+from .streaming import _serve
 
 # As local/devserver.py: a burst of threads overflows the clients' 10 pooled connections.
 logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)

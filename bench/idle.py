@@ -1,4 +1,4 @@
-"""`python -m local.bench idle [--json] [--param NAME=VALUE ...] [--measure]`: what the stack
+"""`python -m bench idle [--json] [--param NAME=VALUE ...] [--measure]`: what the stack
 costs a month with no traffic at all, computed from template.yaml (issue #22, "Idle": ≤ $1).
 
 Every resource of the template is priced, with the parameters' defaults unless `--param` says
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import cfn
+from local import cfn
 
 # ------------------------------------------------------------------------------------- prices
 # us-east-1, on-demand, no free tier; checked 2026-11-27.
@@ -106,7 +106,7 @@ POLLERS_MAX_CONCURRENCY = 5
 LONG_POLL_SECONDS = 20
 
 # Lambda time of a scheduled run: its DynamoDB calls one after another at a typical latency (the
-# one local/bench_costs.py uses), plus the handler's wrappers (Powertools logger, tracer,
+# one bench/costs.py uses), plus the handler's wrappers (Powertools logger, tracer,
 # metrics). Cold starts: Lambda documents no keep-alive. Measured (Yan Cui, "how long does AWS
 # Lambda keep your idle functions around", 2017): idle environments kept 45-60 minutes, sometimes
 # less, and recycled about 4 hours after they were created even when busy. So a function invoked
@@ -136,7 +136,7 @@ class Run:
 
 
 # Measured on the local stack, 2026-11-27, an empty stack, the second of two runs
-# (`python -m local.bench idle --measure` prints them again); request units as DynamoDB charges
+# (`python -m bench idle --measure` prints them again); request units as DynamoDB charges
 # them (local/capacity.py). Keys: SAM's logical id of the schedule.
 RUNS: dict[str, Run] = {
     # trends: 3 rankings (tags, statuses, links) rewritten with their refresh time: 3 stream
@@ -624,8 +624,8 @@ def per_million_jobs() -> dict[str, float]:
 def measure(runtime: Any, template: dict[str, Any] | None = None) -> dict[str, Run]:
     """Each schedule of the template run twice on the (empty) local stack; the second run's
     DynamoDB calls and units, and the stream consumer's invocations its writes cause."""
-    from . import bench_costs
-    from .pipeline import invoke
+    from . import costs
+    from local.pipeline import invoke
 
     template = template if template is not None else cfn.load_template()
     pipeline = runtime.pipeline
@@ -642,7 +642,7 @@ def measure(runtime: Any, template: dict[str, Any] | None = None) -> dict[str, R
                 "version": "0", "detail-type": "Scheduled Event", "source": "aws.events",
                 "detail": {}}
             for _ in range(2):
-                recorder = bench_costs.Recorder(runtime)
+                recorder = costs.Recorder(runtime)
                 with recorder:
                     invoke(runtime.stack, fn.logical_id, payload)
                     while pipeline.pump(schedules=False):
@@ -716,8 +716,8 @@ def run(runtime: Any = None) -> Idle:
 
 
 def cli(args: list[str], start_stack: Any = None) -> int:
-    """`python -m local.bench idle [--json] [--param NAME=VALUE ...] [--measure]`."""
-    usage = "usage: python -m local.bench idle [--json] [--param NAME=VALUE ...] [--measure]"
+    """`python -m bench idle [--json] [--param NAME=VALUE ...] [--measure]`."""
+    usage = "usage: python -m bench idle [--json] [--param NAME=VALUE ...] [--measure]"
     given: dict[str, str] = {}
     json_out = measure_runs = False
     rest = list(args)
@@ -735,7 +735,7 @@ def cli(args: list[str], start_stack: Any = None) -> int:
             return 2
     runs = None
     if measure_runs:
-        from .bench_output import stdout_to_stderr
+        from .output import stdout_to_stderr
 
         with stdout_to_stderr():  # what the stack prints stays out of the figures
             emulator, runtime = start_stack()

@@ -1,7 +1,7 @@
 """INIT per function as Lambda runs it, against a naive function measured in the same run; and
 INIT of one tree against another.
 
-`python -m local.bench init [--json] [--runs N] [--only Fn1,Fn2]` (part of `make bench`):
+`python -m bench init [--json] [--runs N] [--only Fn1,Fn2]` (part of `make bench`):
 issue #22's INIT goal. Every function of template.yaml (but the SSE one, a web app behind the
 Lambda Web Adapter) and an *anchor*, a naive function written here (`ANCHOR`: FastAPI with one
 route, Mangum, Powertools Logger/Tracer/Metrics as their docs show them, a boto3 client made at
@@ -32,7 +32,7 @@ them; figures are medians over the runs, ratios those of the medians (a function
 over the anchor's). `--json` prints `{"anchor_ms", "functions", "anchor_first_request_ms",
 "first_request_ms"}` (INIT medians, then first requests), the table going to stderr.
 
-`python -m local.bench_init --base REV [--after REV] [--runs N] [--only Fn1,Fn2]`: INIT of one
+`python -m bench.init --base REV [--after REV] [--runs N] [--only Fn1,Fn2]`: INIT of one
 tree against another. Both trees are exported from git (`git archive`) into temporary folders
 and compiled to bytecode as `make build` ships them, so neither side pays for compiling — or
 one side only, as happens when one tree holds `__pycache__` from an earlier run and the other
@@ -59,8 +59,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from . import cfn
-from .bench_output import on_stack
+from local import cfn
+from .output import on_stack
 
 GOAL = 0.8  # issue #22: every function's INIT at most this times the anchor's
 RUNS = 5
@@ -79,7 +79,7 @@ XRAY_DAEMON = "169.254.79.129:2000"  # Lambda's; the bench points it at its own 
 # like a function's code). `MAIN_TABLE` comes from the template, like a function's table.
 ANCHOR = '''\
 """A naive Lambda function: FastAPI with one route, Mangum, Powertools and boto3 as their docs
-show them (written by local/bench_init.py, the anchor its INIT figures are compared with)."""
+show them (written by bench/init.py, the anchor its INIT figures are compared with)."""
 
 import os
 
@@ -312,7 +312,7 @@ def first_request(fn: cfn.Function) -> tuple[str, str, str]:
 def first_event(fn: cfn.Function, *, token: str, username: str, domain: str) -> dict[str, Any]:
     """The first invocation's event: an authenticated request for an HTTP function (API
     Gateway's payload 2.0, routed as the gateway routes it), else the sample in events/."""
-    from .gateway import Router, build_event
+    from local.gateway import Router, build_event
 
     if not fn.routes:
         sample = cfn.ROOT / "events" / f"{fn.logical_id}.json"
@@ -572,8 +572,8 @@ def run(runtime: Any, *, runs: int = RUNS, only: set[str] | None = None,
 
 
 def cli(args: list[str], start_stack: Any) -> int:
-    """`python -m local.bench init [--json] [--runs N] [--only Fn1,Fn2]`."""
-    parser = argparse.ArgumentParser(prog="python -m local.bench init",
+    """`python -m bench init [--json] [--runs N] [--only Fn1,Fn2]`."""
+    parser = argparse.ArgumentParser(prog="python -m bench init",
                                      description="INIT per function against a naive function")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--runs", type=int, default=RUNS)
