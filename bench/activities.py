@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import mix, storage
-from .instance import DOMAIN, TEXT, Instance, Member, Poster
+from .instance import DOMAIN, TEXT, Instance, Member, Poster, confirmed_handles
 from .mix import Kind, Measured
 from .pricing import PerEvent, combine
 
@@ -59,17 +59,18 @@ def _poster(instance: Instance) -> tuple[Poster, dict[tuple[str, int], float]]:
 
     pem = model.private_key.public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    remote_accounts.store({
-        "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
-        "id": uri, "type": "Person", "preferredUsername": "activity", "name": "Activity",
-        "summary": "<p>Out on the water.</p>", "url": f"https://{host}/@activity",
-        "inbox": document.get("inbox") or instance.peers.url(f"/{host}/users/activity/inbox"),
-        "outbox": f"{uri}/outbox", "followers": f"{uri}/followers",
-        "following": f"{uri}/following", "manuallyApprovesFollowers": False,
-        "discoverable": True, "published": "2024-01-01T00:00:00Z",
-        "endpoints": {"sharedInbox": instance.peers.url(f"/{host}/inbox")},
-        "publicKey": {"id": f"{uri}#main-key", "owner": uri, "publicKeyPem": pem},
-    }, fetched_from=uri)
+    with confirmed_handles():
+        remote_accounts.store({
+            "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+            "id": uri, "type": "Person", "preferredUsername": "activity", "name": "Activity",
+            "summary": "<p>Out on the water.</p>", "url": f"https://{host}/@activity",
+            "inbox": document.get("inbox") or instance.peers.url(f"/{host}/users/activity/inbox"),
+            "outbox": f"{uri}/outbox", "followers": f"{uri}/followers",
+            "following": f"{uri}/following", "manuallyApprovesFollowers": False,
+            "discoverable": True, "published": "2024-01-01T00:00:00Z",
+            "endpoints": {"sharedInbox": instance.peers.url(f"/{host}/inbox")},
+            "publicKey": {"id": f"{uri}#main-key", "owner": uri, "publicKeyPem": pem},
+        }, fetched_from=uri)
     stored = mix.difference(storage.scan(instance.runtime.stack), before)
     return Poster(uri, f"{uri}#main-key", model.private_key), stored
 

@@ -26,6 +26,7 @@ minutes, deterministically (seeded; nothing depends on time):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import math
@@ -33,7 +34,7 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -62,6 +63,21 @@ REMOTE_POSTERS, POSTER_HOSTS = 12, 4
 POSTER_RECEIVERS = 15  # members following each remote poster: an inbound status's receivers
 HISTORY_POSTS = 4
 REMOTE_NOTES = 3
+
+
+@contextlib.contextmanager
+def confirmed_handles() -> Iterator[None]:
+    """The posters' servers' WebFinger confirms each handle, as a fetch would have it confirmed
+    (their hosts are not reachable from the bench)."""
+    from stratus.federation import webfinger
+
+    real = webfinger.lookup
+    webfinger.lookup = lambda username, domain: webfinger.Answer(
+        (username, domain), (username, domain), f"https://{domain}/users/{username}")
+    try:
+        yield
+    finally:
+        webfinger.lookup = real
 
 
 # ------------------------------------------------------------------------------ loopback peers
@@ -240,15 +256,11 @@ class Instance:
         from cryptography.hazmat.primitives import serialization
         from cryptography.hazmat.primitives.asymmetric import rsa
 
-        from stratus.federation import remote_accounts, webfinger
+        from stratus.federation import remote_accounts
 
         keys = [rsa.generate_private_key(public_exponent=65537, key_size=2048)
                 for _ in range(POSTER_HOSTS)]
-        real_lookup = webfinger.lookup
-        # Their servers' WebFinger confirms each handle (as a fetch would have it confirmed).
-        webfinger.lookup = lambda username, domain: webfinger.Answer(
-            (username, domain), (username, domain), f"https://{domain}/users/{username}")
-        try:
+        with confirmed_handles():
             for i in range(REMOTE_POSTERS):
                 host = f"poster{i % POSTER_HOSTS}.example"
                 uri = f"https://{host}/users/poster{i}"
@@ -270,8 +282,6 @@ class Instance:
                     "publicKey": {"id": f"{uri}#main-key", "owner": uri, "publicKeyPem": pem},
                 }, fetched_from=uri)
                 self.posters.append(Poster(uri, f"{uri}#main-key", key))
-        finally:
-            webfinger.lookup = real_lookup
 
     def _graph(self) -> None:
         """Members follow each other and some remote posters (follow items written as the
