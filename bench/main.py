@@ -74,6 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         from .sse import cli as sse
 
         return sse(args[1:], start_stack)
+    if args and args[0] == "breakdown":  # `python -m bench breakdown [--json]`: where one
+        # activity's invocations and units go (bench/breakdown.py)
+        from .breakdown import main as breakdown
+
+        breakdown(args[1:])
+        return 0
     if args and args[0] in ("cost", "costs"):  # `python -m bench cost [--json]`: a
         # realistic mix priced per million requests and per MAU (issue #22), in its own stack
         from .cost import cli as cost

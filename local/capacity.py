@@ -319,9 +319,41 @@ def _reads_whole_items(params: dict[str, Any]) -> bool:
                 or params.get("Select") in ("COUNT", "SPECIFIC_ATTRIBUTES"))
 
 
+def _read_label(operation: str, params: dict[str, Any]) -> str:
+    """What a read read: its operation, index and partition key's prefix."""
+    def prefix(value: Any) -> str:
+        text = next(iter(value.values()), "") if isinstance(value, dict) else ""
+        return str(text).split("#", 1)[0]
+
+    if operation == "GetItem":
+        where = prefix(params.get("Key", {}).get("PK"))
+    elif operation == "BatchGetItem":
+        where = ",".join(sorted({prefix(k.get("PK")) for spec in params.get("RequestItems", {})
+                                 .values() for k in spec.get("Keys", [])}))
+    elif operation == "Query":
+        where = prefix((params.get("ExpressionAttributeValues") or {}).get(":pk"))
+    else:
+        where = ""
+    index = params.get("IndexName")
+    return f"{operation} {where}" + (f" ({index})" if index else "")
+
+
+read_ledger: Any = None  # told (table, what was read, units) of every read, like write_ledger
+
+
 def charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
            before: dict[str, dict[str, Any] | None], store: Store, tables: dict[str, Table]
            ) -> Charge:
+    result = _charge(operation, params, response, before=before, store=store, tables=tables)
+    if read_ledger is not None and result.read:
+        read_ledger(params.get("TableName") or ",".join(params.get("RequestItems", {})),
+                    _read_label(operation, params), result.read)
+    return result
+
+
+def _charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
+            before: dict[str, dict[str, Any] | None], store: Store, tables: dict[str, Table]
+            ) -> Charge:
     """The units one call consumed. `before`: the touched items as they were before the call
     (by `key_id`), `response`: the parsed response (an error response for a failed call)."""
     error = (response.get("Error") or {}).get("Code")
@@ -390,6 +422,21 @@ def charge(operation: str, params: dict[str, Any], response: dict[str, Any], *,
     return result
 
 
+# Who is told of each write's units: (table, the item's `type` or its key's prefix, units);
+# `python -m bench breakdown` sets it to see where an activity's write units go.
+write_ledger: Any = None
+
+
+def _label(item: dict[str, Any] | None, key: dict[str, Any]) -> str:
+    kind = (item or {}).get("type")
+    if isinstance(kind, dict):
+        kind = next(iter(kind.values()), None)
+    if isinstance(kind, str):
+        return kind
+    pk = next(iter((key.get("PK") or {}).values()), "")
+    return str(pk).split("#", 1)[0] or "?"
+
+
 def _write(kind: str, table_name: str, body: dict[str, Any], *, ok: bool,
            before: dict[str, dict[str, Any] | None], store: Store, tables: dict[str, Table],
            transactional: bool) -> Charge:
@@ -411,10 +458,16 @@ def _write(kind: str, table_name: str, body: dict[str, Any], *, ok: bool,
         new = store.item(table_name, key)
     else:
         new = None
-    result.add(table_name, None, "write",
-               write_units(max(item_size(old), item_size(new)), transactional=transactional))
-    for index, units in index_writes(table, old, new).items():
-        result.add(table_name, index, "write", units)
+    units = write_units(max(item_size(old), item_size(new)), transactional=transactional)
+    result.add(table_name, None, "write", units)
+    indexed = index_writes(table, old, new)
+    for index, index_units in indexed.items():
+        result.add(table_name, index, "write", index_units)
+    if write_ledger is not None:
+        label = _label(new or old, key)
+        write_ledger(table_name, f"{kind} {label}" + (" (tx)" if transactional else ""), units)
+        for index, index_units in indexed.items():
+            write_ledger(table_name, f"{kind} {label} -> {index}", index_units)
     return result
 
 
